@@ -1,0 +1,135 @@
+/**
+ * API key values and metadata rules: `svc_` + 64 lowercase hex, the last 8 being the CRC-32 of
+ * the first 56, so a mistyped or made-up key is refused without a storage read.
+ */
+import { z } from "zod";
+import { Scope } from "./auth.ts";
+import { crc32, sha256Hex, toHex } from "./bytes.ts";
+import { parseRange } from "./ip.ts";
+
+export const KEY_PREFIX = "svc_";
+const KEY_SHAPE = /^svc_[0-9a-f]{64}$/;
+export const MAX_ACTIVE_KEYS = 10;
+export const MAX_KEY_DAYS = 365;
+
+/** Generates a fresh key value with its CRC-32 tail. */
+export function generateKeyValue(): string {
+  const body = toHex(crypto.getRandomValues(new Uint8Array(28)));
+  return `${KEY_PREFIX}${body}${crc32(body).toString(16).padStart(8, "0")}`;
+}
+
+/** True when the value has the key shape and a matching checksum; no storage is touched. */
+export function isWellFormedKey(value: string): boolean {
+  if (!KEY_SHAPE.test(value)) return false;
+  const body = value.slice(4, 60);
+  return crc32(body).toString(16).padStart(8, "0") === value.slice(60);
+}
+
+/** The digest under which a key is stored; the value itself never is. */
+export function keyDigest(value: string): Promise<string> {
+  return sha256Hex(value);
+}
+
+/** What the key shows of itself after creation: its first 8 characters and its last 4. */
+export function keyHint(value: string): { prefix: string; last4: string } {
+  return { prefix: value.slice(0, 8), last4: value.slice(-4) };
+}
+
+const IpEntry = z.string().trim().min(1).transform((value, ctx) => {
+  try {
+    return parseRange(value).text;
+  } catch (error) {
+    ctx.addIssue({ code: "custom", message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+
+export const IpWhitelist = z.array(IpEntry).max(50, "at most 50 entries").meta({
+  description: "IPv4/IPv6 addresses or CIDR ranges; an empty list allows every address",
+  example: ["203.0.113.7", "10.0.0.0/8", "2001:db8::/32"],
+});
+
+export const ApiKeyCreate = z.object({
+  name: z.string().trim().min(1).max(100),
+  scopes: z.array(Scope).min(1, "at least one scope").transform((s) => [...new Set(s)]),
+  expiresInDays: z.number().int().min(1).max(MAX_KEY_DAYS).optional(),
+  expiresAt: z.iso.datetime({ offset: true }).optional(),
+  ipWhitelist: IpWhitelist.optional(),
+}).refine((v) => (v.expiresInDays === undefined) !== (v.expiresAt === undefined), {
+  message: "give exactly one of expiresInDays or expiresAt",
+  path: ["expiresInDays"],
+}).meta({ id: "ApiKeyCreate" });
+export type ApiKeyCreate = z.infer<typeof ApiKeyCreate>;
+
+export const ApiKeyUpdate = z.object({
+  name: z.string().trim().min(1).max(100).optional(),
+  ipWhitelist: IpWhitelist.optional(),
+}).meta({ id: "ApiKeyUpdate" });
+export type ApiKeyUpdate = z.infer<typeof ApiKeyUpdate>;
+
+export const ApiKeyMetadata = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string().meta({ example: "svc_1a2b" }),
+  last4: z.string(),
+  scopes: z.array(Scope),
+  ipWhitelist: z.array(z.string()),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+  status: z.enum(["active", "expired"]),
+}).meta({ id: "ApiKey" });
+export type ApiKeyMetadata = z.infer<typeof ApiKeyMetadata>;
+
+export const ApiKeyWithValue = ApiKeyMetadata.extend({
+  key: z.string().meta({ description: "The key's value, shown this once" }),
+}).meta({ id: "ApiKeyWithValue" });
+
+/** A stored key: metadata plus what storage needs, never the value itself. */
+export interface ApiKeyRecord {
+  id: string;
+  userId: string;
+  name: string;
+  prefix: string;
+  last4: string;
+  digest: string;
+  scopes: Scope[];
+  ipWhitelist: string[];
+  createdAt: string;
+  expiresAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+/** Active means neither revoked nor past its expiry. */
+export function isActive(key: ApiKeyRecord, now: number): boolean {
+  return key.revokedAt === null && Date.parse(key.expiresAt) > now;
+}
+
+/** The expiry of a new key, validated against the 365-day ceiling. */
+export function resolveExpiry(input: ApiKeyCreate, now: number): string | Error {
+  const day = 86_400_000;
+  if (input.expiresInDays !== undefined) {
+    return new Date(now + input.expiresInDays * day).toISOString();
+  }
+  const at = Date.parse(input.expiresAt!);
+  if (at <= now) return new Error("expiresAt must be in the future");
+  if (at > now + MAX_KEY_DAYS * day) return new Error("expiresAt must be within 365 days");
+  return new Date(at).toISOString();
+}
+
+/** The public metadata of a stored key. */
+export function toMetadata(key: ApiKeyRecord, now: number): ApiKeyMetadata {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    last4: key.last4,
+    scopes: key.scopes,
+    ipWhitelist: key.ipWhitelist,
+    createdAt: key.createdAt,
+    expiresAt: key.expiresAt,
+    lastUsedAt: key.lastUsedAt,
+    status: Date.parse(key.expiresAt) > now ? "active" : "expired",
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * Addresses and CIDR ranges for IP whitelists and trusted proxies, built on ipaddr.js
+ * (the npm stand-in for JSR's @std/net). IPv4-mapped IPv6 addresses count as their IPv4 form.
+ */
+import ipaddr from "ipaddr.js";
+
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
+
+/** A parsed address range; a single address is a range of full prefix length. */
+export interface AddressRange {
+  /** Canonical text: `203.0.113.7`, `10.0.0.0/8`, `2001:db8::/32`. */
+  text: string;
+  address: Address;
+  prefix: number;
+}
+
+function normalize(address: Address): Address {
+  if (address.kind() === "ipv6" && (address as ipaddr.IPv6).isIPv4MappedAddress()) {
+    return (address as ipaddr.IPv6).toIPv4Address();
+  }
+  return address;
+}
+
+/** Parses one address, returning null when it is not a valid IPv4 or IPv6 address. */
+export function parseAddress(text: string): Address | null {
+  const trimmed = text.trim().replace(/^\[(.*)\]$/, "$1");
+  if (!ipaddr.isValid(trimmed)) return null;
+  // ipaddr.js accepts legacy IPv4 forms ("1", "0x7f.1"); a whitelist wants dotted quads only.
+  if (!trimmed.includes(":") && !ipaddr.IPv4.isValidFourPartDecimal(trimmed)) return null;
+  return normalize(ipaddr.parse(trimmed));
+}
+
+/** Parses an address or CIDR range; throws an Error naming the entry when it is neither. */
+export function parseRange(text: string): AddressRange {
+  const entry = text.trim();
+  const slash = entry.indexOf("/");
+  if (slash === -1) {
+    const address = parseAddress(entry);
+    if (!address) throw new Error(`"${entry}" is not an IP address or CIDR range`);
+    const prefix = address.kind() === "ipv4" ? 32 : 128;
+    return { text: address.toString(), address, prefix };
+  }
+  const address = parseAddress(entry.slice(0, slash));
+  const prefixText = entry.slice(slash + 1);
+  if (!address || !/^\d{1,3}$/.test(prefixText)) {
+    throw new Error(`"${entry}" is not an IP address or CIDR range`);
+  }
+  let prefix = Number(prefixText);
+  const raw = ipaddr.parse(entry.slice(0, slash).replace(/^\[(.*)\]$/, "$1"));
+  // A mapped range such as ::ffff:10.0.0.0/104 is the IPv4 range 10.0.0.0/8.
+  if (raw.kind() === "ipv6" && address.kind() === "ipv4") prefix -= 96;
+  const max = address.kind() === "ipv4" ? 32 : 128;
+  if (prefix < 0 || prefix > max) throw new Error(`"${entry}" has a prefix length out of range`);
+  const network = ipaddr.parseCIDR(`${address.toString()}/${prefix}`);
+  const base = address.kind() === "ipv4"
+    ? ipaddr.IPv4.networkAddressFromCIDR(`${address.toString()}/${prefix}`)
+    : ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/${prefix}`);
+  return { text: `${base.toString()}/${network[1]}`, address: base, prefix };
+}
+
+/** Parses a list of addresses or ranges; throws on the first bad entry. */
+export function parseAddressList(entries: string[]): AddressRange[] {
+  return entries.map(parseRange);
+}
+
+/** True when `address` (already parsed) lies in one of `ranges`. */
+export function inRanges(address: Address, ranges: readonly AddressRange[]): boolean {
+  return ranges.some((range) =>
+    range.address.kind() === address.kind() && address.match(range.address, range.prefix)
+  );
+}
+
+/** True when the textual address lies in one of the textual ranges (a stored whitelist). */
+export function addressAllowed(address: string, whitelist: readonly string[]): boolean {
+  const parsed = parseAddress(address);
+  if (!parsed) return false;
+  return inRanges(parsed, whitelist.map(parseRange));
+}

@@ -1,0 +1,55 @@
+/**
+ * Settings read from the environment at start-up. Each has a default that works locally; a bad
+ * value stops start-up with a message that names the setting.
+ */
+import { z } from "zod";
+import { parseAddressList } from "./ip.ts";
+
+const positiveInt = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
+
+export const Settings = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  /** Path of the KV file; `:memory:` for a throwaway store; unset on Deno Deploy. */
+  KV_PATH: z.string().min(1).optional(),
+  /** HS256 secret for session tokens; generated once and kept in KV when unset. */
+  JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  SESSION_TTL_HOURS: z.coerce.number().positive().max(24 * 365).default(12),
+  TRUST_PROXY: z.string().default("").transform((value, ctx) => {
+    try {
+      return parseAddressList(value.split(",").map((s) => s.trim()).filter(Boolean));
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: (error as Error).message });
+      return z.NEVER;
+    }
+  }),
+  RATE_LIMIT_PER_HOUR: positiveInt(1000),
+  ANON_RATE_LIMIT_PER_HOUR: positiveInt(1000),
+  KEY_CREATION_PER_MINUTE: positiveInt(20),
+  PASSWORD_HASH_ITERATIONS: positiveInt(600_000),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+export type Settings = z.infer<typeof Settings>;
+export type SettingsInput = z.input<typeof Settings>;
+
+/** Parses settings from a plain record (the environment); throws naming every bad setting. */
+export function parseSettings(env: Record<string, string | undefined>): Settings {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
+  );
+  const result = Settings.safeParse(present);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+  throw new Error(`Invalid settings: ${problems.join("; ")}`);
+}
+
+/** Settings for tests: fast password hashing, a fixed secret, silent logs. */
+export function testSettings(overrides: Partial<SettingsInput> = {}): Settings {
+  return Settings.parse({
+    KV_PATH: ":memory:",
+    JWT_SECRET: "test-secret-test-secret-test-secret-0123",
+    PASSWORD_HASH_ITERATIONS: 1000,
+    LOG_LEVEL: "silent",
+    ...overrides,
+  });
+}

@@ -1,0 +1,136 @@
+/**
+ * API keys in KV: records per account, a digest index for authentication, and a per-account
+ * version key that every change bumps, which serializes creations so the 10-key limit is exact.
+ */
+import { type ApiKeyRecord, isActive, MAX_ACTIVE_KEYS } from "../domain/api_key.ts";
+import { AppError } from "../domain/errors.ts";
+import { apiKeys } from "./keys.ts";
+
+const MAX_ATTEMPTS = 20;
+
+function conflict(): AppError {
+  return new AppError("CONFLICT", "The account's keys changed too often to complete; try again");
+}
+
+/** Every key of an account, revoked ones included. */
+async function listAll(kv: Deno.Kv, userId: string): Promise<ApiKeyRecord[]> {
+  const keys: ApiKeyRecord[] = [];
+  for await (const entry of kv.list<ApiKeyRecord>({ prefix: apiKeys.byUserPrefix(userId) })) {
+    keys.push(entry.value);
+  }
+  return keys;
+}
+
+/**
+ * Stores a new key unless the account already has 10 active ones. The count is read and the
+ * version key checked and bumped in one atomic, so concurrent creations cannot pass the limit.
+ */
+export async function createApiKey(kv: Deno.Kv, key: ApiKeyRecord, now: number) {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const version = await kv.get(apiKeys.version(key.userId));
+    const active = (await listAll(kv, key.userId)).filter((k) => isActive(k, now));
+    if (active.length >= MAX_ACTIVE_KEYS) {
+      throw new AppError(
+        "KEY_LIMIT_REACHED",
+        `An account may have at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first`,
+      );
+    }
+    const res = await kv.atomic()
+      .check(version)
+      .check({ key: apiKeys.byDigest(key.digest), versionstamp: null })
+      .set(apiKeys.record(key.userId, key.id), key)
+      .set(apiKeys.byDigest(key.digest), { userId: key.userId, keyId: key.id })
+      .set(apiKeys.version(key.userId), crypto.randomUUID())
+      .commit();
+    if (res.ok) return;
+  }
+  throw conflict();
+}
+
+/** The account's keys that are not revoked, newest first. */
+export async function listApiKeys(kv: Deno.Kv, userId: string): Promise<ApiKeyRecord[]> {
+  return (await listAll(kv, userId))
+    .filter((k) => k.revokedAt === null)
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+}
+
+/** One key of an account that is not revoked, or null. */
+export async function getApiKey(
+  kv: Deno.Kv,
+  userId: string,
+  keyId: string,
+): Promise<ApiKeyRecord | null> {
+  const entry = await kv.get<ApiKeyRecord>(apiKeys.record(userId, keyId));
+  return entry.value && entry.value.revokedAt === null ? entry.value : null;
+}
+
+/** Resolves a presented key by its digest to its record, revoked or not; null when unknown. */
+export async function findApiKeyByDigest(
+  kv: Deno.Kv,
+  digest: string,
+): Promise<ApiKeyRecord | null> {
+  const ref = await kv.get<{ userId: string; keyId: string }>(apiKeys.byDigest(digest));
+  if (!ref.value) return null;
+  const entry = await kv.get<ApiKeyRecord>(apiKeys.record(ref.value.userId, ref.value.keyId));
+  return entry.value?.digest === digest ? entry.value : null;
+}
+
+/**
+ * Rewrites a live key under versionstamp checks, moving its digest index when the value
+ * changes, and bumps the account version so every cached copy of the key is dropped.
+ * Returns null when the key does not exist or is revoked.
+ */
+export async function updateApiKey(
+  kv: Deno.Kv,
+  userId: string,
+  keyId: string,
+  change: (key: ApiKeyRecord) => ApiKeyRecord,
+): Promise<ApiKeyRecord | null> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const entry = await kv.get<ApiKeyRecord>(apiKeys.record(userId, keyId));
+    if (!entry.value || entry.value.revokedAt !== null) return null;
+    const next = change(entry.value);
+    const op = kv.atomic().check(entry).set(apiKeys.record(userId, keyId), next)
+      .set(apiKeys.version(userId), crypto.randomUUID());
+    if (next.digest !== entry.value.digest) {
+      op.delete(apiKeys.byDigest(entry.value.digest))
+        .check({ key: apiKeys.byDigest(next.digest), versionstamp: null })
+        .set(apiKeys.byDigest(next.digest), { userId, keyId });
+    }
+    if (next.revokedAt !== null) op.delete(apiKeys.byDigest(entry.value.digest));
+    if ((await op.commit()).ok) return next;
+  }
+  throw conflict();
+}
+
+/** Revokes every key of an account at once (account deletion). */
+export async function revokeAllApiKeys(kv: Deno.Kv, userId: string, now: number) {
+  for (const key of await listApiKeys(kv, userId)) {
+    await updateApiKey(
+      kv,
+      userId,
+      key.id,
+      (k) => ({ ...k, revokedAt: new Date(now).toISOString() }),
+    );
+  }
+}
+
+/**
+ * Records last-used times in one atomic; a key revoked or rewritten meanwhile is left alone
+ * because the write only touches the `lastUsedAt` of the record as it is now.
+ */
+export async function recordLastUsed(
+  kv: Deno.Kv,
+  uses: { userId: string; keyId: string; at: string }[],
+) {
+  for (const use of uses) {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const entry = await kv.get<ApiKeyRecord>(apiKeys.record(use.userId, use.keyId));
+      if (!entry.value || (entry.value.lastUsedAt ?? "") >= use.at) break;
+      const res = await kv.atomic().check(entry)
+        .set(apiKeys.record(use.userId, use.keyId), { ...entry.value, lastUsedAt: use.at })
+        .commit();
+      if (res.ok) break;
+    }
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * Every Deno KV key shape of the service, built by one named function each. Nothing outside
+ * `kv/` spells a key. Entities are snake_case plurals; indexes are `<entity>_by_<attr>` with the
+ * id last, so a prefix lists every match.
+ */
+
+export const config = {
+  jwtSecret: (): Deno.KvKey => ["config", "jwt_secret"],
+};
+
+export const health = {
+  probe: (): Deno.KvKey => ["health", "probe"],
+};
+
+export const users = {
+  record: (userId: string): Deno.KvKey => ["users", userId],
+  byEmail: (email: string): Deno.KvKey => ["users_by_email", email],
+  /** Newest-first listing: ids are ULID-ordered per creation. */
+  byTime: (ulid: string): Deno.KvKey => ["users_by_time", ulid],
+  byTimePrefix: (): Deno.KvKey => ["users_by_time"],
+};
+
+export const sessions = {
+  record: (sessionId: string): Deno.KvKey => ["sessions", sessionId],
+  byUser: (
+    userId: string,
+    sessionId: string,
+  ): Deno.KvKey => ["sessions_by_user", userId, sessionId],
+  byUserPrefix: (userId: string): Deno.KvKey => ["sessions_by_user", userId],
+};
+
+export const apiKeys = {
+  record: (userId: string, keyId: string): Deno.KvKey => ["api_keys", userId, keyId],
+  byUserPrefix: (userId: string): Deno.KvKey => ["api_keys", userId],
+  byDigest: (digest: string): Deno.KvKey => ["api_keys_by_digest", digest],
+  /** Bumped on every change to an account's keys: serializes creation, invalidates caches. */
+  version: (userId: string): Deno.KvKey => ["api_keys_version", userId],
+};

@@ -1,0 +1,102 @@
+/**
+ * The authentication middleware: resolves the credential and applies the checks of API.md
+ * section 2 in their fixed order, the first failure answering.
+ */
+import type { MiddlewareHandler } from "hono";
+import { verify } from "hono/jwt";
+import { type ApiKeyRecord, isActive, isWellFormedKey, keyDigest } from "../domain/api_key.ts";
+import { type Access, hasScope, type Principal } from "../domain/auth.ts";
+import { AppError } from "../domain/errors.ts";
+import { addressAllowed } from "../domain/ip.ts";
+import { findApiKeyByDigest } from "../kv/api_keys.ts";
+import { getSession } from "../kv/sessions.ts";
+import type { AppEnv, Deps } from "./env.ts";
+import { KEY_PREFIX } from "../domain/api_key.ts";
+
+type Credential = { kind: "api_key"; value: string } | { kind: "session"; token: string };
+
+/** Reads X-API-Key, or Authorization: Bearer (a key when it has the key prefix, else a JWT). */
+function readCredential(headers: (name: string) => string | undefined): Credential | null {
+  const apiKey = headers("X-API-Key")?.trim();
+  if (apiKey) return { kind: "api_key", value: apiKey };
+  const authorization = headers("Authorization")?.trim();
+  if (!authorization) return null;
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+  if (!match) return { kind: "session", token: "" };
+  const value = match[1];
+  return value.startsWith(KEY_PREFIX)
+    ? { kind: "api_key", value }
+    : { kind: "session", token: value };
+}
+
+const invalidKey = () => new AppError("API_KEY_INVALID", "The API key is invalid or expired");
+const invalidToken = () =>
+  new AppError("TOKEN_INVALID", "The session token is invalid, expired or logged out");
+
+async function apiKeyPrincipal(deps: Deps, value: string, clientIp: string) {
+  if (!isWellFormedKey(value)) throw invalidKey();
+  const key: ApiKeyRecord | null = await findApiKeyByDigest(deps.kv, await keyDigest(value));
+  if (!key || !isActive(key, deps.now())) throw invalidKey();
+  if (key.ipWhitelist.length > 0 && !addressAllowed(clientIp, key.ipWhitelist)) {
+    throw new AppError("IP_NOT_ALLOWED", `Requests from ${clientIp} are not allowed for this key`);
+  }
+  deps.lastUsed.note(key.userId, key.id, key.lastUsedAt, deps.now());
+  const principal: Principal = {
+    userId: key.userId,
+    via: "api_key",
+    scopes: key.scopes,
+    keyId: key.id,
+  };
+  return principal;
+}
+
+async function sessionPrincipal(deps: Deps, token: string): Promise<Principal> {
+  if (!token) throw invalidToken();
+  let sessionId: unknown;
+  try {
+    const payload = await verify(token, deps.jwtSecret, "HS256");
+    sessionId = payload.sid;
+  } catch {
+    throw invalidToken();
+  }
+  if (typeof sessionId !== "string") throw invalidToken();
+  const session = await getSession(deps.kv, sessionId, deps.now());
+  if (!session) throw invalidToken();
+  return { userId: session.userId, via: "session", scopes: [], sessionId };
+}
+
+/** Builds the middleware for one endpoint's access rule. */
+export function authenticate(access: Access): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const deps = c.get("deps");
+    const credential = readCredential((name) => c.req.header(name));
+    if (!credential) {
+      if (access !== "public") {
+        throw new AppError("TOKEN_MISSING", "No API key or JWT provided");
+      }
+      return await next();
+    }
+    const principal = credential.kind === "api_key"
+      ? await apiKeyPrincipal(deps, credential.value, c.get("clientIp"))
+      : await sessionPrincipal(deps, credential.token);
+    if (typeof access === "object" && !hasScope(principal, access.scope)) {
+      throw new AppError(
+        "SCOPE_INSUFFICIENT",
+        `This API key lacks the scope ${access.scope}`,
+        { scope: access.scope },
+      );
+    }
+    if (access === "session" && principal.via !== "session") {
+      throw new AppError("SESSION_REQUIRED", "This endpoint needs a session token, not an API key");
+    }
+    c.set("principal", principal);
+    await next();
+  };
+}
+
+/** The caller of an endpoint that demanded a credential; the middleware guarantees it is set. */
+export function principalOf(c: { get(key: "principal"): Principal | null }): Principal {
+  const principal = c.get("principal");
+  if (!principal) throw new AppError("TOKEN_MISSING", "No API key or JWT provided");
+  return principal;
+}

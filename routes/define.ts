@@ -1,0 +1,90 @@
+/**
+ * Declares endpoints once: path, method, schemas, responses and access rule. The same
+ * declaration validates requests, types handlers and feeds the OpenAPI document.
+ */
+import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
+import type { Hook } from "@hono/zod-openapi";
+import type { Access } from "../domain/auth.ts";
+import { AppError } from "../domain/errors.ts";
+import { authenticate } from "./authenticate.ts";
+import type { AppEnv } from "./env.ts";
+import { fieldProblems } from "./problem.ts";
+
+/** Turns a failed validation into the domain error; a bad path id is simply not found. */
+// deno-lint-ignore no-explicit-any
+export const validationHook: Hook<any, AppEnv, any, any> = (result) => {
+  if (result.success) return;
+  if (result.target === "param") throw new AppError("NOT_FOUND", "Resource not found");
+  throw new AppError("VALIDATION_ERROR", "The request is not valid", {
+    errors: fieldProblems(result.error),
+  });
+};
+
+/** A router whose validation failures become VALIDATION_ERROR problems. */
+export function newRouter(): OpenAPIHono<AppEnv> {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+}
+
+function securityFor(access: Access): Record<string, string[]>[] {
+  const credentials: Record<string, string[]>[] = [
+    { ApiKeyHeader: [] },
+    { BearerApiKey: [] },
+    { SessionToken: [] },
+  ];
+  if (access === "session") return [{ SessionToken: [] }];
+  if (access === "public") return [{}, ...credentials];
+  return credentials;
+}
+
+/** Declares an endpoint guarded by `access`; the OpenAPI `security` follows from it. */
+export function defineRoute<R extends RouteConfig>(access: Access, config: R) {
+  return createRoute({
+    ...config,
+    security: securityFor(access),
+    middleware: [authenticate(access)] as const,
+  });
+}
+
+/** Schema of every problem+json error body. */
+export const Problem = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  code: z.string(),
+  requestId: z.string(),
+  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  scope: z.string().optional(),
+}).openapi("Problem");
+
+/** The body of confirmations such as `{"message":"Task deleted"}`. */
+export const Message = z.object({ message: z.string() }).openapi("Message");
+
+/** Documents the error responses an endpoint may answer with. */
+export function problems(...statuses: number[]) {
+  const descriptions: Record<number, string> = {
+    400: "Validation error, malformed JSON or bad cursor",
+    401: "Missing, invalid or expired credential, or address not allowed",
+    403: "Scope insufficient, session required, or not the owner",
+    404: "Not found",
+    409: "Conflict",
+    413: "Body over 64 KiB",
+    415: "Body is not JSON",
+    422: "Idempotency key reused with another body",
+    429: "Rate limited",
+  };
+  return Object.fromEntries(statuses.map((status) => [status, {
+    description: descriptions[status] ?? "Error",
+    content: { "application/problem+json": { schema: Problem } },
+  }]));
+}
+
+/** A JSON response entry for a route's `responses`. */
+export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: { "application/json": { schema } } };
+}
+
+/** A required JSON request body. */
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { required: true, content: { "application/json": { schema } } };
+}

@@ -1,0 +1,22 @@
+/** Assembles the app's dependencies from an open KV store and parsed settings. */
+import { createLogger } from "../domain/log.ts";
+import type { Settings } from "../domain/settings.ts";
+import { loadJwtSecret } from "../kv/config.ts";
+import { LastUsedBuffer } from "../kv/last_used.ts";
+import type { Deps } from "./env.ts";
+
+export async function createDeps(
+  kv: Deno.Kv,
+  settings: Settings,
+  overrides: Partial<Deps> = {},
+): Promise<Deps> {
+  return {
+    kv,
+    settings,
+    log: createLogger(settings.LOG_LEVEL),
+    jwtSecret: settings.JWT_SECRET ?? await loadJwtSecret(kv),
+    now: Date.now,
+    lastUsed: new LastUsedBuffer(kv),
+    ...overrides,
+  };
+}

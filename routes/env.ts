@@ -1,0 +1,35 @@
+/** The dependencies every route receives and the Hono environment type they share. */
+import type { Logger } from "../domain/log.ts";
+import type { Principal } from "../domain/auth.ts";
+import type { Settings } from "../domain/settings.ts";
+import type { LastUsedBuffer } from "../kv/last_used.ts";
+
+/** What the app is built from: injected so tests can pass a fresh in-memory store and a clock. */
+export interface Deps {
+  kv: Deno.Kv;
+  settings: Settings;
+  log: Logger;
+  /** Secret for signing session tokens (HS256). */
+  jwtSecret: string;
+  /** Milliseconds since the epoch; injectable so time-dependent rules test without sleeps. */
+  now: () => number;
+  /** API keys' last-used times, written in batches. */
+  lastUsed: LastUsedBuffer;
+}
+
+/** The connection info Deno.serve hands to `fetch`, which Hono exposes as `c.env`. */
+export interface ServeBindings {
+  remoteAddr?: { hostname: string; port?: number; transport?: string };
+}
+
+export interface AppEnv {
+  Bindings: ServeBindings;
+  Variables: {
+    deps: Deps;
+    requestId: string;
+    /** The caller, once the auth middleware has run; null for an anonymous caller. */
+    principal: Principal | null;
+    /** The client address (TCP peer, or X-Forwarded-For behind a trusted proxy). */
+    clientIp: string;
+  };
+}

@@ -1,0 +1,143 @@
+/** API key management under /keys: create, list, rename or re-whitelist, regenerate, revoke. */
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import {
+  ApiKeyCreate,
+  ApiKeyMetadata,
+  type ApiKeyRecord,
+  ApiKeyUpdate,
+  ApiKeyWithValue,
+  generateKeyValue,
+  keyDigest,
+  keyHint,
+  resolveExpiry,
+  toMetadata,
+} from "../domain/api_key.ts";
+import { invalid, notFound } from "../domain/errors.ts";
+import { createApiKey, listApiKeys, updateApiKey } from "../kv/api_keys.ts";
+import { principalOf } from "./authenticate.ts";
+import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
+import type { AppEnv } from "./env.ts";
+
+const KeyId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
+
+const createRouteDef = defineRoute("session", {
+  method: "post",
+  path: "/keys",
+  tags: ["API keys"],
+  summary: "Create an API key; its value is in this response only",
+  request: { body: jsonBody(ApiKeyCreate) },
+  responses: {
+    201: jsonContent(ApiKeyWithValue, "The new key, with its value shown once"),
+    ...problems(400, 401, 403, 409, 413, 415, 429),
+  },
+});
+
+const listRoute = defineRoute("session", {
+  method: "get",
+  path: "/keys",
+  tags: ["API keys"],
+  summary: "The account's keys that are not revoked",
+  responses: { 200: jsonContent(z.array(ApiKeyMetadata), "Key metadata"), ...problems(401, 403) },
+});
+
+const patchRoute = defineRoute("session", {
+  method: "patch",
+  path: "/keys/{id}",
+  tags: ["API keys"],
+  summary: "Rename a key or change its IP whitelist",
+  request: { params: KeyId, body: jsonBody(ApiKeyUpdate) },
+  responses: {
+    200: jsonContent(ApiKeyMetadata, "The updated key"),
+    ...problems(400, 401, 403, 404),
+  },
+});
+
+const regenerateRoute = defineRoute("session", {
+  method: "post",
+  path: "/keys/{id}/regenerate",
+  tags: ["API keys"],
+  summary: "Give a key a new value; the old value stops working at once",
+  request: { params: KeyId },
+  responses: {
+    200: jsonContent(ApiKeyWithValue, "The key with its new value, shown once"),
+    ...problems(401, 403, 404),
+  },
+});
+
+const revokeRoute = defineRoute("session", {
+  method: "delete",
+  path: "/keys/{id}",
+  tags: ["API keys"],
+  summary: "Revoke a key",
+  request: { params: KeyId },
+  responses: { 200: jsonContent(Message, "Key revoked"), ...problems(401, 403, 404) },
+});
+
+export function registerKeys(api: OpenAPIHono<AppEnv>) {
+  api.openapi(createRouteDef, async (c) => {
+    const { kv, now } = c.var.deps;
+    const userId = principalOf(c).userId;
+    const input = c.req.valid("json");
+    const expiresAt = resolveExpiry(input, now());
+    if (expiresAt instanceof Error) throw invalid("expiresAt", expiresAt.message);
+    const value = generateKeyValue();
+    const record: ApiKeyRecord = {
+      id: crypto.randomUUID(),
+      userId,
+      name: input.name,
+      ...keyHint(value),
+      digest: await keyDigest(value),
+      scopes: input.scopes,
+      ipWhitelist: input.ipWhitelist ?? [],
+      createdAt: new Date(now()).toISOString(),
+      expiresAt,
+      lastUsedAt: null,
+      revokedAt: null,
+    };
+    await createApiKey(kv, record, now());
+    c.header("Location", `/api/v1/keys/${record.id}`);
+    return c.json({ ...toMetadata(record, now()), key: value }, 201);
+  });
+
+  api.openapi(listRoute, async (c) => {
+    const { kv, now } = c.var.deps;
+    const keys = await listApiKeys(kv, principalOf(c).userId);
+    return c.json(keys.map((k) => toMetadata(k, now())), 200);
+  });
+
+  api.openapi(patchRoute, async (c) => {
+    const { kv, now } = c.var.deps;
+    const change = c.req.valid("json");
+    const updated = await updateApiKey(kv, principalOf(c).userId, c.req.valid("param").id, (k) => ({
+      ...k,
+      name: change.name ?? k.name,
+      ipWhitelist: change.ipWhitelist ?? k.ipWhitelist,
+    }));
+    if (!updated) throw notFound("API key");
+    return c.json(toMetadata(updated, now()), 200);
+  });
+
+  api.openapi(regenerateRoute, async (c) => {
+    const { kv, now } = c.var.deps;
+    const value = generateKeyValue();
+    const digest = await keyDigest(value);
+    const { id } = c.req.valid("param");
+    const updated = await updateApiKey(kv, principalOf(c).userId, id, (k) => ({
+      ...k,
+      ...keyHint(value),
+      digest,
+    }));
+    if (!updated) throw notFound("API key");
+    return c.json({ ...toMetadata(updated, now()), key: value }, 200);
+  });
+
+  api.openapi(revokeRoute, async (c) => {
+    const { kv, now } = c.var.deps;
+    const revoked = await updateApiKey(kv, principalOf(c).userId, c.req.valid("param").id, (k) => ({
+      ...k,
+      revokedAt: new Date(now()).toISOString(),
+    }));
+    if (!revoked) throw notFound("API key");
+    return c.json({ message: "API key revoked" }, 200);
+  });
+}

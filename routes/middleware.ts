@@ -1,0 +1,72 @@
+/** App-wide middleware: request ids, the access log, body limits and the client address. */
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { monotonicFactory } from "ulid";
+import { AppError } from "../domain/errors.ts";
+import { inRanges, parseAddress } from "../domain/ip.ts";
+import type { AppEnv, Deps } from "./env.ts";
+
+const newUlid = monotonicFactory();
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Takes the client's X-Request-Id when it is sane, else mints a ULID, and echoes it back. */
+export function requestId(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const sent = c.req.header("X-Request-Id");
+    const id = sent && SANE_REQUEST_ID.test(sent) ? sent : newUlid();
+    c.set("requestId", id);
+    c.set("principal", null);
+    await next();
+    c.header("X-Request-Id", id);
+  };
+}
+
+/** One JSON log line per request: method, path, status, duration, request id; never a secret. */
+export function accessLog(deps: Deps): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    await next();
+    deps.log.info("request", {
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      requestId: c.get("requestId"),
+      userId: c.get("principal")?.userId,
+    });
+  };
+}
+
+/** Refuses bodies over 64 KiB, whether announced by Content-Length or streamed. */
+export function limitBody(): MiddlewareHandler<AppEnv> {
+  return bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new AppError("PAYLOAD_TOO_LARGE", "The request body is larger than 64 KiB");
+    },
+  });
+}
+
+/**
+ * Resolves the client address: the TCP peer, or, when the peer is a trusted proxy, the
+ * right-most X-Forwarded-For entry that is not itself a trusted proxy.
+ */
+export function clientAddress(deps: Deps): MiddlewareHandler<AppEnv> {
+  const trusted = deps.settings.TRUST_PROXY;
+  return async (c, next) => {
+    const peerText = c.env?.remoteAddr?.hostname ?? "";
+    let client = parseAddress(peerText);
+    if (client && trusted.length > 0 && inRanges(client, trusted)) {
+      const hops = (c.req.header("X-Forwarded-For") ?? "").split(",").map((s) => s.trim());
+      for (let i = hops.length - 1; i >= 0; i--) {
+        const hop = parseAddress(hops[i]);
+        if (!hop) break;
+        client = hop;
+        if (!inRanges(hop, trusted)) break;
+      }
+    }
+    c.set("clientIp", client?.toString() ?? peerText);
+    await next();
+  };
+}

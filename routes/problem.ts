@@ -1,0 +1,83 @@
+/** The one place where errors become HTTP: RFC 9457 problem+json bodies with a `code`. */
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ZodError } from "zod";
+import { AppError, type ErrorCode, type FieldProblem } from "../domain/errors.ts";
+import type { AppEnv, Deps } from "./env.ts";
+
+const TITLES: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Content",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  503: "Service Unavailable",
+};
+
+/** Hono's own exceptions (thrown by its validators and helpers) in the service's vocabulary. */
+function fromHttpException(error: HTTPException): AppError {
+  switch (error.status) {
+    case 400:
+      return new AppError("INVALID_JSON", "The request body is not valid JSON");
+    case 413:
+      return new AppError("PAYLOAD_TOO_LARGE", "The request body is larger than 64 KiB");
+    case 415:
+      return new AppError(
+        "UNSUPPORTED_MEDIA_TYPE",
+        "The request body must be JSON (Content-Type: application/json)",
+      );
+    default: {
+      const code: ErrorCode = error.status === 401 ? "TOKEN_INVALID" : "INTERNAL_ERROR";
+      return new AppError(code, error.message || TITLES[error.status] || "Error");
+    }
+  }
+}
+
+/** Turns zod issues into the `errors` member: one entry per problem, addressed by dotted path. */
+export function fieldProblems(error: ZodError): FieldProblem[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map(String).join(".") || "(root)",
+    message: issue.message,
+  }));
+}
+
+/** Writes an AppError as a problem+json response. */
+export function problemResponse(c: Context<AppEnv>, error: AppError): Response {
+  const body: Record<string, unknown> = {
+    type: "about:blank",
+    title: TITLES[error.status] ?? "Error",
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+    requestId: c.get("requestId"),
+  };
+  if (error.extras.errors) body.errors = error.extras.errors;
+  if (error.extras.scope) body.scope = error.extras.scope;
+  for (const [name, value] of Object.entries(error.extras.headers ?? {})) c.header(name, value);
+  c.header("Content-Type", "application/problem+json; charset=utf-8");
+  return c.body(JSON.stringify(body), error.status as ContentfulStatusCode);
+}
+
+/** The app's `onError`: known errors answer as themselves, anything else as a bare 500. */
+export function errorHandler(deps: Deps) {
+  return (error: Error, c: Context<AppEnv>): Response => {
+    if (error instanceof AppError) return problemResponse(c, error);
+    if (error instanceof HTTPException) return problemResponse(c, fromHttpException(error));
+    deps.log.error("unhandled error", {
+      requestId: c.get("requestId"),
+      error: error?.message,
+      stack: error?.stack,
+    });
+    return problemResponse(
+      c,
+      new AppError("INTERNAL_ERROR", "The server could not complete the request"),
+    );
+  };
+}

@@ -1,0 +1,64 @@
+/** Sessions: POST /auth/token issues a session JWT for email and password, /auth/logout ends it. */
+import { sign } from "hono/jwt";
+import { AppError } from "../domain/errors.ts";
+import { verifyPassword } from "../domain/password.ts";
+import { sessionClaims } from "../domain/session.ts";
+import { Login, SessionToken } from "../domain/user.ts";
+import { findUserByEmail } from "../kv/users.ts";
+import { createSession, deleteSession } from "../kv/sessions.ts";
+import { principalOf } from "./authenticate.ts";
+import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
+import type { AppEnv } from "./env.ts";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+
+const tokenRoute = defineRoute("public", {
+  method: "post",
+  path: "/auth/token",
+  tags: ["Sessions"],
+  summary: "Log in: exchange email and password for a session token",
+  request: { body: jsonBody(Login) },
+  responses: {
+    200: jsonContent(SessionToken, "A session token"),
+    ...problems(400, 401, 413, 415, 429),
+  },
+});
+
+const logoutRoute = defineRoute("session", {
+  method: "post",
+  path: "/auth/logout",
+  tags: ["Sessions"],
+  summary: "End the session whose token is sent",
+  responses: { 200: jsonContent(Message, "Session ended"), ...problems(401, 403) },
+});
+
+// A fixed hash to verify against when the email is unknown, so timing does not reveal accounts.
+const DECOY_HASH = "pbkdf2-sha256$1000$AAAAAAAAAAAAAAAAAAAAAA==$" +
+  "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+
+export function registerSessions(api: OpenAPIHono<AppEnv>) {
+  api.openapi(tokenRoute, async (c) => {
+    const { kv, settings, jwtSecret, now } = c.var.deps;
+    const { email, password } = c.req.valid("json");
+    const user = await findUserByEmail(kv, email);
+    const ok = await verifyPassword(password, user?.passwordHash ?? DECOY_HASH);
+    if (!user || !ok) {
+      throw new AppError("INVALID_CREDENTIALS", "The email or password is not correct");
+    }
+    const sessionId = crypto.randomUUID();
+    const claims = sessionClaims(user.id, sessionId, now(), settings.SESSION_TTL_HOURS);
+    const expiresAt = new Date(claims.exp * 1000).toISOString();
+    await createSession(kv, { id: sessionId, userId: user.id, expiresAt }, now());
+    const token = await sign(claims, jwtSecret, "HS256");
+    return c.json({ token, tokenType: "Bearer" as const, expiresAt }, 200);
+  });
+
+  api.openapi(logoutRoute, async (c) => {
+    const principal = principalOf(c);
+    await deleteSession(c.var.deps.kv, {
+      id: principal.sessionId!,
+      userId: principal.userId,
+      expiresAt: "",
+    });
+    return c.json({ message: "Logged out" }, 200);
+  });
+}

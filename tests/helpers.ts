@@ -1,0 +1,106 @@
+/** Shared test fixtures: a fresh app on an in-memory KV, and shortcuts to sign up and get keys. */
+import { testSettings } from "../domain/settings.ts";
+import type { SettingsInput } from "../domain/settings.ts";
+import { createApp } from "../routes/app.ts";
+import { createDeps } from "../routes/deps.ts";
+import type { Deps } from "../routes/env.ts";
+import type { Scope } from "../domain/auth.ts";
+
+export interface TestContext {
+  kv: Deno.Kv;
+  deps: Deps;
+  app: ReturnType<typeof createApp>;
+  /** Sends a request as if from `ip` (the TCP peer); JSON bodies are serialized. */
+  request(path: string, init?: TestRequestInit): Promise<Response>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+export interface TestRequestInit extends Omit<RequestInit, "body"> {
+  json?: unknown;
+  body?: BodyInit;
+  ip?: string;
+}
+
+/** A fresh service on `:memory:` KV; use with `await using`. */
+export async function setup(
+  options: { settings?: Partial<SettingsInput>; deps?: Partial<Deps>; kv?: Deno.Kv } = {},
+): Promise<TestContext> {
+  const kv = options.kv ?? await Deno.openKv(":memory:");
+  const deps = await createDeps(kv, testSettings(options.settings), options.deps);
+  const app = createApp(deps);
+  return {
+    kv,
+    deps,
+    app,
+    request(path, init = {}) {
+      const { json, ip = "203.0.113.10", ...rest } = init;
+      const headers = new Headers(rest.headers);
+      let body = rest.body;
+      if (json !== undefined) {
+        body = JSON.stringify(json);
+        if (!headers.has("Content-Type")) headers.set("Content-Type", "application/json");
+      }
+      return Promise.resolve(
+        app.request(path, { ...rest, headers, body }, {
+          remoteAddr: { hostname: ip, port: 40000, transport: "tcp" },
+        }),
+      );
+    },
+    async [Symbol.asyncDispose]() {
+      await deps.lastUsed.flush();
+      if (!options.kv) kv.close();
+    },
+  };
+}
+
+let userCounter = 0;
+
+/** Signs up a fresh user and logs in; returns the user's id, email and session token. */
+export async function signUp(
+  t: TestContext,
+  profile: { firstName?: string; email?: string; password?: string } = {},
+) {
+  const email = profile.email ?? `user${++userCounter}-${crypto.randomUUID()}@example.com`;
+  const password = profile.password ?? "correct horse battery";
+  const created = await t.request("/v1/users", {
+    method: "POST",
+    json: { email, password, firstName: profile.firstName ?? "Test" },
+  });
+  if (created.status !== 201) throw new Error(`sign-up failed: ${await created.text()}`);
+  const user = await created.json();
+  const login = await t.request("/v1/auth/token", { method: "POST", json: { email, password } });
+  if (login.status !== 200) throw new Error(`login failed: ${await login.text()}`);
+  const { token } = await login.json();
+  return { id: user.id as string, email, password, token: token as string };
+}
+
+/** Creates an API key for a session; returns the key's value and metadata. */
+export async function createKey(
+  t: TestContext,
+  token: string,
+  body: { scopes?: Scope[]; name?: string; ipWhitelist?: string[]; expiresInDays?: number } = {},
+) {
+  const res = await t.request("/api/v1/keys", {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}` },
+    json: {
+      name: body.name ?? "test key",
+      scopes: body.scopes ?? ["tasks:read", "tasks:write", "profile:read"],
+      expiresInDays: body.expiresInDays ?? 30,
+      ...(body.ipWhitelist ? { ipWhitelist: body.ipWhitelist } : {}),
+    },
+  });
+  if (res.status !== 201) throw new Error(`key creation failed: ${await res.text()}`);
+  const key = await res.json();
+  return { id: key.id as string, value: key.key as string, metadata: key };
+}
+
+/** Headers carrying a session token. */
+export function bearer(token: string): HeadersInit {
+  return { Authorization: `Bearer ${token}` };
+}
+
+/** Headers carrying an API key in X-API-Key. */
+export function apiKey(value: string): HeadersInit {
+  return { "X-API-Key": value };
+}
