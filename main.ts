@@ -4,10 +4,10 @@
  */
 import { parseSettings, type Settings } from "./domain/settings.ts";
 import { createApp } from "./routes/app.ts";
+import { FLUSH_INTERVAL_MS } from "./kv/last_used.ts";
 import { createDeps } from "./routes/deps.ts";
 
 const DEFAULT_KV_PATH = "./data/marketplace.sqlite3";
-const FLUSH_INTERVAL_MS = 10_000;
 
 /** Opens the store: KV_PATH when set, Deno Deploy's KV there, else a file under ./data. */
 async function openStore(settings: Settings): Promise<Deno.Kv> {

@@ -5,15 +5,28 @@
 import { z } from "zod";
 import { parseAddressList } from "./ip.ts";
 
-const positiveInt = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
+/** A decimal number setting; `z.coerce` would also take " ", "0x10" or "1e3". */
+const decimal = (pattern: RegExp, what: string) =>
+  z.union([z.number(), z.string()]).transform((value, ctx) => {
+    if (typeof value === "number") return value;
+    if (pattern.test(value)) return Number(value);
+    ctx.addIssue({ code: "custom", message: `must be ${what}, not "${value}"` });
+    return z.NEVER;
+  });
+
+const wholeNumber = (min: number, max: number, fallback: number) =>
+  decimal(/^\d+$/, "a whole number").pipe(z.number().int().min(min).max(max)).default(fallback);
+
+const positiveInt = (fallback: number) => wholeNumber(1, Number.MAX_SAFE_INTEGER, fallback);
 
 export const Settings = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  PORT: wholeNumber(0, 65535, 8000),
   /** Path of the KV file; `:memory:` for a throwaway store; unset on Deno Deploy. */
   KV_PATH: z.string().min(1).optional(),
   /** HS256 secret for session tokens; generated once and kept in KV when unset. */
   JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-  SESSION_TTL_HOURS: z.coerce.number().positive().max(24 * 365).default(12),
+  SESSION_TTL_HOURS: decimal(/^\d+(\.\d+)?$/, "a number of hours")
+    .pipe(z.number().positive().max(24 * 365)).default(12),
   TRUST_PROXY: z.string().default("").transform((value, ctx) => {
     try {
       return parseAddressList(value.split(",").map((s) => s.trim()).filter(Boolean));
@@ -35,7 +48,10 @@ export type SettingsInput = z.input<typeof Settings>;
 /** Parses settings from a plain record (the environment); throws naming every bad setting. */
 export function parseSettings(env: Record<string, string | undefined>): Settings {
   const present = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
+    Object.entries(env).flatMap(([name, value]) => {
+      const text = value?.trim();
+      return text ? [[name, text]] : [];
+    }),
   );
   const result = Settings.safeParse(present);
   if (result.success) return result.data;

@@ -5,6 +5,11 @@
 import { recordLastUsed } from "./api_keys.ts";
 
 const MINUTE = 60_000;
+/** How often `main.ts` flushes the buffer. */
+export const FLUSH_INTERVAL_MS = 10_000;
+// A use is queued once the stored time is this far behind; with the flush delay on top, the
+// stored time is never more than a minute behind the truth.
+const REFRESH_AFTER_MS = MINUTE - FLUSH_INTERVAL_MS;
 
 export class LastUsedBuffer {
   #pending = new Map<string, { userId: string; keyId: string; at: string }>();
@@ -12,13 +17,13 @@ export class LastUsedBuffer {
 
   constructor(private readonly kv: Deno.Kv) {}
 
-  /** Notes a use; it is written only when the stored time is a minute or more behind. */
+  /** Notes a use; it is queued only when the stored time is close to a minute behind. */
   note(userId: string, keyId: string, storedLastUsed: string | null, now: number) {
     const known = Math.max(
       storedLastUsed ? Date.parse(storedLastUsed) : 0,
       this.#written.get(keyId) ?? 0,
     );
-    if (now - known < MINUTE) return;
+    if (now - known < REFRESH_AFTER_MS) return;
     this.#pending.set(keyId, { userId, keyId, at: new Date(now).toISOString() });
   }
 

@@ -53,13 +53,22 @@ async function apiKeyPrincipal(deps: Deps, value: string, clientIp: string) {
 async function sessionPrincipal(deps: Deps, token: string): Promise<Principal> {
   if (!token) throw invalidToken();
   let sessionId: unknown;
+  let expiry: unknown;
   try {
-    const payload = await verify(token, deps.jwtSecret, "HS256");
+    // Expiry is judged by the service's clock (deps.now), not the library's, so both agree.
+    const payload = await verify(token, deps.jwtSecret, {
+      alg: "HS256",
+      exp: false,
+      iat: false,
+      nbf: false,
+    });
     sessionId = payload.sid;
+    expiry = payload.exp;
   } catch {
     throw invalidToken();
   }
   if (typeof sessionId !== "string") throw invalidToken();
+  if (typeof expiry !== "number" || expiry * 1000 <= deps.now()) throw invalidToken();
   const session = await getSession(deps.kv, sessionId, deps.now());
   if (!session) throw invalidToken();
   return { userId: session.userId, via: "session", scopes: [], sessionId };

@@ -1,7 +1,7 @@
 /** Sessions: POST /auth/token issues a session JWT for email and password, /auth/logout ends it. */
 import { sign } from "hono/jwt";
 import { AppError } from "../domain/errors.ts";
-import { verifyPassword } from "../domain/password.ts";
+import { hashPassword, verifyPassword } from "../domain/password.ts";
 import { sessionClaims } from "../domain/session.ts";
 import { Login, SessionToken } from "../domain/user.ts";
 import { findUserByEmail } from "../kv/users.ts";
@@ -31,16 +31,27 @@ const logoutRoute = defineRoute("session", {
   responses: { 200: jsonContent(Message, "Session ended"), ...problems(401, 403) },
 });
 
-// A fixed hash to verify against when the email is unknown, so timing does not reveal accounts.
-const DECOY_HASH = "pbkdf2-sha256$1000$AAAAAAAAAAAAAAAAAAAAAA==$" +
-  "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+// A hash to verify against when the email is unknown, made with the same iteration count as
+// real ones, so the time a login takes does not reveal whether the account exists.
+const decoys = new Map<number, Promise<string>>();
+function decoyHash(iterations: number): Promise<string> {
+  let decoy = decoys.get(iterations);
+  if (!decoy) {
+    decoy = hashPassword(crypto.randomUUID(), iterations);
+    decoys.set(iterations, decoy);
+  }
+  return decoy;
+}
 
 export function registerSessions(api: OpenAPIHono<AppEnv>) {
   api.openapi(tokenRoute, async (c) => {
     const { kv, settings, jwtSecret, now } = c.var.deps;
     const { email, password } = c.req.valid("json");
     const user = await findUserByEmail(kv, email);
-    const ok = await verifyPassword(password, user?.passwordHash ?? DECOY_HASH);
+    const ok = await verifyPassword(
+      password,
+      user?.passwordHash ?? await decoyHash(settings.PASSWORD_HASH_ITERATIONS),
+    );
     if (!user || !ok) {
       throw new AppError("INVALID_CREDENTIALS", "The email or password is not correct");
     }
