@@ -3,6 +3,7 @@
  * the app, and on SIGINT/SIGTERM stops accepting, finishes in-flight requests, flushes, closes KV.
  */
 import { parseSettings, type Settings } from "./domain/settings.ts";
+import { runWorkers } from "./kv/workers.ts";
 import { createApp } from "./routes/app.ts";
 import { FLUSH_INTERVAL_MS } from "./kv/last_used.ts";
 import { createDeps } from "./routes/deps.ts";
@@ -29,6 +30,9 @@ async function main() {
   const deps = await createDeps(kv, settings);
   const app = createApp(deps);
   const flusher = setInterval(() => deps.lastUsed.flush(), FLUSH_INTERVAL_MS);
+  const workers = runWorkers({ kv, now: deps.now }).catch((error) =>
+    deps.log.error("queue worker stopped", { error: (error as Error).message })
+  );
 
   const server = Deno.serve({
     port: settings.PORT,
@@ -44,6 +48,7 @@ async function main() {
     await server.shutdown();
     await deps.lastUsed.flush();
     kv.close();
+    await workers;
     Deno.exit(0);
   };
   Deno.addSignalListener("SIGINT", () => stop("SIGINT"));

@@ -18,6 +18,9 @@ export const users = {
   /** Newest-first listing: ids are ULID-ordered per creation. */
   byTime: (ulid: string): Deno.KvKey => ["users_by_time", ulid],
   byTimePrefix: (): Deno.KvKey => ["users_by_time"],
+  /** Present while a deleted account's content is being removed: readers hide its tasks. */
+  purge: (userId: string): Deno.KvKey => ["user_purges", userId],
+  purgePrefix: (): Deno.KvKey => ["user_purges"],
 };
 
 export const sessions = {
@@ -35,4 +38,11 @@ export const apiKeys = {
   byDigest: (digest: string): Deno.KvKey => ["api_keys_by_digest", digest],
   /** Bumped on every change to an account's keys: serializes creation, invalidates caches. */
   version: (userId: string): Deno.KvKey => ["api_keys_version", userId],
+};
+
+export const projects = {
+  record: (projectId: string): Deno.KvKey => ["projects", projectId],
+  /** An owner's live projects, newest first by ULID; the value is the project itself. */
+  byOwner: (ownerId: string, ulid: string): Deno.KvKey => ["projects_by_owner", ownerId, ulid],
+  byOwnerPrefix: (ownerId: string): Deno.KvKey => ["projects_by_owner", ownerId],
 };

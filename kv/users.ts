@@ -1,8 +1,13 @@
-/** Users in KV: the record, its unique email index and its newest-first listing index. */
+/**
+ * Users in KV: the record, its unique email index, its newest-first listing index, and the
+ * purge markers of deleted accounts whose content is still being removed.
+ */
 import { monotonicFactory } from "ulid";
 import { AppError } from "../domain/errors.ts";
 import { emailKey, type UserRecord } from "../domain/user.ts";
+import { readNewestFirst } from "./cursor.ts";
 import { users } from "./keys.ts";
+import type { QueueMessage } from "./queue.ts";
 
 const newUlid = monotonicFactory();
 
@@ -54,4 +59,63 @@ export async function updateUser(
     if (res.ok) return next;
   }
   throw new AppError("CONFLICT", "The user changed too often to update; try again");
+}
+
+/** A page of live users, newest first, and the ordering key to continue after. */
+export async function listUsers(
+  kv: Deno.Kv,
+  limit: number,
+  before?: string,
+): Promise<{ users: StoredUser[]; next: string | null }> {
+  const page = await readNewestFirst<string>(kv, users.byTimePrefix(), limit, before);
+  const ids = page.entries.map((e) => e.value);
+  const found: StoredUser[] = [];
+  for (let i = 0; i < ids.length; i += 10) {
+    const batch = await kv.getMany<StoredUser[]>(ids.slice(i, i + 10).map(users.record));
+    for (const entry of batch) if (entry.value && !entry.value.deletedAt) found.push(entry.value);
+  }
+  return { users: found, next: page.next };
+}
+
+/**
+ * Deletes an account in one atomic: the record keeps `deletedAt`, the email is freed, the user
+ * leaves the listing, and a purge marker is set and queued. From that commit on, readers that
+ * consult `pendingPurges` hide the user's tasks until the background purge has removed them.
+ * Returns null when the user does not exist.
+ */
+export async function markUserDeleted(
+  kv: Deno.Kv,
+  userId: string,
+  at: string,
+): Promise<StoredUser | null> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const entry = await kv.get<StoredUser>(users.record(userId));
+    if (!entry.value || entry.value.deletedAt) return null;
+    const deleted: StoredUser = { ...entry.value, deletedAt: at, updatedAt: at };
+    const message: QueueMessage = { kind: "purge_user", userId };
+    const res = await kv.atomic()
+      .check(entry)
+      .set(users.record(userId), deleted)
+      .delete(users.byEmail(emailKey(deleted.email)))
+      .delete(users.byTime(deleted.listKey))
+      .set(users.purge(userId), at)
+      .enqueue(message, { keysIfUndelivered: [users.purge(userId)] })
+      .commit();
+    if (res.ok) return deleted;
+  }
+  throw new AppError("CONFLICT", "The user changed too often to delete; try again");
+}
+
+/** Ids of deleted accounts whose content is still being removed; readers hide their tasks. */
+export async function pendingPurges(kv: Deno.Kv): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for await (const entry of kv.list({ prefix: users.purgePrefix() })) {
+    ids.add(String(entry.key.at(-1)));
+  }
+  return ids;
+}
+
+/** Ends a purge: the account's content is gone, so readers need not hide it any more. */
+export async function finishPurge(kv: Deno.Kv, userId: string) {
+  await kv.delete(users.purge(userId));
 }

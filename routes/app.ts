@@ -8,6 +8,7 @@ import { newRouter, validationHook } from "./define.ts";
 import type { AppEnv, Deps } from "./env.ts";
 import { registerHealth } from "./health.ts";
 import { registerKeys } from "./keys.ts";
+import { registerProjects } from "./projects.ts";
 import { accessLog, clientAddress, limitBody, requestId } from "./middleware.ts";
 import { errorHandler, problemResponse } from "./problem.ts";
 import { registerSessions } from "./sessions.ts";
@@ -21,6 +22,7 @@ export function createApi(): OpenAPIHono<AppEnv> {
   registerUsers(api);
   registerSessions(api);
   registerKeys(api);
+  registerProjects(api);
   return api;
 }
 

@@ -1,12 +1,28 @@
-/** Users: sign-up (POST /users) and the caller's own profile (GET /users/me). */
-import type { OpenAPIHono } from "@hono/zod-openapi";
+/**
+ * Users: sign-up, the public listing, one profile (private for oneself), profile updates and
+ * account deletion. Deletion hides the account at once and leaves the clean-up to the queue.
+ */
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { hashPassword } from "../domain/password.ts";
-import { PrivateProfile, SignUp, toPrivateProfile } from "../domain/user.ts";
-import { notFound } from "../domain/errors.ts";
-import { createUser, getUser } from "../kv/users.ts";
+import {
+  PrivateProfile,
+  PublicProfile,
+  SignUp,
+  toPrivateProfile,
+  toPublicProfile,
+  UserUpdate,
+} from "../domain/user.ts";
+import { AppError, notFound } from "../domain/errors.ts";
+import { revokeAllApiKeys } from "../kv/api_keys.ts";
+import { decodeCursor, encodeCursor, isUlid } from "../kv/cursor.ts";
+import { deleteUserSessions } from "../kv/sessions.ts";
+import { createUser, getUser, listUsers, markUserDeleted, updateUser } from "../kv/users.ts";
 import { principalOf } from "./authenticate.ts";
-import { defineRoute, jsonBody, jsonContent, problems } from "./define.ts";
+import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";
+import { cursorPage, CursorQuery, setNextPage } from "./paging.ts";
+
+const UserId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
 
 const signUpRoute = defineRoute("public", {
   method: "post",
@@ -15,8 +31,11 @@ const signUpRoute = defineRoute("public", {
   summary: "Sign up: create an account",
   request: { body: jsonBody(SignUp) },
   responses: {
-    201: jsonContent(PrivateProfile, "The new account's private profile"),
-    ...problems(400, 409, 413, 415, 429),
+    201: {
+      ...jsonContent(PrivateProfile, "The new account's private profile"),
+      headers: z.object({ Location: z.string().openapi({ description: "The new user's URL" }) }),
+    },
+    ...problems(400, 401, 409, 413, 415, 429),
   },
 });
 
@@ -30,6 +49,64 @@ const meRoute = defineRoute({ scope: "profile:read" }, {
     ...problems(401, 403, 429),
   },
 });
+
+const listRoute = defineRoute({ scope: "profile:read" }, {
+  method: "get",
+  path: "/users",
+  tags: ["Users"],
+  summary: "Public profiles of every user, newest first",
+  request: { query: CursorQuery },
+  responses: {
+    200: cursorPage(PublicProfile, "A page of public profiles"),
+    ...problems(400, 401, 403, 429),
+  },
+});
+
+const getRoute = defineRoute({ scope: "profile:read" }, {
+  method: "get",
+  path: "/users/{id}",
+  tags: ["Users"],
+  summary: "A user's public profile; the private one for one's own id",
+  request: { params: UserId },
+  responses: {
+    200: jsonContent(
+      z.union([PrivateProfile, PublicProfile]),
+      "The private profile for the caller's own id, else the public profile",
+    ),
+    ...problems(401, 403, 404, 429),
+  },
+});
+
+const updateRoute = defineRoute({ scope: "profile:write" }, {
+  method: "put",
+  path: "/users/{id}",
+  tags: ["Users"],
+  summary: "Update one's own name or picture (partial body; null clears)",
+  request: { params: UserId, body: jsonBody(UserUpdate) },
+  responses: {
+    200: jsonContent(PrivateProfile, "The updated private profile"),
+    ...problems(400, 401, 403, 404, 413, 415, 429),
+  },
+});
+
+const deleteRoute = defineRoute("session", {
+  method: "delete",
+  path: "/users/{id}",
+  tags: ["Users"],
+  summary: "Delete one's own account: keys and sessions end at once, tasks leave every listing",
+  request: { params: UserId },
+  responses: {
+    200: jsonContent(Message, "Account deleted"),
+    ...problems(401, 403, 404, 429),
+  },
+});
+
+/** Throws unless `targetId` is the caller: 404 when no such user is visible, else 403. */
+async function requireSelf(kv: Deno.Kv, callerId: string, targetId: string, action: string) {
+  if (callerId === targetId) return;
+  if (!await getUser(kv, targetId)) throw notFound("User");
+  throw new AppError("FORBIDDEN", `Only the account's owner may ${action} it`);
+}
 
 export function registerUsers(api: OpenAPIHono<AppEnv>) {
   api.openapi(signUpRoute, async (c) => {
@@ -55,5 +132,49 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
     const user = await getUser(c.var.deps.kv, principalOf(c).userId);
     if (!user) throw notFound("User");
     return c.json(toPrivateProfile(user), 200);
+  });
+
+  api.openapi(listRoute, async (c) => {
+    const { limit, cursor } = c.req.valid("query");
+    const scope = { list: "users" };
+    const before = cursor !== undefined ? await decodeCursor(cursor, scope, isUlid) : undefined;
+    const page = await listUsers(c.var.deps.kv, limit, before);
+    setNextPage(c, page.next ? await encodeCursor(page.next, scope) : null);
+    return c.json(page.users.map(toPublicProfile), 200);
+  });
+
+  api.openapi(getRoute, async (c) => {
+    const { id } = c.req.valid("param");
+    const user = await getUser(c.var.deps.kv, id);
+    if (!user) throw notFound("User");
+    const own = principalOf(c).userId === id;
+    return c.json(own ? toPrivateProfile(user) : toPublicProfile(user), 200);
+  });
+
+  api.openapi(updateRoute, async (c) => {
+    const { kv, now } = c.var.deps;
+    const { id } = c.req.valid("param");
+    await requireSelf(kv, principalOf(c).userId, id, "update");
+    const change = c.req.valid("json");
+    const updated = await updateUser(kv, id, (user) => ({
+      ...user,
+      firstName: change.firstName ?? user.firstName,
+      lastName: change.lastName === undefined ? user.lastName : change.lastName,
+      profilePic: change.profilePic === undefined ? user.profilePic : change.profilePic,
+      updatedAt: new Date(now()).toISOString(),
+    }));
+    if (!updated) throw notFound("User");
+    return c.json(toPrivateProfile(updated), 200);
+  });
+
+  api.openapi(deleteRoute, async (c) => {
+    const { kv, now } = c.var.deps;
+    const { id } = c.req.valid("param");
+    await requireSelf(kv, principalOf(c).userId, id, "delete");
+    const deleted = await markUserDeleted(kv, id, new Date(now()).toISOString());
+    if (!deleted) throw notFound("User");
+    await revokeAllApiKeys(kv, id, now());
+    await deleteUserSessions(kv, id);
+    return c.json({ message: "User deleted" }, 200);
   });
 }

@@ -37,7 +37,7 @@ Deno.test("every response carries a request id and errors are problem+json", asy
   );
 
   await t.step("a known path with a wrong method answers 405 with Allow", async () => {
-    const res = await svc.request("/v1/users/me", { method: "DELETE" });
+    const res = await svc.request("/v1/users/me", { method: "PATCH" });
     assert.equal(res.status, 405);
     assert.equal((await res.json()).code, "METHOD_NOT_ALLOWED");
     assert.match(res.headers.get("Allow")!, /GET/);

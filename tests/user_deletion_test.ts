@@ -1,0 +1,153 @@
+import assert from "node:assert/strict";
+import { purgeUser } from "../kv/user_purge.ts";
+import { pendingPurges } from "../kv/users.ts";
+import { runWorkers } from "../kv/workers.ts";
+import { projects } from "../kv/keys.ts";
+import { apiKey, bearer, createKey, setup, signUp } from "./helpers.ts";
+
+Deno.test("DELETE /v1/users/:id deletes one's own account, with a session only", async (t) => {
+  await using svc = await setup();
+  const ada = await signUp(svc, { firstName: "Ada" });
+  const bob = await signUp(svc, { firstName: "Bob" });
+  const adaKey = await createKey(svc, ada.token, {
+    scopes: ["profile:read", "profile:write", "projects:read", "projects:write"],
+  });
+  const secondLogin = await svc.request("/v1/auth/token", {
+    method: "POST",
+    json: { email: ada.email, password: ada.password },
+  });
+  const secondToken = (await secondLogin.json()).token as string;
+  const project = await svc.request("/v1/projects", {
+    method: "POST",
+    headers: apiKey(adaKey.value),
+    json: { name: "Garden" },
+  });
+  const projectId = (await project.json()).id as string;
+
+  await t.step("with an API key it answers 403 SESSION_REQUIRED", async () => {
+    const res = await svc.request(`/v1/users/${ada.id}`, {
+      method: "DELETE",
+      headers: apiKey(adaKey.value),
+    });
+    assert.equal(res.status, 403);
+    assert.equal((await res.json()).code, "SESSION_REQUIRED");
+  });
+
+  await t.step("another user's account answers 403 FORBIDDEN", async () => {
+    const res = await svc.request(`/v1/users/${bob.id}`, {
+      method: "DELETE",
+      headers: bearer(ada.token),
+    });
+    assert.equal(res.status, 403);
+    assert.equal((await res.json()).code, "FORBIDDEN");
+  });
+
+  await t.step("an unknown account answers 404 NOT_FOUND", async () => {
+    const res = await svc.request(`/v1/users/${crypto.randomUUID()}`, {
+      method: "DELETE",
+      headers: bearer(ada.token),
+    });
+    assert.equal(res.status, 404);
+    assert.equal((await res.json()).code, "NOT_FOUND");
+  });
+
+  await t.step('one\'s own account answers 200 {"message":"User deleted"}', async () => {
+    const res = await svc.request(`/api/v1/users/${ada.id}`, {
+      method: "DELETE",
+      headers: bearer(ada.token),
+    });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { message: "User deleted" });
+  });
+
+  await t.step("every session of the account fails at once with 401 TOKEN_INVALID", async () => {
+    for (const token of [ada.token, secondToken]) {
+      const res = await svc.request("/v1/users/me", { headers: bearer(token) });
+      assert.equal(res.status, 401);
+      assert.equal((await res.json()).code, "TOKEN_INVALID");
+    }
+  });
+
+  await t.step("every API key of the account fails at once with 401 API_KEY_INVALID", async () => {
+    const res = await svc.request("/v1/users/me", { headers: apiKey(adaKey.value) });
+    assert.equal(res.status, 401);
+    assert.equal((await res.json()).code, "API_KEY_INVALID");
+  });
+
+  await t.step("the profile answers 404 and leaves GET /v1/users", async () => {
+    const one = await svc.request(`/v1/users/${ada.id}`, { headers: bearer(bob.token) });
+    assert.equal(one.status, 404);
+    await one.body?.cancel();
+    const list = await svc.request("/v1/users", { headers: bearer(bob.token) });
+    assert.deepEqual((await list.json()).map((u: { id: string }) => u.id), [bob.id]);
+  });
+
+  await t.step("deleting it again answers 401: no credential of it is left", async () => {
+    const res = await svc.request(`/v1/users/${ada.id}`, {
+      method: "DELETE",
+      headers: bearer(ada.token),
+    });
+    assert.equal(res.status, 401);
+    await res.body?.cancel();
+  });
+
+  await t.step("its password no longer logs in: 401 INVALID_CREDENTIALS", async () => {
+    const res = await svc.request("/v1/auth/token", {
+      method: "POST",
+      json: { email: ada.email, password: ada.password },
+    });
+    assert.equal(res.status, 401);
+    assert.equal((await res.json()).code, "INVALID_CREDENTIALS");
+  });
+
+  await t.step("its email is free for a new sign-up, which is a new account", async () => {
+    const res = await svc.request("/v1/users", {
+      method: "POST",
+      json: { email: ada.email.toUpperCase(), password: "another password", firstName: "New" },
+    });
+    assert.equal(res.status, 201);
+    assert.notEqual((await res.json()).id, ada.id);
+  });
+
+  await t.step("the account stays marked for purge until the queue worker ran", async () => {
+    assert.deepEqual([...await pendingPurges(svc.kv)], [ada.id]);
+    const project = await svc.kv.get<{ deletedAt: string | null }>(projects.record(projectId));
+    assert.equal(project.value?.deletedAt, null);
+  });
+
+  await t.step("the purge soft-deletes its projects and lifts the marker", async () => {
+    await purgeUser({ kv: svc.kv, now: svc.deps.now }, { userId: ada.id });
+    const project = await svc.kv.get<{ deletedAt: string | null }>(projects.record(projectId));
+    assert.ok(project.value?.deletedAt);
+    assert.deepEqual([...await pendingPurges(svc.kv)], []);
+  });
+
+  await t.step("purging again does no harm", async () => {
+    await purgeUser({ kv: svc.kv, now: svc.deps.now }, { userId: ada.id });
+    assert.deepEqual([...await pendingPurges(svc.kv)], []);
+  });
+});
+
+Deno.test("account deletion is finished in the background by the KV queue worker", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const svc = await setup({ kv });
+  const workers = runWorkers({ kv, now: Date.now });
+  try {
+    const ada = await signUp(svc);
+    const res = await svc.request(`/v1/users/${ada.id}`, {
+      method: "DELETE",
+      headers: bearer(ada.token),
+    });
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+    const deadline = Date.now() + 5000;
+    while ((await pendingPurges(kv)).size > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal((await pendingPurges(kv)).size, 0, "the worker lifted the purge marker");
+  } finally {
+    await svc[Symbol.asyncDispose]();
+    kv.close();
+    await workers;
+  }
+});
