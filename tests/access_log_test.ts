@@ -18,7 +18,7 @@ Deno.test("one JSON log line per request, with no secret in it", async (t) => {
     ["/v1/auth/token", { method: "POST", json: { email: user.email, password } }, 200],
     ["/v1/auth/token", { method: "POST", json: { email: user.email, password: "wrong" } }, 401],
     ["/nowhere?token=abc", {}, 404],
-    ["/v1/users/me", { method: "PUT" }, 405],
+    ["/v1/auth/token", { method: "PATCH" }, 405],
     ["/health", {}, 200],
   ];
   const ids: string[] = [];
