@@ -46,3 +46,44 @@ export const projects = {
   byOwner: (ownerId: string, ulid: string): Deno.KvKey => ["projects_by_owner", ownerId, ulid],
   byOwnerPrefix: (ownerId: string): Deno.KvKey => ["projects_by_owner", ownerId],
 };
+
+export const tasks = {
+  record: (taskId: string): Deno.KvKey => ["tasks", taskId],
+  /** Every live task of a user, newest first by order key; value: list item and search terms. */
+  byUser: (userId: string, orderKey: string): Deno.KvKey => ["tasks_by_user", userId, orderKey],
+  byUserPrefix: (userId: string): Deno.KvKey => ["tasks_by_user", userId],
+  /** Live tasks of a user in one status; value: list item. */
+  byUserStatus: (
+    userId: string,
+    status: string,
+    orderKey: string,
+  ): Deno.KvKey => ["tasks_by_user_status", userId, status, orderKey],
+  byUserStatusPrefix: (
+    userId: string,
+    status: string,
+  ): Deno.KvKey => ["tasks_by_user_status", userId, status],
+  /** Live tasks of a user by payment class (Paid, Pro-bono); value: list item and search terms. */
+  byUserPayment: (
+    userId: string,
+    payment: string,
+    orderKey: string,
+  ): Deno.KvKey => ["tasks_by_user_payment", userId, payment, orderKey],
+  byUserPaymentPrefix: (
+    userId: string,
+    payment: string,
+  ): Deno.KvKey => ["tasks_by_user_payment", userId, payment],
+  /** Deno.KvU64 count of a user's live tasks in one status. */
+  countByUserStatus: (
+    userId: string,
+    status: string,
+  ): Deno.KvKey => ["task_counts_by_user_status", userId, status],
+};
+
+export const idempotencyKeys = {
+  /** The first response to a POST made with this Idempotency-Key, per user, for 24 hours. */
+  record: (
+    userId: string,
+    scope: string,
+    key: string,
+  ): Deno.KvKey => ["idempotency_keys", userId, scope, key],
+};

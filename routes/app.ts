@@ -13,6 +13,8 @@ import { accessLog, clientAddress, limitBody, requestId } from "./middleware.ts"
 import { errorHandler, problemResponse } from "./problem.ts";
 import { registerSessions } from "./sessions.ts";
 import { registerUsers } from "./users.ts";
+import { registerTasks } from "./tasks.ts";
+import { registerAvatar } from "./avatar.ts";
 
 export const API_PREFIXES = ["/api/v1", "/v1"] as const;
 
@@ -23,6 +25,10 @@ export function createApi(): OpenAPIHono<AppEnv> {
   registerSessions(api);
   registerKeys(api);
   registerProjects(api);
+  registerAvatar(api);
+  // Static task paths such as /tasks/explore must be registered before registerTasks, whose
+  // /tasks/{id} would otherwise answer them first (with 404: not a UUID).
+  registerTasks(api);
   return api;
 }
 

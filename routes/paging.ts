@@ -45,3 +45,40 @@ export function setNextPage(c: Context, cursor: string | null) {
   c.header("X-Next-Cursor", cursor);
   c.header("Link", `<${url.href}>; rel="next"`);
 }
+
+/** `page` (from 1, default 1) and `limit` (1 to 50, default 20), for page paging. */
+export const PageQuery = z.object({
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1).openapi({
+    param: { name: "page", in: "query" },
+    description: "Page number, from 1",
+    example: 1,
+  }),
+  limit: CursorQuery.shape.limit,
+});
+
+/** The response headers of a page-paged listing, for its OpenAPI declaration. */
+export const PageHeaders = z.object({
+  "X-Total-Count": z.string().openapi({ description: "Items in the whole listing" }),
+  Link: z.string().optional().openapi({
+    description: 'rel="next" and rel="prev" URLs, where those pages exist',
+  }),
+});
+
+/**
+ * Headers of page paging: the total, and Link rel="next" / rel="prev" where those pages hold
+ * items (prev from a page past the end points at the last page).
+ */
+export function setPageLinks(c: Context, page: number, limit: number, total: number): void {
+  c.header("X-Total-Count", String(total));
+  const lastPage = Math.max(1, Math.ceil(total / limit));
+  const links: string[] = [];
+  const link = (to: number, rel: string) => {
+    const url = new URL(c.req.url);
+    url.searchParams.set("page", String(to));
+    url.searchParams.set("limit", String(limit));
+    links.push(`<${url.href}>; rel="${rel}"`);
+  };
+  if (page < lastPage) link(page + 1, "next");
+  if (page > 1) link(Math.min(page - 1, lastPage), "prev");
+  if (links.length > 0) c.header("Link", links.join(", "));
+}

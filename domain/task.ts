@@ -1,0 +1,300 @@
+/**
+ * Tasks: the request and response shapes (one zod schema each), the stored record, and the
+ * rules of visibility and status transitions as plain functions.
+ */
+import { z } from "zod";
+import { isCountryCode, isCurrencyCode } from "./codes.ts";
+import { AppError, notFound } from "./errors.ts";
+import { words } from "./text.ts";
+
+export const TASK_STATUSES = ["published", "completed"] as const;
+export const TaskStatus = z.enum(TASK_STATUSES).meta({ id: "TaskStatus" });
+export type TaskStatus = z.infer<typeof TaskStatus>;
+
+export const LOCATION_TYPES = ["city", "country", "world", "radius"] as const;
+
+/** Largest budget accepted: cents stay exact in a double far beyond it. */
+export const MAX_BUDGET = 1_000_000_000_000;
+
+const hasAtMostTwoDecimals = (n: number) => Math.round(n * 100) / 100 === n;
+
+const httpsUrl = z.url({ protocol: /^https$/, hostname: z.regexes.domain }).max(2048);
+
+export const Location = z.object({
+  coordinates: z.tuple([
+    z.number().min(-180).max(180).describe("longitude"),
+    z.number().min(-90).max(90).describe("latitude"),
+  ], { error: "must be [longitude, latitude]" }),
+  type: z.enum(LOCATION_TYPES),
+  name: z.string().trim().min(1).max(200),
+  countryCode: z.string()
+    .refine(isCountryCode, "must be an ISO 3166-1 alpha-2 country code in upper case")
+    .optional(),
+  radiusKm: z.number().min(1).max(500).optional(),
+}).superRefine((location, ctx) => {
+  if (location.type === "radius" && location.radiusKm === undefined) {
+    ctx.addIssue({ code: "custom", path: ["radiusKm"], message: "is required for type radius" });
+  }
+  if (location.type !== "radius" && location.radiusKm !== undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["radiusKm"],
+      message: "is only allowed for type radius",
+    });
+  }
+}).meta({ id: "Location" });
+export type Location = z.infer<typeof Location>;
+
+/** `YYYY-MM-DD` kept as written, or a full timestamp normalized to UTC with milliseconds. */
+const DueDate = z.union([
+  z.iso.date(),
+  z.iso.datetime({ offset: true }).transform((s) => new Date(s).toISOString()),
+], { error: "must be YYYY-MM-DD or a full ISO 8601 timestamp" });
+
+// The editable fields, without defaults: create adds the defaults, patch makes them optional.
+const editable = {
+  title: z.string().trim().min(1).max(200),
+  description: z.string().trim().min(1).max(10_000),
+  budget: z.number().min(0).max(MAX_BUDGET)
+    .refine(hasAtMostTwoDecimals, "must have at most 2 decimals"),
+  currency: z.string()
+    .refine(isCurrencyCode, "must be an ISO 4217 currency code in upper case"),
+  location: Location,
+  requirement: z.string().trim().min(1).max(5_000),
+  dueDate: DueDate,
+  maxPeople: z.number().int().min(1).max(1_000),
+  images: z.array(httpsUrl).max(10),
+};
+
+export const TaskCreate = z.object({
+  ...editable,
+  dueDate: editable.dueDate.optional(),
+  maxPeople: editable.maxPeople.default(1),
+  images: editable.images.optional(),
+}).meta({ id: "TaskCreate" });
+export type TaskCreate = z.infer<typeof TaskCreate>;
+
+export const TaskPatch = z.object(editable).partial().extend({
+  dueDate: editable.dueDate.nullable().optional(),
+  status: z.literal("completed", { error: 'the only status that can be set is "completed"' })
+    .optional(),
+}).meta({ id: "TaskPatch" });
+export type TaskPatch = z.infer<typeof TaskPatch>;
+
+export const Payment = z.enum(["Paid", "Pro-bono"]).meta({ id: "Payment" });
+export type Payment = z.infer<typeof Payment>;
+
+/** Free text of a search: every word must start a word of the title or description. */
+export const SearchText = z.string().max(200)
+  .describe("Every word must start a word of the title or description (case and accents ignored)");
+
+export const TaskListItem = z.object({
+  id: z.uuid(),
+  title: z.string(),
+  budget: z.number(),
+  currency: z.string(),
+  status: TaskStatus,
+  createdAt: z.string(),
+}).meta({ id: "TaskListItem" });
+export type TaskListItem = z.infer<typeof TaskListItem>;
+
+export const TaskCreated = z.object({
+  id: z.uuid(),
+  title: z.string(),
+  description: z.string(),
+  budget: z.number(),
+  currency: z.string(),
+  status: TaskStatus,
+  createdAt: z.string(),
+  location: Location,
+  requirement: z.string(),
+  dueDate: z.string().nullable(),
+  maxPeople: z.number().int(),
+  updatedAt: z.string(),
+}).meta({ id: "TaskCreated" });
+export type TaskCreated = z.infer<typeof TaskCreated>;
+
+export const TaskDetail = TaskCreated.extend({
+  authorFirstName: z.string(),
+  authorProfilePic: z.string(),
+  images: z.array(z.string()),
+  cities: z.array(z.string()),
+}).meta({ id: "TaskDetail" });
+export type TaskDetail = z.infer<typeof TaskDetail>;
+
+/** A stored task. Deleted tasks are kept with `deletedAt` and leave every index. */
+export interface TaskRecord {
+  id: string;
+  userId: string;
+  title: string;
+  description: string;
+  budget: number;
+  currency: string;
+  location: Location;
+  requirement: string;
+  dueDate: string | null;
+  maxPeople: number;
+  images: string[];
+  status: TaskStatus;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+  deletedAt: string | null;
+  /** The ULID that orders the task in every newest-first index. */
+  orderKey: string;
+}
+
+/** What a task page shows of its author. */
+export interface TaskAuthor {
+  id: string;
+  firstName: string;
+  profilePic: string | null;
+}
+
+/** A new published task from a validated create body. */
+export function newTask(
+  input: TaskCreate,
+  ids: { id: string; userId: string; orderKey: string },
+  at: string,
+): TaskRecord {
+  return {
+    ...ids,
+    title: input.title,
+    description: input.description,
+    budget: input.budget,
+    currency: input.currency,
+    location: input.location,
+    requirement: input.requirement,
+    dueDate: input.dueDate ?? null,
+    maxPeople: input.maxPeople,
+    images: input.images ?? [],
+    status: "published",
+    createdAt: at,
+    updatedAt: at,
+    completedAt: null,
+    deletedAt: null,
+  };
+}
+
+export function toTaskListItem(task: TaskRecord): TaskListItem {
+  return {
+    id: task.id,
+    title: task.title,
+    budget: task.budget,
+    currency: task.currency,
+    status: task.status,
+    createdAt: task.createdAt,
+  };
+}
+
+export function toTaskCreated(task: TaskRecord): TaskCreated {
+  return {
+    id: task.id,
+    title: task.title,
+    description: task.description,
+    budget: task.budget,
+    currency: task.currency,
+    status: task.status,
+    createdAt: task.createdAt,
+    location: task.location,
+    requirement: task.requirement,
+    dueDate: task.dueDate,
+    maxPeople: task.maxPeople,
+    updatedAt: task.updatedAt,
+  };
+}
+
+/** The URL of the generated avatar shown for a user without a picture. */
+export function defaultAvatarUrl(userId: string): string {
+  return `/v1/users/${userId}/avatar.svg`;
+}
+
+export function toTaskDetail(task: TaskRecord, author: TaskAuthor): TaskDetail {
+  const created = toTaskCreated(task);
+  return {
+    id: created.id,
+    title: created.title,
+    description: created.description,
+    budget: created.budget,
+    currency: created.currency,
+    status: created.status,
+    authorFirstName: author.firstName,
+    authorProfilePic: author.profilePic ?? defaultAvatarUrl(author.id),
+    images: task.images,
+    cities: task.location.type === "city" ? [task.location.name] : [],
+    createdAt: created.createdAt,
+    location: created.location,
+    requirement: created.requirement,
+    dueDate: created.dueDate,
+    maxPeople: created.maxPeople,
+    updatedAt: created.updatedAt,
+  };
+}
+
+/** The normalized words a search can find a task by: those of its title and description. */
+export function searchTerms(task: Pick<TaskRecord, "title" | "description">): string[] {
+  return words(`${task.title}\n${task.description}`);
+}
+
+/** True when every wanted (query) word is a prefix of some term; no wanted words match all. */
+export function matchesTerms(wanted: readonly string[], terms: readonly string[]): boolean {
+  return wanted.every((prefix) => terms.some((term) => term.startsWith(prefix)));
+}
+
+/** True when the budget falls in the payment class: Paid is budget > 0, Pro-bono is 0. */
+export function matchesPayment(budget: number, payment: Payment): boolean {
+  return payment === "Paid" ? budget > 0 : budget === 0;
+}
+
+export function paymentOf(budget: number): Payment {
+  return budget > 0 ? "Paid" : "Pro-bono";
+}
+
+/** True while the task exists for anyone (it has not been deleted). */
+export function isLive(task: TaskRecord): boolean {
+  return task.deletedAt === null;
+}
+
+/** True when anyone, anonymous included, may see the task. */
+export function isPublic(task: TaskRecord): boolean {
+  return isLive(task) && task.status === "published";
+}
+
+/** Published tasks are public; a completed one is its creator's alone; a deleted one nobody's. */
+export function canSee(task: TaskRecord, viewerId: string | null): boolean {
+  return isPublic(task) || (isLive(task) && task.userId === viewerId);
+}
+
+/**
+ * The task a user may change: someone else's task is 403 when they can see it, else 404, so
+ * the answer never reveals a task the caller may not see.
+ */
+export function assertOwner(task: TaskRecord | null, userId: string): TaskRecord {
+  if (!task || !canSee(task, userId)) throw notFound("Task");
+  if (task.userId !== userId) {
+    throw new AppError("FORBIDDEN", "Only the creator of a task may change or delete it");
+  }
+  return task;
+}
+
+/** Applies a validated patch to a published task; completed is final. */
+export function applyPatch(task: TaskRecord, patch: TaskPatch, at: string): TaskRecord {
+  if (task.status === "completed") {
+    throw new AppError("INVALID_TRANSITION", "A completed task can no longer be changed");
+  }
+  const { status, ...fields } = patch;
+  const changes = Object.entries(fields).filter(([, value]) => value !== undefined);
+  if (changes.length === 0 && status === undefined) return task;
+  const next: TaskRecord = { ...task, updatedAt: at };
+  for (const [name, value] of changes) Object.assign(next, { [name]: value });
+  if (status === "completed") {
+    next.status = "completed";
+    next.completedAt = at;
+  }
+  return next;
+}
+
+/** The task as deleted at `at`. */
+export function markDeleted(task: TaskRecord, at: string): TaskRecord {
+  return { ...task, deletedAt: at, updatedAt: at };
+}

@@ -1,0 +1,22 @@
+/**
+ * Order keys: ULIDs that sort newest-first indexes. The time part is the task's createdAt and
+ * the random part comes from its UUID, so key order is exactly (createdAt, id), the order
+ * API.md section 5 fixes, and a key can be recomputed from the record alone.
+ */
+
+const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+function base32(value: bigint, length: number): string {
+  let out = "";
+  for (let i = 0; i < length; i++) {
+    out = CROCKFORD[Number(value & 31n)] + out;
+    value >>= 5n;
+  }
+  return out;
+}
+
+/** The ULID of a record created at `createdAtMs` with UUID `id`. */
+export function orderKey(createdAtMs: number, id: string): string {
+  const idBits = BigInt(`0x${id.replaceAll("-", "").slice(0, 20)}`);
+  return base32(BigInt(createdAtMs), 10) + base32(idBits, 16);
+}

@@ -1,0 +1,193 @@
+/**
+ * Tasks in KV: each write (create, edit, complete, delete) is one atomic that sets the record
+ * and moves its index entries and counters (see task_indexes.ts); listings read the indexes.
+ */
+import { AppError } from "../domain/errors.ts";
+import type { Payment, TaskListItem, TaskRecord, TaskStatus } from "../domain/task.ts";
+import { matchesTerms } from "../domain/task.ts";
+import { queryWords } from "../domain/text.ts";
+import {
+  claimIdempotencySlot,
+  type IdempotencyRecord,
+  readIdempotencySlot,
+} from "./idempotency.ts";
+import { tasks } from "./keys.ts";
+import { type TaskSearchEntry, writeTaskTransition } from "./task_indexes.ts";
+
+const MAX_ATTEMPTS = 20;
+
+function conflict(): AppError {
+  return new AppError("CONFLICT", "The task changed too often to complete the request; try again");
+}
+
+/** A task as stored, deleted ones included; null when it never existed. */
+export async function getTask(kv: Deno.Kv, taskId: string): Promise<TaskRecord | null> {
+  return (await kv.get<TaskRecord>(tasks.record(taskId))).value;
+}
+
+/** Stores a new task with its index entries and counters. */
+export async function createTask(kv: Deno.Kv, task: TaskRecord): Promise<void> {
+  const op = kv.atomic().check({ key: tasks.record(task.id), versionstamp: null });
+  writeTaskTransition(op, null, task);
+  if (!(await op.commit()).ok) throw conflict();
+}
+
+/** A request made with an Idempotency-Key. */
+export interface IdempotentRequest {
+  userId: string;
+  key: string;
+  fingerprint: string;
+  now: number;
+}
+
+/**
+ * Creates a task unless the user's Idempotency-Key was used before: then the first response is
+ * returned (same body) or, for another body, 422. The key is claimed in the task's own atomic,
+ * so of two simultaneous requests with one key exactly one creates; the other replays.
+ */
+export async function createTaskOnce<R>(
+  kv: Deno.Kv,
+  task: TaskRecord,
+  request: IdempotentRequest,
+  response: R,
+): Promise<{ response: R; replayed: boolean }> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const slot = await readIdempotencySlot<R>(
+      kv,
+      request.userId,
+      "create_task",
+      request.key,
+      request.now,
+    );
+    if (slot.record) {
+      if (slot.record.fingerprint !== request.fingerprint) {
+        throw new AppError(
+          "IDEMPOTENCY_KEY_REUSED",
+          "This Idempotency-Key was used with another request body",
+        );
+      }
+      return { response: slot.record.response, replayed: true };
+    }
+    const record: IdempotencyRecord<R> = {
+      fingerprint: request.fingerprint,
+      createdAt: new Date(request.now).toISOString(),
+      response,
+    };
+    const op = kv.atomic().check({ key: tasks.record(task.id), versionstamp: null });
+    claimIdempotencySlot(op, slot, record);
+    writeTaskTransition(op, null, task);
+    if ((await op.commit()).ok) return { response, replayed: false };
+  }
+  throw conflict();
+}
+
+/**
+ * Rewrites a task under a versionstamp check. `change` sees the stored state (null when absent)
+ * and returns the next one, or the same object to write nothing; it runs again on the fresh
+ * state after a concurrent write, so a partial edit is re-applied and never lost.
+ */
+export async function updateTask(
+  kv: Deno.Kv,
+  taskId: string,
+  change: (task: TaskRecord | null) => TaskRecord,
+): Promise<TaskRecord> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const entry = await kv.get<TaskRecord>(tasks.record(taskId));
+    const next = change(entry.value);
+    if (next === entry.value) return next;
+    const op = kv.atomic().check(entry);
+    writeTaskTransition(op, entry.value, next);
+    if ((await op.commit()).ok) return next;
+  }
+  throw conflict();
+}
+
+/** Filters of the caller's own task listing. */
+export interface UserTaskQuery {
+  limit: number;
+  /** Order key of the last item already returned; the page starts strictly after it. */
+  after: string | null;
+  search: string | null;
+  payment: Payment | null;
+}
+
+/** A page of a newest-first listing, with the order key to resume after when more follow. */
+export interface TaskPage {
+  items: TaskListItem[];
+  nextAfter: string | null;
+}
+
+/**
+ * One page of a user's live tasks, newest first. Without search it costs one read of limit + 1
+ * entries; with search it reads on until limit + 1 matches or the end.
+ */
+export async function listUserTasks(
+  kv: Deno.Kv,
+  userId: string,
+  query: UserTaskQuery,
+): Promise<TaskPage> {
+  const prefix = query.payment
+    ? tasks.byUserPaymentPrefix(userId, query.payment)
+    : tasks.byUserPrefix(userId);
+  const wanted = query.search ? queryWords(query.search) : [];
+  const selector = query.after ? { prefix, end: [...prefix, query.after] } : { prefix };
+  const entries = kv.list<TaskSearchEntry>(selector, {
+    reverse: true,
+    ...(wanted.length === 0 ? { limit: query.limit + 1 } : {}),
+    batchSize: wanted.length === 0 ? query.limit + 1 : 200,
+  });
+  const items: TaskListItem[] = [];
+  let last: string | null = null;
+  for await (const entry of entries) {
+    if (!matchesTerms(wanted, entry.value.terms)) continue;
+    if (items.length === query.limit) return { items, nextAfter: last };
+    items.push(entry.value.item);
+    last = entry.key.at(-1) as string;
+  }
+  return { items, nextAfter: null };
+}
+
+/** How many live tasks a user has in a status, from the counter kept with every write. */
+export async function countUserTasks(
+  kv: Deno.Kv,
+  userId: string,
+  status: TaskStatus,
+): Promise<number> {
+  const entry = await kv.get<Deno.KvU64>(tasks.countByUserStatus(userId, status));
+  return Number(entry.value?.value ?? 0n);
+}
+
+/** Page `page` (from 1) of a user's live tasks in a status, newest first. */
+export async function pageUserTasksByStatus(
+  kv: Deno.Kv,
+  userId: string,
+  status: TaskStatus,
+  page: number,
+  limit: number,
+): Promise<TaskListItem[]> {
+  const skip = (page - 1) * limit;
+  const entries = kv.list<TaskListItem>({ prefix: tasks.byUserStatusPrefix(userId, status) }, {
+    reverse: true,
+    limit: skip + limit,
+    batchSize: Math.min(skip + limit, 1000),
+  });
+  const items: TaskListItem[] = [];
+  let seen = 0;
+  for await (const entry of entries) {
+    if (seen++ >= skip) items.push(entry.value);
+  }
+  return items;
+}
+
+/** Every live task of a user, newest first, read in batches as the consumer pulls. */
+export async function* streamUserTasks(
+  kv: Deno.Kv,
+  userId: string,
+  batchSize = 100,
+): AsyncGenerator<TaskListItem> {
+  const entries = kv.list<TaskSearchEntry>({ prefix: tasks.byUserPrefix(userId) }, {
+    reverse: true,
+    batchSize,
+  });
+  for await (const entry of entries) yield entry.value.item;
+}

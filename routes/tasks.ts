@@ -1,0 +1,322 @@
+/**
+ * Tasks: create (idempotent on request), the caller's listings, one task, edit and complete,
+ * soft delete. GET /tasks/explore lives in its own module.
+ */
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { TypedResponse } from "hono";
+import { hasScope } from "../domain/auth.ts";
+import { AppError, notFound } from "../domain/errors.ts";
+import {
+  applyPatch,
+  assertOwner,
+  canSee,
+  isPublic,
+  markDeleted,
+  newTask,
+  Payment,
+  SearchText,
+  TaskCreate,
+  TaskCreated,
+  TaskDetail,
+  TaskListItem,
+  TaskPatch,
+  type TaskRecord,
+  TaskStatus,
+  toTaskCreated,
+  toTaskDetail,
+} from "../domain/task.ts";
+import { queryWords } from "../domain/text.ts";
+import { decodeCursor, encodeCursor, isUlid } from "../kv/cursor.ts";
+import { requestFingerprint } from "../kv/idempotency.ts";
+import { orderKey } from "../kv/order_key.ts";
+import {
+  countUserTasks,
+  createTask,
+  createTaskOnce,
+  getTask,
+  listUserTasks,
+  pageUserTasksByStatus,
+  streamUserTasks,
+  updateTask,
+} from "../kv/tasks.ts";
+import { getUser } from "../kv/users.ts";
+import { principalOf } from "./authenticate.ts";
+import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
+import type { AppEnv, Deps } from "./env.ts";
+import {
+  cursorPage,
+  CursorQuery,
+  PageHeaders,
+  PageQuery,
+  setNextPage,
+  setPageLinks,
+} from "./paging.ts";
+
+const TaskId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
+
+const CreateHeaders = z.object({
+  "idempotency-key": z.string().min(1).max(255).optional().openapi({
+    description: "Retrying with the same key and body within 24 h returns the first response",
+  }),
+});
+
+const TaskListQuery = CursorQuery.extend({
+  search: SearchText.optional(),
+  payment: Payment.optional(),
+});
+
+const TaskStatusQuery = PageQuery.extend({ status: TaskStatus.default("published") });
+
+const createTaskRoute = defineRoute({ scope: "tasks:write" }, {
+  method: "post",
+  path: "/tasks",
+  tags: ["Tasks"],
+  summary: "Create a task (published at once)",
+  request: { headers: CreateHeaders, body: jsonBody(TaskCreate) },
+  responses: {
+    201: {
+      ...jsonContent(TaskCreated, "The new task"),
+      headers: {
+        Location: { description: "/api/v1/tasks/<id>", schema: { type: "string" as const } },
+      },
+    },
+    ...problems(400, 401, 403, 409, 413, 415, 422, 429),
+  },
+});
+
+const listTasksRoute = defineRoute({ scope: "tasks:read" }, {
+  method: "get",
+  path: "/tasks",
+  tags: ["Tasks"],
+  summary: "The caller's tasks of every status, newest first (cursor paging)",
+  request: { query: TaskListQuery },
+  responses: {
+    200: cursorPage(TaskListItem, "One page of tasks"),
+    ...problems(400, 401, 403, 429),
+  },
+});
+
+const statusRoute = defineRoute({ scope: "tasks:read" }, {
+  method: "get",
+  path: "/tasks/me/status",
+  tags: ["Tasks"],
+  summary: "The caller's tasks in one status, newest first (page paging)",
+  request: { query: TaskStatusQuery },
+  responses: {
+    200: {
+      ...jsonContent(z.array(TaskListItem), "One page of tasks; [] past the end"),
+      headers: PageHeaders,
+    },
+    ...problems(400, 401, 403, 429),
+  },
+});
+
+const createdRoute = defineRoute({ scope: "tasks:read" }, {
+  method: "get",
+  path: "/tasks/me/created",
+  tags: ["Tasks"],
+  summary: "Every task the caller created and has not deleted, newest first (streamed)",
+  responses: {
+    200: jsonContent(z.array(TaskListItem), "All of the caller's tasks, as one streamed array"),
+    ...problems(401, 403, 429),
+  },
+});
+
+const getTaskRoute = defineRoute("public", {
+  method: "get",
+  path: "/tasks/{id}",
+  tags: ["Tasks"],
+  summary: "One task: public when published, its creator's alone when completed",
+  request: { params: TaskId },
+  responses: {
+    200: jsonContent(TaskDetail, "The task"),
+    ...problems(401, 403, 404, 429),
+  },
+});
+
+const patchTaskRoute = defineRoute({ scope: "tasks:write" }, {
+  method: "patch",
+  path: "/tasks/{id}",
+  tags: ["Tasks"],
+  summary: 'Edit a published task of one\'s own, or complete it with {"status":"completed"}',
+  request: { params: TaskId, body: jsonBody(TaskPatch) },
+  responses: {
+    200: jsonContent(TaskDetail, "The task as changed"),
+    ...problems(400, 401, 403, 404, 409, 413, 415, 429),
+  },
+});
+
+const deleteTaskRoute = defineRoute({ scope: "tasks:write" }, {
+  method: "delete",
+  path: "/tasks/{id}",
+  tags: ["Tasks"],
+  summary: "Soft-delete a task of one's own",
+  request: { params: TaskId },
+  responses: {
+    200: jsonContent(Message, "Task deleted"),
+    ...problems(401, 403, 404, 429),
+  },
+});
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The single-task shape, with the author as stored now; a vanished author hides the task. */
+async function detailOf(deps: Deps, task: TaskRecord) {
+  const author = await getUser(deps.kv, task.userId);
+  if (!author) throw notFound("Task");
+  return toTaskDetail(task, author);
+}
+
+/** Streams a JSON array from items read lazily, so memory stays flat however many there are. */
+function jsonArrayStream<T>(
+  items: AsyncGenerator<T>,
+  onError: (error: unknown) => void,
+  itemsPerChunk = 100,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let started = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const parts: string[] = [];
+        let done = false;
+        while (parts.length < itemsPerChunk) {
+          const next = await items.next();
+          if (next.done) {
+            done = true;
+            break;
+          }
+          parts.push(JSON.stringify(next.value));
+        }
+        let text = parts.join(",");
+        if (!started) text = "[" + text;
+        else if (parts.length > 0) text = "," + text;
+        started = true;
+        if (done) text += "]";
+        controller.enqueue(encoder.encode(text));
+        if (done) controller.close();
+      } catch (error) {
+        onError(error);
+        controller.error(error);
+      }
+    },
+    async cancel() {
+      await items.return(undefined);
+    },
+  });
+}
+
+/** Registers every task endpoint except explore, which must be registered before these. */
+export function registerTasks(api: OpenAPIHono<AppEnv>) {
+  api.openapi(createTaskRoute, async (c) => {
+    const deps = c.var.deps;
+    const userId = principalOf(c).userId;
+    const input = c.req.valid("json");
+    const idempotencyKey = c.req.valid("header")["idempotency-key"];
+    const now = deps.now();
+    const id = crypto.randomUUID();
+    const task = newTask(input, { id, userId, orderKey: orderKey(now, id) }, iso(now));
+    let response = { body: toTaskCreated(task), location: `/api/v1/tasks/${id}` };
+    if (idempotencyKey === undefined) {
+      await createTask(deps.kv, task);
+    } else {
+      const fingerprint = await requestFingerprint(input);
+      const result = await createTaskOnce(
+        deps.kv,
+        task,
+        { userId, key: idempotencyKey, fingerprint, now },
+        response,
+      );
+      response = result.response;
+      if (result.replayed) c.header("Idempotent-Replayed", "true");
+    }
+    c.header("Location", response.location);
+    return c.json(response.body, 201);
+  });
+
+  api.openapi(listTasksRoute, async (c) => {
+    const { kv } = c.var.deps;
+    const userId = principalOf(c).userId;
+    const query = c.req.valid("query");
+    const search = query.search?.trim() || null;
+    const filters = {
+      listing: "tasks",
+      userId,
+      search: search ? queryWords(search).join(" ") : "",
+      payment: query.payment ?? "",
+    };
+    const after = query.cursor ? await decodeCursor(query.cursor, filters, isUlid) : null;
+    const page = await listUserTasks(kv, userId, {
+      limit: query.limit,
+      after,
+      search,
+      payment: query.payment ?? null,
+    });
+    setNextPage(c, page.nextAfter ? await encodeCursor(page.nextAfter, filters) : null);
+    return c.json(page.items, 200);
+  });
+
+  api.openapi(statusRoute, async (c) => {
+    const { kv } = c.var.deps;
+    const userId = principalOf(c).userId;
+    const { status, page, limit } = c.req.valid("query");
+    const total = await countUserTasks(kv, userId, status);
+    const items = (page - 1) * limit < total
+      ? await pageUserTasksByStatus(kv, userId, status, page, limit)
+      : [];
+    setPageLinks(c, page, limit, total);
+    return c.json(items, 200);
+  });
+
+  api.openapi(createdRoute, (c) => {
+    const { kv, log } = c.var.deps;
+    const requestId = c.get("requestId");
+    const stream = jsonArrayStream(
+      streamUserTasks(kv, principalOf(c).userId),
+      (error) => log.error("task stream failed", { requestId, error: (error as Error)?.message }),
+    );
+    // A plain Response: the typed helpers expect a parsed body, not a stream of its text.
+    return new Response(stream, {
+      status: 200,
+      headers: { "Content-Type": "application/json; charset=utf-8" },
+    }) as unknown as TypedResponse<TaskListItem[], 200, "json">;
+  });
+
+  api.openapi(getTaskRoute, async (c) => {
+    const deps = c.var.deps;
+    const principal = c.get("principal");
+    const task = await getTask(deps.kv, c.req.valid("param").id);
+    if (!task || !canSee(task, principal?.userId ?? null)) throw notFound("Task");
+    if (!isPublic(task) && principal && !hasScope(principal, "tasks:read")) {
+      throw new AppError(
+        "SCOPE_INSUFFICIENT",
+        "This API key lacks the scope tasks:read",
+        { scope: "tasks:read" },
+      );
+    }
+    return c.json(await detailOf(deps, task), 200);
+  });
+
+  api.openapi(patchTaskRoute, async (c) => {
+    const deps = c.var.deps;
+    const userId = principalOf(c).userId;
+    const patch = c.req.valid("json");
+    const task = await updateTask(
+      deps.kv,
+      c.req.valid("param").id,
+      (current) => applyPatch(assertOwner(current, userId), patch, iso(deps.now())),
+    );
+    return c.json(await detailOf(deps, task), 200);
+  });
+
+  api.openapi(deleteTaskRoute, async (c) => {
+    const deps = c.var.deps;
+    const userId = principalOf(c).userId;
+    await updateTask(
+      deps.kv,
+      c.req.valid("param").id,
+      (current) => markDeleted(assertOwner(current, userId), iso(deps.now())),
+    );
+    return c.json({ message: "Task deleted" }, 200);
+  });
+}

@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import { bearer, setup, signUp, type TestContext } from "./helpers.ts";
+import { assertTaskIndexesConsistent } from "./task_consistency.ts";
+import { postTask } from "./task_fixtures.ts";
+
+async function send(svc: TestContext, token: string, method: string, id: string, json?: unknown) {
+  const res = await svc.request(`/api/v1/tasks/${id}`, { method, headers: bearer(token), json });
+  await res.body?.cancel();
+  return res.status;
+}
+
+Deno.test("every index entry and counter agrees with the task records", async (t) => {
+  await using svc = await setup();
+  const users = [await signUp(svc), await signUp(svc), await signUp(svc)];
+
+  await t.step("an empty store is consistent", async () => {
+    assert.deepEqual(await assertTaskIndexesConsistent(svc.kv), {
+      records: 0,
+      liveRecords: 0,
+      indexEntries: 0,
+      counters: 0,
+    });
+  });
+
+  await t.step("after creates, edits, completions and deletes (some at once)", async () => {
+    const ids: { id: string; token: string }[] = [];
+    for (let i = 0; i < 30; i++) {
+      const { token } = users[i % users.length];
+      const task = await postTask(svc, token, {
+        title: `Task ${i} café`,
+        budget: i % 3 === 0 ? 0 : i * 1.5,
+      });
+      ids.push({ id: task.id, token });
+    }
+    const work: Promise<number>[] = [];
+    ids.forEach(({ id, token }, i) => {
+      if (i % 2 === 0) {
+        work.push(send(svc, token, "PATCH", id, { title: `Edited ${i}`, budget: 0 }));
+      }
+      if (i % 3 === 0) work.push(send(svc, token, "PATCH", id, { status: "completed" }));
+      if (i % 5 === 0) work.push(send(svc, token, "DELETE", id));
+      if (i % 7 === 0) work.push(send(svc, token, "PATCH", id, { budget: 12 }));
+    });
+    const statuses = await Promise.all(work);
+    assert.ok(statuses.every((s) => s === 200 || s === 404 || s === 409), String(statuses));
+
+    const report = await assertTaskIndexesConsistent(svc.kv);
+    assert.equal(report.records, 30);
+    assert.ok(report.liveRecords < 30 && report.liveRecords >= 24);
+    assert.ok(report.indexEntries > report.liveRecords);
+    assert.ok(report.counters > 0);
+  });
+
+  await t.step("the checker notices a stale index entry", async () => {
+    const { token } = users[0];
+    const task = await postTask(svc, token);
+    const stored = await svc.kv.get<{ userId: string; orderKey: string }>(["tasks", task.id]);
+    await send(svc, token, "DELETE", task.id);
+    await svc.kv.set(["tasks_by_user", stored.value!.userId, stored.value!.orderKey], {});
+    await assert.rejects(assertTaskIndexesConsistent(svc.kv), /stale index entry/);
+    await svc.kv.delete(["tasks_by_user", stored.value!.userId, stored.value!.orderKey]);
+    await assertTaskIndexesConsistent(svc.kv);
+  });
+});
