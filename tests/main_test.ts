@@ -1,79 +1,6 @@
 import assert from "node:assert/strict";
 
-const root = new URL("..", import.meta.url).pathname;
-
-/** The environment a fresh shell gives: no service settings, only what Deno itself needs. */
-function bareEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME"]) {
-    const value = Deno.env.get(name);
-    if (value) env[name] = value;
-  }
-  return { ...env, NO_COLOR: "1", ...extra };
-}
-
-/**
- * Runs `main.ts` from `cwd` with the permissions of `deno task start`, so a test passing here
- * means the task's grants are enough.
- */
-function startMain(cwd: string, env: Record<string, string>) {
-  return new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      `--config=${root}deno.json`,
-      "--allow-net",
-      "--allow-env",
-      "--allow-read=./data",
-      "--allow-write=./data",
-      `${root}main.ts`,
-    ],
-    cwd,
-    env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-}
-
-/** Reads JSON log lines until one says `listening`; returns its port and the rest of the log. */
-async function waitForListening(child: Deno.ChildProcess) {
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  const log: string[] = [];
-  while (true) {
-    const { value, done } = await lines.read();
-    if (done) throw new Error(`main.ts ended before listening:\n${buffer}`);
-    buffer += value;
-    let newline;
-    while ((newline = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + 1);
-      log.push(line);
-      const record = JSON.parse(line);
-      if (record.msg === "listening") {
-        const rest = (async () => {
-          while (true) {
-            const next = await lines.read();
-            if (next.done) return [...log, ...buffer.split("\n")].filter(Boolean);
-            buffer += next.value;
-          }
-        })();
-        return { port: record.port as number, rest };
-      }
-    }
-  }
-}
-
-async function stop(child: Deno.ChildProcess, rest: Promise<string[]>) {
-  child.kill("SIGTERM");
-  const [status, stderr, log] = await Promise.all([
-    child.status,
-    new Response(child.stderr).text(),
-    rest,
-  ]);
-  return { status, stderr, log };
-}
+import { bareEnv, mainCommand, startMain, stopMain, waitForListening } from "./main_process.ts";
 
 Deno.test("main.ts starts with no settings, answers, and exits cleanly on SIGTERM", async (t) => {
   const cwd = await Deno.makeTempDir();
@@ -114,7 +41,7 @@ Deno.test("main.ts starts with no settings, answers, and exits cleanly on SIGTER
     assert.equal(used.status, 200);
     await used.body?.cancel();
 
-    const { status, stderr, log } = await stop(child, rest);
+    const { status, stderr, log } = await stopMain(child, rest);
     assert.equal(status.code, 0, stderr);
     assert.equal(stderr, "");
     assert.ok(log.some((l) => JSON.parse(l).msg === "shutting down"));
@@ -142,7 +69,7 @@ Deno.test("main.ts starts with no settings, answers, and exits cleanly on SIGTER
     const [key] = await keys.json();
     assert.notEqual(key.lastUsedAt, null, "the last use was flushed at shutdown");
 
-    const { status } = await stop(child, rest);
+    const { status } = await stopMain(child, rest);
     assert.equal(status.code, 0);
   });
 
@@ -158,21 +85,8 @@ Deno.test("a bad setting stops main.ts with a non-zero exit naming the setting",
   ];
   for (const [name, value] of cases) {
     await t.step(`${name}=${value}`, async () => {
-      const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          `--config=${root}deno.json`,
-          "--allow-net",
-          "--allow-env",
-          "--allow-read=./data",
-          "--allow-write=./data",
-          `${root}main.ts`,
-        ],
-        cwd,
-        env: bareEnv({ [name]: value }),
-        clearEnv: true,
-        stdin: "null",
-      }).output();
+      const { code, stdout, stderr } = await mainCommand(cwd, bareEnv({ [name]: value }))
+        .output();
       const err = new TextDecoder().decode(stderr);
       assert.notEqual(code, 0);
       assert.match(err, new RegExp(name));

@@ -1,0 +1,82 @@
+/** Runs `main.ts` as its own process, the way `deno task start` does, for start-up tests. */
+
+/** The project directory. */
+export const root = new URL("..", import.meta.url).pathname;
+
+/** The environment a fresh shell gives: no service settings, only what Deno itself needs. */
+export function bareEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME"]) {
+    const value = Deno.env.get(name);
+    if (value) env[name] = value;
+  }
+  return { ...env, NO_COLOR: "1", ...extra };
+}
+
+/** The permission flags of `deno task start`, read from deno.json so the test follows the task. */
+function startFlags(): string[] {
+  const config = JSON.parse(Deno.readTextFileSync(`${root}deno.json`));
+  const words: string[] = config.tasks.start.split(/\s+/);
+  return words.filter((word) => word.startsWith("--allow-"));
+}
+
+/**
+ * Runs `main.ts` from `cwd` with the permissions of `deno task start`, so a test passing here
+ * means the task's grants are enough.
+ */
+export function mainCommand(cwd: string, env: Record<string, string>): Deno.Command {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", `--config=${root}deno.json`, ...startFlags(), `${root}main.ts`],
+    cwd,
+    env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  });
+}
+
+/** Starts `main.ts` in `cwd` with exactly `env`. */
+export function startMain(cwd: string, env: Record<string, string>): Deno.ChildProcess {
+  return mainCommand(cwd, env).spawn();
+}
+
+/** Reads JSON log lines until one says `listening`; returns its port and the rest of the log. */
+export async function waitForListening(child: Deno.ChildProcess) {
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  const log: string[] = [];
+  while (true) {
+    const { value, done } = await lines.read();
+    if (done) throw new Error(`main.ts ended before listening:\n${buffer}`);
+    buffer += value;
+    let newline;
+    while ((newline = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      log.push(line);
+      const record = JSON.parse(line);
+      if (record.msg === "listening") {
+        const rest = (async () => {
+          while (true) {
+            const next = await lines.read();
+            if (next.done) return [...log, ...buffer.split("\n")].filter(Boolean);
+            buffer += next.value;
+          }
+        })();
+        return { port: record.port as number, rest };
+      }
+    }
+  }
+}
+
+/** Sends SIGTERM and waits for the exit; returns the status, stderr and every log line. */
+export async function stopMain(child: Deno.ChildProcess, rest: Promise<string[]>) {
+  child.kill("SIGTERM");
+  const [status, stderr, log] = await Promise.all([
+    child.status,
+    new Response(child.stderr).text(),
+    rest,
+  ]);
+  return { status, stderr, log };
+}

@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { bareEnv, root, startMain, stopMain, waitForListening } from "./main_process.ts";
+
+function has(command: string): boolean {
+  try {
+    return new Deno.Command(command, { args: ["--version"], stdout: "null", stderr: "null" })
+      .outputSync().success;
+  } catch {
+    return false;
+  }
+}
+
+/** The shell block of the README's "A first session with curl". */
+function walkthrough(): string {
+  const readme = Deno.readTextFileSync(`${root}README.md`);
+  const section = readme.slice(readme.indexOf("## A first session with curl"));
+  const match = /```sh\n([\s\S]*?)```/.exec(section);
+  if (!match) throw new Error("README.md has no curl walkthrough");
+  return match[1];
+}
+
+Deno.test({
+  name: "the README's curl walkthrough works as written against main.ts",
+  ignore: !has("curl") || !has("bash"),
+  async fn() {
+    const cwd = await Deno.makeTempDir();
+    const child = startMain(cwd, bareEnv({ PORT: "0" }));
+    const { port, rest } = await waitForListening(child);
+    try {
+      // The walkthrough is run as written; only the port differs from the default 8000.
+      const script = walkthrough().replaceAll("localhost:8000", `localhost:${port}`);
+      const run = await new Deno.Command("bash", {
+        args: ["-euo", "pipefail", "-c", script],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const out = new TextDecoder().decode(run.stdout);
+      assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
+      const profiles = out.match(/"email":"ada@example.com"/g) ?? [];
+      assert.equal(profiles.length, 3, `sign-up and both calls with the key answer:\n${out}`);
+      assert.doesNotMatch(out, /"code":/, "no step answered an error");
+    } finally {
+      const { status } = await stopMain(child, rest);
+      assert.equal(status.code, 0);
+      await Deno.remove(cwd, { recursive: true });
+    }
+  },
+});
