@@ -32,6 +32,14 @@ export function createApi(): OpenAPIHono<AppEnv> {
   return api;
 }
 
+/** A route path as an exact regular expression: `:param` is one segment, the rest literal. */
+function pathPattern(path: string): RegExp {
+  const segments = path.split("/").map((segment) =>
+    segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+  );
+  return new RegExp(`^${segments.join("/")}$`);
+}
+
 /** Matches a request path against the app's routes to tell a wrong method from a wrong path. */
 function allowedMethods(app: OpenAPIHono<AppEnv>) {
   let table: { pattern: RegExp; method: string }[] | null = null;
@@ -40,7 +48,7 @@ function allowedMethods(app: OpenAPIHono<AppEnv>) {
       .filter((r) => r.method !== "ALL")
       .map((r) => ({
         method: r.method,
-        pattern: new RegExp(`^${r.path.replace(/:[^/]+/g, "[^/]+")}/?$`),
+        pattern: pathPattern(r.path),
       }));
     const methods = new Set(table.filter((r) => r.pattern.test(path)).map((r) => r.method));
     if (methods.has("GET")) methods.add("HEAD");
