@@ -9,6 +9,7 @@ import type { AppEnv, Deps } from "./env.ts";
 import { registerHealth } from "./health.ts";
 import { registerKeys } from "./keys.ts";
 import { registerProjects } from "./projects.ts";
+import { registerReference } from "./reference.ts";
 import { accessLog, clientAddress, limitBody, requestId } from "./middleware.ts";
 import { errorHandler, problemResponse } from "./problem.ts";
 import { registerSessions } from "./sessions.ts";
@@ -69,6 +70,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.use(limitBody());
 
   registerHealth(app);
+  registerReference(app);
   const api = createApi();
   for (const prefix of API_PREFIXES) app.route(prefix, api);
 

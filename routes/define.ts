@@ -5,7 +5,7 @@
 import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { Hook } from "@hono/zod-openapi";
 import type { Access } from "../domain/auth.ts";
-import { AppError } from "../domain/errors.ts";
+import { AppError, ERROR_STATUS, type ErrorCode } from "../domain/errors.ts";
 import { authenticate } from "./authenticate.ts";
 import type { AppEnv } from "./env.ts";
 import { fieldProblems } from "./problem.ts";
@@ -25,10 +25,12 @@ export function newRouter(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 }
 
+/** OpenAPI 3.1 lets any scheme list roles: an API key's list names the scope it needs. */
 function securityFor(access: Access): Record<string, string[]>[] {
+  const scopes = typeof access === "object" ? [access.scope] : [];
   const credentials: Record<string, string[]>[] = [
-    { ApiKeyHeader: [] },
-    { BearerApiKey: [] },
+    { ApiKeyHeader: scopes },
+    { BearerApiKey: scopes },
     { SessionToken: [] },
   ];
   if (access === "session") return [{ SessionToken: [] }];
@@ -51,11 +53,27 @@ export const Problem = z.object({
   title: z.string(),
   status: z.number().int(),
   detail: z.string(),
-  code: z.string(),
-  requestId: z.string(),
-  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-  scope: z.string().optional(),
-}).openapi("Problem");
+  code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).openapi({
+    description: "Stable machine-readable error code; see the list in the API description",
+  }),
+  requestId: z.string().openapi({ description: "The response's X-Request-Id" }),
+  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional().openapi({
+    description: "With VALIDATION_ERROR: one entry per problem, addressed by dotted path",
+  }),
+  scope: z.string().optional().openapi({
+    description: "With SCOPE_INSUFFICIENT: the scope the endpoint needs",
+  }),
+}).openapi("Problem", {
+  description: "An RFC 9457 problem details body with the service's `code` and request id",
+  example: {
+    type: "about:blank",
+    title: "Unauthorized",
+    status: 401,
+    detail: "No API key or JWT provided",
+    code: "TOKEN_MISSING",
+    requestId: "01JD3YQ5G7N9J7M2X4W8T6V0KC",
+  },
+});
 
 /** The body of confirmations such as `{"message":"Task deleted"}`. */
 export const Message = z.object({ message: z.string() }).openapi("Message");
@@ -87,4 +105,14 @@ export function jsonContent<T extends z.ZodType>(schema: T, description: string)
 /** A required JSON request body. */
 export function jsonBody<T extends z.ZodType>(schema: T) {
   return { required: true, content: { "application/json": { schema } } };
+}
+
+/** A 201 response carrying the new resource and its `Location`. */
+export function createdContent<T extends z.ZodType>(schema: T, description: string) {
+  return {
+    ...jsonContent(schema, description),
+    headers: z.object({
+      Location: z.string().openapi({ description: "The new resource's URL" }),
+    }),
+  };
 }

@@ -15,7 +15,7 @@ import {
 import { invalid, notFound } from "../domain/errors.ts";
 import { createApiKey, listApiKeys, updateApiKey } from "../kv/api_keys.ts";
 import { principalOf } from "./authenticate.ts";
-import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
+import { createdContent, defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";
 
 const KeyId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
@@ -27,7 +27,7 @@ const createRouteDef = defineRoute("session", {
   summary: "Create an API key; its value is in this response only",
   request: { body: jsonBody(ApiKeyCreate) },
   responses: {
-    201: jsonContent(ApiKeyWithValue, "The new key, with its value shown once"),
+    201: createdContent(ApiKeyWithValue, "The new key, with its value shown once"),
     ...problems(400, 401, 403, 409, 413, 415, 429),
   },
 });

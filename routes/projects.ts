@@ -17,7 +17,7 @@ import {
   updateProject,
 } from "../kv/projects.ts";
 import { principalOf } from "./authenticate.ts";
-import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
+import { createdContent, defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";
 import { cursorPage, CursorQuery, setNextPage } from "./paging.ts";
 
@@ -42,10 +42,7 @@ const createRouteDef = defineRoute({ scope: "projects:write" }, {
   summary: "Create a project",
   request: { body: jsonBody(ProjectCreate) },
   responses: {
-    201: {
-      ...jsonContent(Project, "The new project"),
-      headers: z.object({ Location: z.string().openapi({ description: "The project's URL" }) }),
-    },
+    201: createdContent(Project, "The new project"),
     ...problems(400, 401, 403, 413, 415, 429),
   },
 });

@@ -18,7 +18,7 @@ import { decodeCursor, encodeCursor, isUlid } from "../kv/cursor.ts";
 import { deleteUserSessions } from "../kv/sessions.ts";
 import { createUser, getUser, listUsers, markUserDeleted, updateUser } from "../kv/users.ts";
 import { principalOf } from "./authenticate.ts";
-import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
+import { createdContent, defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";
 import { cursorPage, CursorQuery, setNextPage } from "./paging.ts";
 
@@ -31,10 +31,7 @@ const signUpRoute = defineRoute("public", {
   summary: "Sign up: create an account",
   request: { body: jsonBody(SignUp) },
   responses: {
-    201: {
-      ...jsonContent(PrivateProfile, "The new account's private profile"),
-      headers: z.object({ Location: z.string().openapi({ description: "The new user's URL" }) }),
-    },
+    201: createdContent(PrivateProfile, "The new account's private profile"),
     ...problems(400, 401, 409, 413, 415, 429),
   },
 });

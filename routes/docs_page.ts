@@ -1,0 +1,379 @@
+/**
+ * The interactive reference at /docs: one self-contained HTML page rendered from the OpenAPI
+ * document (no CDN, no framework), with a "try it" form per operation that calls the live API.
+ */
+import type { OpenApiDocument } from "./openapi.ts";
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Schema = { [key: string]: Json };
+
+const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+
+function escapeHtml(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;").replaceAll("'", "&#39;");
+}
+
+/** Inline markdown: `code`, **bold**. */
+function inline(text: string): string {
+  return escapeHtml(text)
+    .replace(/`([^`]+)`/g, "<code>$1</code>")
+    .replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>");
+}
+
+/** The little markdown the document's descriptions use: headings, lists, tables, paragraphs. */
+export function markdown(text: string): string {
+  const out: string[] = [];
+  const blocks = text.split(/\n\s*\n/);
+  for (const block of blocks) {
+    const lines = block.trim().split("\n");
+    if (lines[0].startsWith("## ")) {
+      out.push(`<h3>${inline(lines[0].slice(3))}</h3>`);
+      lines.shift();
+      if (lines.length === 0) continue;
+    }
+    if (lines.every((l) => l.startsWith("|"))) {
+      const cells = (l: string) => l.replace(/^\||\|$/g, "").split("|").map((c) => c.trim());
+      const [head, , ...rows] = lines;
+      out.push(
+        `<table><thead><tr>${cells(head).map((c) => `<th>${inline(c)}</th>`).join("")}</tr>` +
+          `</thead><tbody>${
+            rows.map((r) => `<tr>${cells(r).map((c) => `<td>${inline(c)}</td>`).join("")}</tr>`)
+              .join("")
+          }</tbody></table>`,
+      );
+    } else if (lines[0].startsWith("- ")) {
+      const items = lines.join("\n").split(/\n(?=- )/).map((i) =>
+        i.slice(2).replace(/\n\s*/g, " ")
+      );
+      out.push(`<ul>${items.map((i) => `<li>${inline(i)}</li>`).join("")}</ul>`);
+    } else {
+      out.push(`<p>${inline(lines.join(" "))}</p>`);
+    }
+  }
+  return out.join("\n");
+}
+
+function refName(schema: Schema): string | null {
+  const ref = schema.$ref;
+  return typeof ref === "string" ? ref.split("/").at(-1)! : null;
+}
+
+function resolve(doc: OpenApiDocument, schema: Schema): Schema {
+  const name = refName(schema);
+  const schemas = (doc.components?.schemas ?? {}) as Record<string, Schema>;
+  return name && schemas[name] ? resolve(doc, schemas[name]) : schema;
+}
+
+/** A short type label: `string (uuid)`, `PublicProfile[]`, `string | null`. */
+function typeLabel(schema: Schema): string {
+  const name = refName(schema);
+  if (name) return `<a href="#schema-${escapeHtml(name)}">${escapeHtml(name)}</a>`;
+  const variants = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
+  if (Array.isArray(variants)) return variants.map(typeLabel).join(" | ");
+  if (schema.type === "array" && schema.items) return `${typeLabel(schema.items as Schema)}[]`;
+  const type = Array.isArray(schema.type) ? schema.type.join(" | ") : String(schema.type ?? "any");
+  return escapeHtml(schema.format ? `${type} (${schema.format})` : type);
+}
+
+const CONSTRAINTS = [
+  "minLength",
+  "maxLength",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "minItems",
+  "maxItems",
+  "pattern",
+  "default",
+];
+
+function constraints(schema: Schema): string {
+  const parts = CONSTRAINTS.filter((k) => schema[k] !== undefined)
+    .map((k) => `${k}: ${JSON.stringify(schema[k])}`);
+  if (Array.isArray(schema.enum)) parts.push(`one of ${schema.enum.map(String).join(", ")}`);
+  return parts.length ? `<span class="rules">${escapeHtml(parts.join("; "))}</span>` : "";
+}
+
+/** The members of an object schema as a nested list; named schemas link to their section. */
+function schemaTree(doc: OpenApiDocument, schema: Schema, depth = 0): string {
+  if (refName(schema) && depth > 0) return "";
+  const target = resolve(doc, schema);
+  if (target.type === "array" && target.items) {
+    return schemaTree(doc, target.items as Schema, depth + 1);
+  }
+  const properties = target.properties as Record<string, Schema> | undefined;
+  if (!properties || depth > 3) return "";
+  const required = new Set((target.required as string[] | undefined) ?? []);
+  return `<ul class="props">${
+    Object.entries(properties).map(([name, prop]) =>
+      `<li><code>${escapeHtml(name)}</code> <span class="type">${typeLabel(prop)}</span>` +
+      `${required.has(name) ? ' <span class="req">required</span>' : ""} ${constraints(prop)}` +
+      `${
+        prop.description ? ` <span class="desc">${inline(String(prop.description))}</span>` : ""
+      }` +
+      `${schemaTree(doc, prop, depth + 1)}</li>`
+    ).join("")
+  }</ul>`;
+}
+
+/** A plausible value for a schema, to prefill request bodies. */
+export function exampleOf(doc: OpenApiDocument, schema: Schema, depth = 0): Json {
+  const target = resolve(doc, schema);
+  if (target.example !== undefined) return target.example;
+  if (target.default !== undefined) return target.default;
+  if (Array.isArray(target.enum)) return target.enum[0];
+  const variants = (target.anyOf ?? target.oneOf) as Schema[] | undefined;
+  if (Array.isArray(variants)) return exampleOf(doc, variants[0], depth + 1);
+  const type = Array.isArray(target.type) ? target.type.find((t) => t !== "null") : target.type;
+  switch (type) {
+    case "object": {
+      const result: { [key: string]: Json } = {};
+      const properties = (target.properties ?? {}) as Record<string, Schema>;
+      const required = new Set((target.required as string[] | undefined) ?? []);
+      for (const [name, prop] of Object.entries(properties)) {
+        if (required.has(name) && depth < 5) result[name] = exampleOf(doc, prop, depth + 1);
+      }
+      return result;
+    }
+    case "array":
+      return Number(target.minItems ?? 0) > 0 && target.items
+        ? [exampleOf(doc, target.items as Schema, depth + 1)]
+        : [];
+    case "integer":
+    case "number":
+      return Number(target.minimum ?? 1);
+    case "boolean":
+      return false;
+    case "string":
+      return ({
+        email: "ada@example.com",
+        uuid: "00000000-0000-4000-8000-000000000000",
+        "date-time": "2026-12-31T12:00:00.000Z",
+        uri: "https://example.com/picture.png",
+      } as Record<string, string>)[String(target.format)] ?? "text";
+    default:
+      return null;
+  }
+}
+
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  description?: string;
+  schema?: Schema;
+}
+
+interface Operation {
+  operationId: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  security?: Record<string, string[]>[];
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, { schema: Schema }> };
+  responses: Record<string, {
+    description: string;
+    headers?: Record<string, unknown>;
+    content?: Record<string, { schema: Schema }>;
+  }>;
+}
+
+/** "No credential", "session token only", or the scope an API key needs. */
+export function accessOf(op: Operation): string {
+  const security = op.security ?? [];
+  if (security.length === 0 || security.some((s) => Object.keys(s).length === 0)) {
+    return "No credential needed (one that is sent is still checked)";
+  }
+  if (security.every((s) => "SessionToken" in s && Object.keys(s).length === 1)) {
+    return "Session token only";
+  }
+  const scope = security.find((s) => s.ApiKeyHeader)?.ApiKeyHeader?.[0];
+  return scope
+    ? `API key with scope <code>${escapeHtml(scope)}</code>, or a session token`
+    : "Any credential";
+}
+
+function renderOperation(doc: OpenApiDocument, method: string, path: string, op: Operation) {
+  const params = op.parameters ?? [];
+  const bodySchema = op.requestBody?.content["application/json"]?.schema;
+  const rows = params.map((p) =>
+    `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}</td>` +
+    `<td>${p.schema ? typeLabel(p.schema) : ""} ${p.schema ? constraints(p.schema) : ""}</td>` +
+    `<td>${p.required ? "yes" : ""}</td><td>${inline(p.description ?? "")}</td></tr>`
+  ).join("");
+  const responses = Object.entries(op.responses).map(([status, r]) => {
+    const [type, media] = Object.entries(r.content ?? {})[0] ?? [];
+    const headers = Object.keys(r.headers ?? {}).filter((h) => h !== "X-Request-Id");
+    return `<li><span class="status s${status[0]}">${status}</span> ${inline(r.description)}` +
+      (media ? ` <span class="type">${escapeHtml(type!)} ${typeLabel(media.schema)}</span>` : "") +
+      (headers.length
+        ? ` <span class="desc">headers: ${headers.map((h) => `<code>${h}</code>`).join(" ")}</span>`
+        : "") +
+      "</li>";
+  }).join("");
+  const inputs = params.map((p) =>
+    `<label>${escapeHtml(p.name)} <small>(${p.in})</small><input name="${escapeHtml(p.name)}" ` +
+    `data-in="${p.in}"${p.required ? " required" : ""}></label>`
+  ).join("");
+  const body = bodySchema
+    ? `<label>JSON body<textarea name="__body" rows="6">${
+      escapeHtml(JSON.stringify(exampleOf(doc, bodySchema), null, 2))
+    }</textarea></label>`
+    : "";
+  return `<section class="op" id="${escapeHtml(op.operationId)}">
+<h3><span class="method ${method}">${method.toUpperCase()}</span> <code>${
+    escapeHtml(path)
+  }</code></h3>
+<p>${inline(op.summary ?? "")}</p>
+<p class="access">${accessOf(op)}</p>
+${
+    rows
+      ? `<table><thead><tr><th>parameter</th><th>in</th><th>type</th><th>required</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
+      : ""
+  }
+${bodySchema ? `<h4>Request body ${typeLabel(bodySchema)}</h4>${schemaTree(doc, bodySchema)}` : ""}
+<h4>Responses</h4><ul class="responses">${responses}</ul>
+<details class="try"><summary>Try it</summary>
+<form data-method="${method}" data-path="${escapeHtml(path)}" data-root="${
+    "servers" in (doc.paths?.[path] ?? {}) ? "1" : ""
+  }">${inputs}${body}<button type="submit">Send</button></form>
+<pre class="result" hidden></pre></details>
+</section>`;
+}
+
+function renderSchemas(doc: OpenApiDocument): string {
+  const schemas = (doc.components?.schemas ?? {}) as Record<string, Schema>;
+  return Object.entries(schemas).map(([name, schema]) =>
+    `<section class="schema" id="schema-${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3>` +
+    `${schema.description ? `<p>${inline(String(schema.description))}</p>` : ""}` +
+    `<p class="type">${typeLabel({ ...schema, $ref: null })} ${constraints(schema)}</p>` +
+    `${schemaTree(doc, schema, 0)}</section>`
+  ).join("\n");
+}
+
+const STYLE = `
+body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1d2433;display:flex}
+nav{width:270px;height:100vh;overflow:auto;position:sticky;top:0;background:#f4f6fa;padding:1rem;box-sizing:border-box;flex:none}
+nav a{display:block;color:inherit;text-decoration:none;font-size:13px;padding:2px 0}
+nav h4{margin:1rem 0 .25rem;text-transform:uppercase;font-size:12px;color:#667}
+main{padding:1rem 2rem;max-width:980px;flex:1;min-width:0}
+code{background:#eef1f6;padding:0 3px;border-radius:3px;font-size:90%}
+table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #dde;padding:3px 8px;text-align:left;font-size:14px}
+.op,.schema{border-top:1px solid #dde;padding:.75rem 0}
+.method{display:inline-block;min-width:60px;text-align:center;color:#fff;border-radius:4px;font-size:13px;padding:1px 6px}
+.get{background:#2b7bd6}.post{background:#1e9e5a}.put{background:#c77d12}.patch{background:#8a5cc7}.delete{background:#d23c3c}
+.status{display:inline-block;min-width:34px;font-weight:600}.s2{color:#1e9e5a}.s4{color:#c77d12}.s5{color:#d23c3c}
+.type{color:#556}.req{color:#d23c3c;font-size:12px}.rules{color:#889;font-size:12px}.desc{color:#445;font-size:13px}
+.access{font-size:13px;color:#445}.props{margin:.25rem 0;padding-left:1.2rem}
+.try form{display:grid;gap:.4rem;max-width:640px}.try input,.try textarea,.try select{width:100%;font:13px monospace;box-sizing:border-box}
+.result{background:#111827;color:#e5e7eb;padding:.75rem;overflow:auto;max-height:420px;white-space:pre-wrap}
+#auth{display:grid;gap:.4rem;max-width:640px;background:#f4f6fa;padding:.75rem;border-radius:6px}
+`;
+
+// Runs in the browser: sends a "try it" form to the live API and shows the raw answer.
+const SCRIPT = `
+const $ = (s) => document.querySelector(s);
+const saved = JSON.parse(localStorage.getItem("docs-auth") || "{}");
+$("#credential").value = saved.credential || "";
+$("#scheme").value = saved.scheme || "X-API-Key";
+$("#server").value = saved.server || $("#server").value;
+for (const el of ["#credential", "#scheme", "#server"]) {
+  $(el).addEventListener("change", () => localStorage.setItem("docs-auth", JSON.stringify({
+    credential: $("#credential").value, scheme: $("#scheme").value, server: $("#server").value,
+  })));
+}
+for (const form of document.querySelectorAll(".try form")) {
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const out = form.parentElement.querySelector(".result");
+    out.hidden = false;
+    let path = form.dataset.path;
+    const query = new URLSearchParams();
+    for (const input of form.querySelectorAll("input")) {
+      if (input.dataset.in === "path") path = path.replace("{" + input.name + "}", encodeURIComponent(input.value));
+      else if (input.dataset.in === "query" && input.value !== "") query.set(input.name, input.value);
+    }
+    const base = form.dataset.root ? "" : $("#server").value;
+    const url = base + path + (query.size ? "?" + query : "");
+    const headers = {};
+    const credential = $("#credential").value.trim();
+    if (credential) {
+      if ($("#scheme").value === "X-API-Key") headers["X-API-Key"] = credential;
+      else headers["Authorization"] = "Bearer " + credential;
+    }
+    const init = { method: form.dataset.method.toUpperCase(), headers };
+    const body = form.querySelector("textarea");
+    if (body) { init.body = body.value; headers["Content-Type"] = "application/json"; }
+    out.textContent = init.method + " " + url + " ...";
+    try {
+      const res = await fetch(url, init);
+      const text = await res.text();
+      let shown = text;
+      try { shown = JSON.stringify(JSON.parse(text), null, 2); } catch {}
+      const head = [...res.headers].map(([k, v]) => k + ": " + v).join("\\n");
+      out.textContent = init.method + " " + url + "\\n\\n" + res.status + " " + res.statusText + "\\n" + head + "\\n\\n" + shown;
+    } catch (error) {
+      out.textContent = "Request failed: " + error;
+    }
+  });
+}
+`;
+
+/** The whole page for a document. */
+export function renderDocsPage(doc: OpenApiDocument): string {
+  const byTag = new Map<string, { method: string; path: string; op: Operation }[]>();
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = (item as Record<string, unknown>)[method] as Operation | undefined;
+      if (!op) continue;
+      const tag = op.tags?.[0] ?? "Other";
+      byTag.set(tag, [...(byTag.get(tag) ?? []), { method, path, op }]);
+    }
+  }
+  const tagOrder = (doc.tags ?? []).map((t) => t.name).filter((t) => byTag.has(t));
+  for (const tag of byTag.keys()) if (!tagOrder.includes(tag)) tagOrder.push(tag);
+  const nav = tagOrder.map((tag) =>
+    `<h4>${escapeHtml(tag)}</h4>` +
+    byTag.get(tag)!.map(({ method, path, op }) =>
+      `<a href="#${escapeHtml(op.operationId)}"><b>${method.toUpperCase()}</b> ${
+        escapeHtml(path)
+      }</a>`
+    ).join("")
+  ).join("");
+  const sections = tagOrder.map((tag) =>
+    `<h2>${escapeHtml(tag)}</h2>` +
+    byTag.get(tag)!.map(({ method, path, op }) => renderOperation(doc, method, path, op)).join("")
+  ).join("\n");
+  const servers = (doc.servers ?? []).map((s) =>
+    `<option value="${escapeHtml(s.url)}">${escapeHtml(s.url)}${
+      s.description ? ` (${escapeHtml(s.description)})` : ""
+    }</option>`
+  ).join("");
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(doc.info.title)} reference</title>
+<style>${STYLE}</style></head>
+<body><nav><strong>${escapeHtml(doc.info.title)}</strong>
+<a href="/openapi.json">openapi.json</a>${nav}<h4>Schemas</h4>${
+    Object.keys(doc.components?.schemas ?? {}).map((n) =>
+      `<a href="#schema-${escapeHtml(n)}">${escapeHtml(n)}</a>`
+    ).join("")
+  }</nav>
+<main><h1>${escapeHtml(doc.info.title)} <small>${escapeHtml(doc.info.version)}</small></h1>
+${markdown(doc.info.description ?? "")}
+<h2>Try it</h2>
+<div id="auth"><label>Server <select id="server">${servers}</select></label>
+<label>Credential (API key or session token) <input id="credential" autocomplete="off"></label>
+<label>Send it as <select id="scheme"><option>X-API-Key</option>
+<option value="Bearer">Authorization: Bearer</option></select></label>
+<small>Kept in this browser's local storage only.</small></div>
+${sections}
+<h2>Schemas</h2>
+${renderSchemas(doc)}
+</main>
+<script>${SCRIPT}</script>
+</body></html>`;
+}

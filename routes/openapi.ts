@@ -1,0 +1,226 @@
+/**
+ * The OpenAPI 3.1 document, generated from the app's own route declarations: each versioned
+ * path is listed once under the servers `/api/v1` and `/v1`, root paths with their own server,
+ * and the headers every response carries are added in one place.
+ */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { ERROR_STATUS, type ErrorCode } from "../domain/errors.ts";
+import { Problem } from "./define.ts";
+import type { AppEnv } from "./env.ts";
+
+export type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
+
+const API_SERVERS = [
+  { url: "/api/v1", description: "Task interface form" },
+  { url: "/v1", description: "Overview form (the same endpoints)" },
+];
+const ROOT_SERVERS = [{ url: "/", description: "Service root" }];
+
+/** What each error code means; typed by ErrorCode so a new code cannot go undocumented. */
+const ERROR_MEANING: Record<ErrorCode, string> = {
+  VALIDATION_ERROR: "body, query or path fails the rules; `errors` lists each problem",
+  INVALID_JSON: "the body is not JSON",
+  INVALID_CURSOR: "cursor malformed, or made for another query",
+  TOKEN_MISSING: "no credential where one is needed",
+  API_KEY_INVALID: "API key malformed, unknown, revoked or expired",
+  TOKEN_INVALID: "session token bad, expired or logged out",
+  IP_NOT_ALLOWED: "the key has an IP whitelist and the client address is outside it",
+  INVALID_CREDENTIALS: "login with a wrong email or password",
+  SCOPE_INSUFFICIENT: "the key lacks the endpoint's scope; `scope` names it",
+  SESSION_REQUIRED: "an API key where a session token is required",
+  FORBIDDEN: "acting on another user's visible resource",
+  NOT_FOUND: "unknown resource or route, or another user's private resource",
+  METHOD_NOT_ALLOWED: "known path, wrong method (see `Allow`)",
+  EMAIL_TAKEN: "sign-up with an email already in use",
+  KEY_LIMIT_REACHED: "an 11th active API key",
+  INVALID_TRANSITION: "the resource's state does not allow the change",
+  CONFLICT: "concurrent changes kept the request from completing; retry",
+  PAYLOAD_TOO_LARGE: "body over 64 KiB",
+  UNSUPPORTED_MEDIA_TYPE: "a body that is not application/json",
+  IDEMPOTENCY_KEY_REUSED: "same Idempotency-Key, different body",
+  RATE_LIMITED: "the request budget is spent; see `Retry-After`",
+  INTERNAL_ERROR: "an unexpected failure; the body never carries internals",
+  SERVICE_UNAVAILABLE: "storage does not answer",
+};
+
+const DESCRIPTION = `A REST interface for a task marketplace: users post tasks with a budget, a
+location and requirements, and others browse them.
+
+## Credentials
+
+- **API key**: \`X-API-Key: svc_<64 hex>\` or \`Authorization: Bearer svc_<64 hex>\`, on every path.
+  Keys carry scopes, may be limited to IP ranges, and expire.
+- **Session token**: \`Authorization: Bearer <jwt>\` from \`POST /v1/auth/token\`. A session holds
+  every scope and is the only credential that manages API keys or deletes the account.
+
+An endpoint that needs no credential still checks one that is sent. Checks run in this order,
+the first failure answering: 401 TOKEN_MISSING; 401 API_KEY_INVALID or TOKEN_INVALID;
+401 IP_NOT_ALLOWED; 429 RATE_LIMITED; 403 SCOPE_INSUFFICIENT; 403 SESSION_REQUIRED.
+
+## Paging
+
+Cursor-paged listings answer a JSON array. When more items follow, the response carries
+\`X-Next-Cursor\` and \`Link: <next page URL>; rel="next"\`; the last page carries neither. A cursor
+is opaque and bound to its query's filters. \`limit\` is 1 to 50 (default 20). Order is newest first.
+
+## Errors
+
+Errors are \`application/problem+json\` (RFC 9457) with a stable \`code\` and the \`requestId\`:
+
+| status | code | when |
+|---|---|---|
+${
+  (Object.keys(ERROR_STATUS) as ErrorCode[])
+    .map((code) => `| ${ERROR_STATUS[code]} | ${code} | ${ERROR_MEANING[code]} |`)
+    .join("\n")
+}
+
+Every response carries \`X-Request-Id\`.`;
+
+const TAGS = [
+  { name: "Tasks", description: "Post, list, browse and delete tasks" },
+  { name: "Users", description: "Sign-up, public profiles, one's own account" },
+  { name: "Sessions", description: "Log in and out with email and password" },
+  { name: "API keys", description: "Scoped, rotatable, IP-restrictable keys (session only)" },
+  { name: "Projects", description: "Each user's private projects" },
+  { name: "Service", description: "Health, this document and its reference page" },
+];
+
+const HEADERS = {
+  "X-Request-Id": {
+    description: "The request's id: the client's own X-Request-Id when sane, else a new ULID",
+    schema: { type: "string" },
+  },
+  "RateLimit-Policy": {
+    description: 'On rate-limited requests: the quota, e.g. `"default";q=1000;w=3600`',
+    schema: { type: "string" },
+  },
+  RateLimit: {
+    description: 'On rate-limited requests: e.g. `"default";r=998;t=3540` (remaining, seconds)',
+    schema: { type: "string" },
+  },
+  "X-RateLimit-Limit": {
+    description: "On rate-limited requests: requests allowed per window",
+    schema: { type: "integer" },
+  },
+  "X-RateLimit-Remaining": {
+    description: "On rate-limited requests: requests left in the window",
+    schema: { type: "integer" },
+  },
+  "X-RateLimit-Reset": {
+    description: "On rate-limited requests: Unix time (seconds) when a unit frees",
+    schema: { type: "integer" },
+  },
+  "Retry-After": {
+    description: "Seconds to wait before retrying",
+    schema: { type: "integer" },
+  },
+};
+const RATE_LIMIT_HEADERS = [
+  "RateLimit-Policy",
+  "RateLimit",
+  "X-RateLimit-Limit",
+  "X-RateLimit-Remaining",
+  "X-RateLimit-Reset",
+];
+
+const SECURITY_SCHEMES = {
+  ApiKeyHeader: {
+    type: "apiKey" as const,
+    in: "header" as const,
+    name: "X-API-Key",
+    description: "An API key: `svc_` and 64 lowercase hex digits",
+  },
+  BearerApiKey: {
+    type: "http" as const,
+    scheme: "bearer",
+    bearerFormat: "svc_<64 hex>",
+    description: "An API key sent as `Authorization: Bearer svc_...`",
+  },
+  SessionToken: {
+    type: "http" as const,
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description: "A session token from POST /v1/auth/token",
+  },
+};
+
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+
+interface Operation {
+  operationId?: string;
+  security?: unknown[];
+  responses: Record<string, { headers?: Record<string, unknown>; [k: string]: unknown }>;
+  [k: string]: unknown;
+}
+type PathItem = Partial<Record<(typeof METHODS)[number], Operation>> & Record<string, unknown>;
+
+/** `get /users/{id}/regenerate` → `getUsersByIdRegenerate`: stable, unique per operation. */
+function operationIdOf(method: string, path: string): string {
+  const words = path.split("/").filter(Boolean).map((part) => {
+    const param = /^\{(.+)\}$/.exec(part);
+    const word = param ? `by-${param[1]}` : part;
+    return word.split(/[^A-Za-z0-9]+/).filter(Boolean)
+      .map((w) => w[0].toUpperCase() + w.slice(1)).join("");
+  });
+  return method + words.join("");
+}
+
+/** Adds the headers and the 500 answer that every operation has, whoever declared it. */
+function completeOperation(method: string, path: string, op: Operation, versioned: boolean) {
+  op.operationId ??= operationIdOf(method, path);
+  op.security ??= []; // root paths take no credential at all
+  op.responses["500"] ??= {
+    description: "Unexpected failure",
+    content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+  };
+  for (const [status, response] of Object.entries(op.responses)) {
+    const headers: Record<string, unknown> = { ...response.headers };
+    headers["X-Request-Id"] = { $ref: "#/components/headers/X-Request-Id" };
+    if (versioned) {
+      for (const name of RATE_LIMIT_HEADERS) {
+        headers[name] = { $ref: `#/components/headers/${name}` };
+      }
+    }
+    if (status === "429") headers["Retry-After"] = { $ref: "#/components/headers/Retry-After" };
+    response.headers = headers;
+  }
+}
+
+/** Generates the document of every route the app declares. */
+export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>): OpenApiDocument {
+  const generated = app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: { title: "Task marketplace API", version: "1.0.0", description: DESCRIPTION },
+    servers: API_SERVERS,
+    tags: TAGS,
+  });
+  const source = (generated.paths ?? {}) as Record<string, PathItem>;
+  const paths: Record<string, PathItem> = {};
+  for (const [fullPath, item] of Object.entries(source)) {
+    if (fullPath.startsWith("/api/v1/")) continue; // the same operations as under /v1
+    const versioned = fullPath.startsWith("/v1/");
+    const path = versioned ? fullPath.slice("/v1".length) : fullPath;
+    const copy: PathItem = structuredClone(item);
+    for (const method of METHODS) {
+      const op = copy[method];
+      if (op) completeOperation(method, path, op, versioned);
+    }
+    if (!versioned) copy.servers = ROOT_SERVERS;
+    paths[path] = copy;
+  }
+  return {
+    ...generated,
+    paths,
+    components: {
+      ...generated.components,
+      headers: HEADERS,
+      securitySchemes: SECURITY_SCHEMES,
+    },
+  } as OpenApiDocument;
+}
+
+/** The Problem schema must be a named component even before any route refers to it. */
+export function registerOpenApiComponents(app: OpenAPIHono<AppEnv>) {
+  app.openAPIRegistry.register("Problem", Problem);
+}
