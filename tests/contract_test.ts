@@ -122,6 +122,57 @@ const HAPPY: Record<string, (s: Session) => Promise<Call>> = {
   }),
 };
 
+const TASK = {
+  title: "Fix a leaking tap",
+  description: "The kitchen tap drips all night",
+  budget: 40,
+  currency: "EUR",
+  location: { coordinates: [2.3522, 48.8566], type: "city", name: "Paris", countryCode: "FR" },
+  requirement: "Bring a washer kit",
+  dueDate: "2026-12-31",
+};
+
+async function newTask(s: Session): Promise<string> {
+  const res = await s.svc.request("/api/v1/tasks", { method: "POST", headers: k(s), json: TASK });
+  return (await res.json()).id;
+}
+
+Object.assign(HAPPY, {
+  "POST /tasks": (s: Session) =>
+    Promise.resolve({
+      path: "/api/v1/tasks",
+      init: { method: "POST", headers: { ...k(s), "Idempotency-Key": "contract-1" }, json: TASK },
+    }),
+  "GET /tasks": async (s: Session) => {
+    await newTask(s);
+    await newTask(s);
+    return { path: "/api/v1/tasks?limit=1&payment=Paid&search=tap", init: { headers: k(s) } };
+  },
+  "GET /tasks/me/status": async (s: Session) => {
+    await newTask(s);
+    return { path: "/api/v1/tasks/me/status?limit=1&page=2", init: { headers: k(s) } };
+  },
+  "GET /tasks/me/created": async (s: Session) => {
+    await newTask(s);
+    return { path: "/api/v1/tasks/me/created", init: { headers: k(s) } };
+  },
+  "GET /tasks/explore": async (s: Session) => {
+    await newTask(s);
+    return { path: "/api/v1/tasks/explore?latitude=48.85&longitude=2.35&radiusKm=10" };
+  },
+  "GET /tasks/{id}": async (s: Session) => ({ path: `/api/v1/tasks/${await newTask(s)}` }),
+  "PATCH /tasks/{id}": async (s: Session) => ({
+    path: `/api/v1/tasks/${await newTask(s)}`,
+    init: { method: "PATCH", headers: k(s), json: { budget: 55.5, dueDate: null } },
+  }),
+  "DELETE /tasks/{id}": async (s: Session) => ({
+    path: `/api/v1/tasks/${await newTask(s)}`,
+    init: { method: "DELETE", headers: k(s) },
+  }),
+  "GET /users/{id}/avatar.svg": (s: Session) =>
+    Promise.resolve({ path: `/v1/users/${s.other.id}/avatar.svg` }),
+});
+
 function k(s: Session): HeadersInit {
   return apiKey(s.key);
 }
