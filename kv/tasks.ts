@@ -4,7 +4,7 @@
  */
 import { AppError } from "../domain/errors.ts";
 import type { Payment, TaskListItem, TaskRecord, TaskStatus } from "../domain/task.ts";
-import { matchesTerms } from "../domain/task.ts";
+import { isLive, markDeleted, matchesTerms } from "../domain/task.ts";
 import { queryWords } from "../domain/text.ts";
 import {
   claimIdempotencySlot,
@@ -83,23 +83,39 @@ export async function createTaskOnce<R>(
 
 /**
  * Rewrites a task under a versionstamp check. `change` sees the stored state (null when absent)
- * and returns the next one, or the same object to write nothing; it runs again on the fresh
- * state after a concurrent write, so a partial edit is re-applied and never lost.
+ * and returns the next one, or the same value (null included) to write nothing; it runs again on
+ * the fresh state after a concurrent write, so a partial edit is re-applied and never lost.
  */
-export async function updateTask(
+export async function updateTask<T extends TaskRecord | null>(
   kv: Deno.Kv,
   taskId: string,
-  change: (task: TaskRecord | null) => TaskRecord,
-): Promise<TaskRecord> {
+  change: (task: TaskRecord | null) => T,
+): Promise<T> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const entry = await kv.get<TaskRecord>(tasks.record(taskId));
     const next = change(entry.value);
-    if (next === entry.value) return next;
+    if (next === null || next === entry.value) return next;
     const op = kv.atomic().check(entry);
     writeTaskTransition(op, entry.value, next);
     if ((await op.commit()).ok) return next;
   }
   throw conflict();
+}
+
+/**
+ * Soft-deletes every live task of a user, each in its own atomic (account purge). Idempotent:
+ * tasks already deleted are not in the index it walks.
+ */
+export async function deleteUserTasks(kv: Deno.Kv, userId: string, at: string): Promise<number> {
+  let deleted = 0;
+  for await (const entry of kv.list<TaskSearchEntry>({ prefix: tasks.byUserPrefix(userId) })) {
+    await updateTask(kv, entry.value.item.id, (task) => {
+      if (!task || !isLive(task)) return task;
+      deleted++;
+      return markDeleted(task, at);
+    });
+  }
+  return deleted;
 }
 
 /** Filters of the caller's own task listing. */

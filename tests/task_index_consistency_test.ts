@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { bearer, setup, signUp, type TestContext } from "./helpers.ts";
 import { assertTaskIndexesConsistent } from "./task_consistency.ts";
 import { postTask } from "./task_fixtures.ts";
+import { purgeUser } from "../kv/user_purge.ts";
 
 async function send(svc: TestContext, token: string, method: string, id: string, json?: unknown) {
   const res = await svc.request(`/api/v1/tasks/${id}`, { method, headers: bearer(token), json });
@@ -59,6 +60,46 @@ Deno.test("every index entry and counter agrees with the task records", async (t
     await svc.kv.set(["tasks_by_user", stored.value!.userId, stored.value!.orderKey], {});
     await assert.rejects(assertTaskIndexesConsistent(svc.kv), /stale index entry/);
     await svc.kv.delete(["tasks_by_user", stored.value!.userId, stored.value!.orderKey]);
+    await assertTaskIndexesConsistent(svc.kv);
+  });
+});
+
+Deno.test("deleting an account takes its tasks out of every index", async (t) => {
+  await using svc = await setup();
+  const ada = await signUp(svc);
+  const bob = await signUp(svc);
+  const tasks: { id: string }[] = [];
+  for (let i = 0; i < 5; i++) tasks.push(await postTask(svc, ada.token, { title: `Ada ${i}` }));
+  await send(svc, ada.token, "PATCH", tasks[0].id, { status: "completed" });
+  const kept = await postTask(svc, bob.token);
+  const res = await svc.request(`/v1/users/${ada.id}`, {
+    method: "DELETE",
+    headers: bearer(ada.token),
+  });
+  await res.body?.cancel();
+  assert.equal(res.status, 200);
+
+  await t.step("a deleted author's task answers 404 at once", async () => {
+    const one = await svc.request(`/api/v1/tasks/${tasks[1].id}`);
+    await one.body?.cancel();
+    assert.equal(one.status, 404);
+  });
+
+  await t.step("the purge soft-deletes every task; indexes and counters agree", async () => {
+    await purgeUser({ kv: svc.kv, now: svc.deps.now }, { userId: ada.id });
+    for (const task of tasks) {
+      const stored = await svc.kv.get<{ deletedAt: string | null }>(["tasks", task.id]);
+      assert.ok(stored.value?.deletedAt, task.id);
+    }
+    const report = await assertTaskIndexesConsistent(svc.kv);
+    assert.equal(report.liveRecords, 1);
+    const still = await svc.request(`/api/v1/tasks/${kept.id}`);
+    await still.body?.cancel();
+    assert.equal(still.status, 200, "other users' tasks stay");
+  });
+
+  await t.step("purging again does no harm", async () => {
+    await purgeUser({ kv: svc.kv, now: svc.deps.now }, { userId: ada.id });
     await assertTaskIndexesConsistent(svc.kv);
   });
 });
