@@ -26,10 +26,24 @@ async function main() {
     console.error((error as Error).message);
     Deno.exit(1);
   }
-  const kv = await openStore(settings);
+  let kv: Deno.Kv;
+  try {
+    kv = await openStore(settings);
+  } catch (error) {
+    console.error(`Cannot open the store (KV_PATH=${settings.KV_PATH ?? ""}): ${error}`);
+    Deno.exit(1);
+  }
   const deps = await createDeps(kv, settings);
   const app = createApp(deps);
-  const flusher = setInterval(() => deps.lastUsed.flush(), FLUSH_INTERVAL_MS);
+  // A failed flush must not become an unhandled rejection, which would end the process.
+  const flush = () =>
+    deps.lastUsed.flush().catch((error: Error) =>
+      deps.log.error("could not record API keys' last use", {
+        error: error?.message,
+        stack: error?.stack,
+      })
+    );
+  const flusher = setInterval(flush, FLUSH_INTERVAL_MS);
   const workers = runWorkers({ kv, now: deps.now }).catch((error) =>
     deps.log.error("queue worker stopped", { error: (error as Error).message })
   );
@@ -46,7 +60,7 @@ async function main() {
     deps.log.info("shutting down", { signal });
     clearInterval(flusher);
     await server.shutdown();
-    await deps.lastUsed.flush();
+    await flush();
     kv.close();
     await workers;
     Deno.exit(0);

@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 
-import { bareEnv, mainCommand, startMain, stopMain, waitForListening } from "./main_process.ts";
+import {
+  bareEnv,
+  mainCommand,
+  root,
+  startMain,
+  stopMain,
+  waitForListening,
+} from "./main_process.ts";
 
 Deno.test("main.ts starts with no settings, answers, and exits cleanly on SIGTERM", async (t) => {
   const cwd = await Deno.makeTempDir();
@@ -82,6 +89,7 @@ Deno.test("a bad setting stops main.ts with a non-zero exit naming the setting",
     ["PORT", "abc"],
     ["TRUST_PROXY", "proxy.internal"],
     ["LOG_LEVEL", "chatty"],
+    ["KV_PATH", "./data/no/such/dir/kv.sqlite3"],
   ];
   for (const [name, value] of cases) {
     await t.step(`${name}=${value}`, async () => {
@@ -94,4 +102,14 @@ Deno.test("a bad setting stops main.ts with a non-zero exit naming the setting",
     });
   }
   await Deno.remove(cwd, { recursive: true });
+});
+
+Deno.test("deno task dev runs main.ts with the same narrow permissions as deno task start", () => {
+  const { tasks } = JSON.parse(Deno.readTextFileSync(`${root}deno.json`));
+  const flags = (task: string) =>
+    task.split(/\s+/).filter((w) => w.startsWith("--allow-") || w === "-A").sort();
+  assert.deepEqual(flags(tasks.dev), flags(tasks.start));
+  assert.ok(!flags(tasks.start).includes("-A") && !flags(tasks.start).includes("--allow-all"));
+  assert.match(tasks.dev, /--watch/);
+  assert.match(tasks.dev, /main\.ts$/);
 });
