@@ -49,8 +49,12 @@ export const IpWhitelist = z.array(IpEntry).max(50, "at most 50 entries").meta({
   example: ["203.0.113.7", "10.0.0.0/8", "2001:db8::/32"],
 });
 
+const KeyName = z.string().trim()
+  .min(1, "name must not be empty")
+  .max(100, "name must be at most 100 characters");
+
 export const ApiKeyCreate = z.object({
-  name: z.string().trim().min(1).max(100),
+  name: KeyName,
   scopes: z.array(Scope).min(1, "at least one scope").transform((s) => [...new Set(s)]),
   expiresInDays: z.number().int().min(1).max(MAX_KEY_DAYS).optional(),
   expiresAt: z.iso.datetime({ offset: true }).optional(),
@@ -62,7 +66,7 @@ export const ApiKeyCreate = z.object({
 export type ApiKeyCreate = z.infer<typeof ApiKeyCreate>;
 
 export const ApiKeyUpdate = z.object({
-  name: z.string().trim().min(1).max(100).optional(),
+  name: KeyName.optional(),
   ipWhitelist: IpWhitelist.optional(),
 }).meta({ id: "ApiKeyUpdate" });
 export type ApiKeyUpdate = z.infer<typeof ApiKeyUpdate>;

@@ -4,6 +4,7 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { AppError } from "../domain/errors.ts";
+import { registerDashboard } from "./dashboard/register.tsx";
 import { newRouter, validationHook } from "./define.ts";
 import type { AppEnv, Deps } from "./env.ts";
 import { registerHealth } from "./health.ts";
@@ -71,6 +72,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
 
   registerHealth(app);
   registerReference(app);
+  registerDashboard(app);
   const api = createApi();
   for (const prefix of API_PREFIXES) app.route(prefix, api);
 

@@ -1,0 +1,339 @@
+/**
+ * The dashboard end to end in headless Chromium, against the real server on a free port: sign up,
+ * sign in, create a key, use it, whitelist, regenerate, revoke. Screenshots land in
+ * test-output/dashboard/.
+ */
+import assert from "node:assert/strict";
+import type { Locator, Page } from "playwright-core";
+import { testSettings } from "../../domain/settings.ts";
+import { createApp } from "../../routes/app.ts";
+import { createDeps } from "../../routes/deps.ts";
+import { launchChromium } from "./chromium.ts";
+
+const SHOTS = new URL("../../test-output/dashboard/", import.meta.url);
+const KEY_SHAPE = /^svc_[0-9a-f]{64}$/;
+
+/** A real server on 127.0.0.1 and a free port, on a fresh :memory: KV, with a settable clock. */
+async function startServer() {
+  const kv = await Deno.openKv(":memory:");
+  const clock = { offsetMs: 0 };
+  const deps = await createDeps(kv, testSettings(), { now: () => Date.now() - clock.offsetMs });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    createApp(deps).fetch,
+  );
+  return {
+    base: `http://127.0.0.1:${server.addr.port}`,
+    deps,
+    clock,
+    async [Symbol.asyncDispose]() {
+      await server.shutdown();
+      await deps.lastUsed.flush();
+      kv.close();
+    },
+  };
+}
+
+async function shot(page: Page, name: string, fullPage = false) {
+  await Deno.mkdir(SHOTS, { recursive: true });
+  await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage });
+}
+
+/** Calls the API from the test itself (peer address 127.0.0.1), as a key's consumer would. */
+async function callWithKey(base: string, key: string) {
+  const res = await fetch(`${base}/v1/users/me`, { headers: { "X-API-Key": key } });
+  const body = await res.json();
+  return { status: res.status, code: body.code as string | undefined };
+}
+
+async function expectText(locator: Locator, expected: string | RegExp) {
+  await locator.waitFor();
+  await waitUntil(async () => {
+    const text = (await locator.textContent()) ?? "";
+    return typeof expected === "string" ? text.includes(expected) : expected.test(text);
+  }, `${locator} to show ${expected}`);
+}
+
+async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 5000) {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Browser-side expressions are strings: this module is type-checked without the DOM library. */
+const inPage = <T>(page: Page, expression: string) => page.evaluate<T>(expression);
+const newKeyButton = (page: Page) =>
+  page.getByRole("main").getByRole("button", { name: "Create key" });
+const createDialog = (page: Page) => page.getByRole("dialog", { name: "Create an API key" });
+/** The dialog's "close" event, which erases the shown value, runs a task after it hides. */
+const secretErased = (page: Page) =>
+  waitUntil(async () => (await page.locator("#secret-value").inputValue()) === "", "erasure");
+const focusedId = (page: Page) => inPage<string>(page, `document.activeElement?.id ?? ""`);
+
+Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => {
+  await using svc = await startServer();
+  await using browser = await launchChromium();
+  const { base } = svc;
+  await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
+  const page = await browser.context.newPage();
+  page.setDefaultTimeout(10_000);
+  const problems: string[] = [];
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("console", (message) => {
+    // Chromium logs every non-2xx fetch; the API's refusals are expected, anything else is not.
+    if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) {
+      problems.push(`console: ${message.text()}`);
+    }
+  });
+
+  // Each step builds on the one before: after a failure the rest are ignored, not failed too.
+  let broken = false;
+  const step = async (name: string, fn: () => void | Promise<void>) => {
+    if (!(await t.step({ name, ignore: broken, fn }))) broken = true;
+  };
+
+  const email = `ada-${crypto.randomUUID()}@example.com`;
+  const password = "correct horse battery";
+  const keysTable = page.locator("#keys-body");
+  const row = (name: string) => keysTable.locator("tr", { hasText: name });
+  let value = "";
+
+  await step("GET /dashboard shows the sign-in form", async () => {
+    const res = await page.goto(`${base}/dashboard`);
+    assert.equal(res?.status(), 200);
+    assert.match(res!.headers()["content-security-policy"], /script-src 'self'/);
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    await page.locator("#sign-in-form").getByLabel("Email").waitFor();
+    await shot(page, "01-sign-in");
+  });
+
+  await step("sign-up shows the API's own messages next to the fields", async () => {
+    await page.getByRole("button", { name: "Create an account" }).click();
+    await page.locator("#sign-up-form").getByLabel("First name").fill("Ada");
+    await page.locator("#sign-up-email").fill("not-an-email");
+    await page.locator("#sign-up-password").fill("short");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await expectText(page.locator("#sign-up-email-error"), /\S/);
+    await expectText(page.locator("#sign-up-password-error"), /\S/);
+    assert.equal(await page.locator("#sign-up-email").getAttribute("aria-invalid"), "true");
+    assert.equal(await focusedId(page), "sign-up-email", "focus goes to the first invalid field");
+    await shot(page, "02-sign-up-errors");
+  });
+
+  await step("sign-up creates the account and opens Settings, Developer, API Keys", async () => {
+    await page.locator("#sign-up-email").fill(email);
+    await page.locator("#sign-up-password").fill(password);
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.getByRole("heading", { name: "API Keys" }).waitFor();
+    await expectText(page.getByRole("navigation", { name: "Breadcrumb" }), "Developer");
+    await expectText(page.locator("#account-email"), email);
+    await page.getByText("No API keys yet").waitFor();
+    assert.equal(await inPage(page, "localStorage.length + sessionStorage.length"), 0);
+    assert.equal(await inPage(page, "document.cookie"), "");
+    await shot(page, "03-keys-empty");
+  });
+
+  await step("sign out, a wrong password gets the API's detail, then sign in", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expectText(page.locator("#auth-notice"), "You have signed out.");
+    await page.locator("#sign-in-email").fill(email);
+    await page.locator("#sign-in-password").fill("not the password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expectText(page.locator("#sign-in-error"), "The email or password is not correct");
+    await shot(page, "04-sign-in-error");
+    await page.locator("#sign-in-password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "API Keys" }).waitFor();
+  });
+
+  await step("the create form shows the API's validation messages beside fields", async () => {
+    await newKeyButton(page).focus();
+    await page.keyboard.press("Enter");
+    const dialog = createDialog(page);
+    await dialog.waitFor();
+    assert.equal(await focusedId(page), "create-name", "focus moves into the dialog");
+    await dialog.getByLabel("IP whitelist").fill("10.0.0.1\n\nnot-an-ip");
+    await dialog.getByRole("button", { name: "Create key" }).click();
+    await expectText(page.locator("#create-name-error"), /\S/);
+    await expectText(page.locator("#create-scopes-error"), /\S/);
+    await expectText(
+      page.locator("#create-whitelist-error"),
+      'Line 3: "not-an-ip" is not an IP address or CIDR range',
+    );
+    await shot(page, "05-create-errors");
+  });
+
+  await step("a new key's value is shown once, in a focused dialog, with Copy", async () => {
+    const dialog = createDialog(page);
+    await dialog.getByLabel("Name", { exact: true }).fill("CI deploy");
+    await dialog.getByRole("checkbox", { name: /tasks:read/ }).check();
+    await dialog.getByRole("checkbox", { name: /profile:read/ }).check();
+    await dialog.getByRole("radio", { name: "90 days" }).check();
+    await dialog.getByLabel("IP whitelist").fill("");
+    await dialog.getByRole("button", { name: "Create key" }).click();
+    const secret = page.getByRole("alertdialog", { name: "Your new API key" });
+    await secret.waitFor();
+    await expectText(secret, "it will not be shown again");
+    assert.equal(await focusedId(page), "secret-value", "focus moves to the new key");
+    value = await page.locator("#secret-value").inputValue();
+    assert.match(value, KEY_SHAPE);
+    await secret.getByRole("button", { name: "Copy" }).click();
+    await expectText(page.locator("#copy-status"), "Copied");
+    assert.equal(await inPage(page, "navigator.clipboard.readText()"), value);
+    await shot(page, "06-new-key-once");
+    await secret.getByRole("button", { name: "Done" }).click();
+    await secret.waitFor({ state: "hidden" });
+    await secretErased(page);
+    assert.ok(!(await page.content()).includes(value), "the value leaves the page");
+    assert.equal(await focusedId(page), "new-key", "focus returns to Create key");
+  });
+
+  await step("the table shows name, prefix…last4, scopes, dates and Last Used", async () => {
+    const cells = row("CI deploy").locator("td");
+    await expectText(cells.nth(1), `${value.slice(0, 8)}…${value.slice(-4)}`);
+    await expectText(cells.nth(2), "tasks:read");
+    await expectText(cells.nth(2), "profile:read");
+    const today = new Date();
+    const year = (d: Date) => String(d.getUTCFullYear());
+    await expectText(cells.nth(3), year(today));
+    await expectText(cells.nth(4), year(new Date(today.getTime() + 90 * 86_400_000)));
+    await expectText(cells.nth(5), "Never");
+    assert.ok(!(await cells.nth(4).textContent())!.includes("Expired"));
+    await shot(page, "07-keys-table");
+  });
+
+  await step("a call with the key moves Last Used from Never", async () => {
+    svc.clock.offsetMs = 2 * 60_000; // the call happens "two minutes ago"
+    assert.deepEqual(await callWithKey(base, value), { status: 200, code: undefined });
+    svc.clock.offsetMs = 0;
+    await svc.deps.lastUsed.flush();
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expectText(row("CI deploy").locator("td").nth(5), "2 minutes ago");
+    await shot(page, "08-last-used");
+  });
+
+  await step("a whitelist without the caller's address refuses its calls", async () => {
+    await row("CI deploy").getByRole("button", { name: "Edit key CI deploy" }).click();
+    const dialog = page.getByRole("dialog", { name: "Edit “CI deploy”" });
+    await dialog.waitFor();
+    assert.equal(await focusedId(page), "edit-whitelist");
+    await dialog.getByLabel("IP whitelist").fill("203.0.113.0/24");
+    await shot(page, "09-edit-whitelist");
+    await dialog.getByRole("button", { name: "Save changes" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await expectText(row("CI deploy"), "IP: 203.0.113.0/24");
+    assert.deepEqual(await callWithKey(base, value), { status: 401, code: "IP_NOT_ALLOWED" });
+    await shot(page, "10-whitelisted");
+
+    await row("CI deploy").getByRole("button", { name: "Edit key CI deploy" }).click();
+    await dialog.getByLabel("IP whitelist").fill("127.0.0.1\n203.0.113.0/24");
+    await dialog.getByRole("button", { name: "Save changes" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await expectText(row("CI deploy"), "IP: 127.0.0.1, 203.0.113.0/24");
+    assert.equal((await callWithKey(base, value)).status, 200);
+  });
+
+  await step("regenerating asks first, shows the new value once, refuses the old", async () => {
+    await row("CI deploy").getByRole("button", { name: "Regenerate key CI deploy" }).click();
+    const confirm = page.getByRole("alertdialog", { name: "Regenerate “CI deploy”?" });
+    await confirm.waitFor();
+    assert.equal(await focusedId(page), "confirm-cancel", "the safe choice has the focus");
+    await shot(page, "11-regenerate-confirm");
+    await confirm.getByRole("button", { name: "Regenerate key" }).click();
+    const secret = page.getByRole("alertdialog", { name: "Your regenerated API key" });
+    await secret.waitFor();
+    const renewed = await page.locator("#secret-value").inputValue();
+    assert.match(renewed, KEY_SHAPE);
+    assert.notEqual(renewed, value);
+    await shot(page, "12-regenerated-once");
+    await page.keyboard.press("Escape");
+    await secret.waitFor({ state: "hidden" });
+    await secretErased(page);
+    await expectText(row("CI deploy").locator("td").nth(1), `…${renewed.slice(-4)}`);
+    assert.deepEqual(await callWithKey(base, value), { status: 401, code: "API_KEY_INVALID" });
+    assert.equal((await callWithKey(base, renewed)).status, 200);
+    value = renewed;
+  });
+
+  await step("revoking asks first; Escape keeps the key, confirming ends it", async () => {
+    const revokeButton = row("CI deploy").getByRole("button", { name: "Revoke key CI deploy" });
+    await revokeButton.click();
+    const confirm = page.getByRole("alertdialog", { name: "Revoke “CI deploy”?" });
+    await confirm.waitFor();
+    await page.keyboard.press("Escape");
+    await confirm.waitFor({ state: "hidden" });
+    assert.equal(await row("CI deploy").count(), 1);
+    assert.equal(await callWithKey(base, value).then((r) => r.status), 200);
+
+    await revokeButton.click();
+    await shot(page, "13-revoke-confirm");
+    await confirm.getByRole("button", { name: "Revoke key" }).click();
+    await expectText(page.locator("#keys-status"), "Key “CI deploy” revoked.");
+    await page.getByText("No API keys yet").waitFor();
+    assert.deepEqual(await callWithKey(base, value), { status: 401, code: "API_KEY_INVALID" });
+  });
+
+  await step("an 11th key shows the API's KEY_LIMIT_REACHED detail", async () => {
+    const login = await fetch(`${base}/v1/auth/token`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email, password }),
+    }).then((r) => r.json());
+    const names = ["Production API", "Staging", "Nightly export", "Mobile app", "Zapier"];
+    for (let i = 0; i < 10; i++) {
+      const res = await fetch(`${base}/api/v1/keys`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${login.token}` },
+        body: JSON.stringify({
+          name: `${names[i % names.length]}${i < names.length ? "" : ` ${i}`}`,
+          scopes: i % 2 ? ["tasks:read"] : ["tasks:read", "tasks:write", "profile:read"],
+          expiresInDays: [7, 30, 90, 365][i % 4],
+          ...(i % 3 === 0 ? { ipWhitelist: ["198.51.100.0/24", "2001:db8::/32"] } : {}),
+        }),
+      });
+      assert.equal(res.status, 201, await res.text());
+    }
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await waitUntil(async () => (await keysTable.locator("tr").count()) === 10, "10 rows");
+    await shot(page, "14-ten-keys", true);
+
+    await newKeyButton(page).click();
+    const dialog = createDialog(page);
+    await dialog.getByLabel("Name", { exact: true }).fill("One too many");
+    await dialog.getByRole("checkbox", { name: /tasks:read/ }).check();
+    await dialog.getByRole("button", { name: "Create key" }).click();
+    await expectText(
+      page.locator("#create-error"),
+      "An account may have at most 10 active API keys; revoke one first",
+    );
+    await shot(page, "15-key-limit");
+    await page.keyboard.press("Escape");
+  });
+
+  await step("at 390 px wide the page fits a phone", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await inPage(page, "scrollTo(0, 0)");
+    const overflow = await inPage(
+      page,
+      "document.documentElement.scrollWidth - document.documentElement.clientWidth",
+    );
+    assert.equal(overflow, 0, "no horizontal scrolling");
+    await shot(page, "16-phone-keys");
+    await shot(page, "17-phone-keys-full", true);
+    await newKeyButton(page).click();
+    await createDialog(page).waitFor();
+    await shot(page, "18-phone-create");
+    await page.keyboard.press("Escape");
+    await page.getByRole("link", { name: "Profile" }).click();
+    await expectText(page.locator('[data-profile="email"]'), email);
+    await shot(page, "19-phone-profile");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await shot(page, "20-phone-sign-in");
+  });
+
+  await step("the page raised no script error and broke no CSP rule", () => {
+    assert.deepEqual(problems, []);
+  });
+});

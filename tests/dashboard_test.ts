@@ -1,0 +1,65 @@
+import assert from "node:assert/strict";
+import { SCOPES } from "../domain/auth.ts";
+import { setup } from "./helpers.ts";
+
+Deno.test("GET /dashboard serves the account dashboard", async (t) => {
+  await using svc = await setup();
+
+  await t.step("the page is HTML with sign-in, sign-up and every scope to choose", async () => {
+    const res = await svc.request("/dashboard");
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("Content-Type")!, /^text\/html/);
+    const html = await res.text();
+    assert.match(html, /^<!DOCTYPE html>/);
+    for (const id of ["sign-in-form", "sign-up-form", "keys-table", "create-dialog"]) {
+      assert.ok(html.includes(`id="${id}"`), id);
+    }
+    for (const scope of SCOPES) assert.ok(html.includes(`value="${scope}"`), scope);
+  });
+
+  await t.step("the page allows only its own script, styles and API calls", async () => {
+    const res = await svc.request("/dashboard");
+    await res.body?.cancel();
+    const csp = res.headers.get("Content-Security-Policy")!;
+    for (const rule of ["script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"]) {
+      assert.ok(csp.includes(rule), rule);
+    }
+    assert.ok(!csp.includes("unsafe-inline"));
+    assert.equal(res.headers.get("X-Content-Type-Options"), "nosniff");
+  });
+
+  await t.step("the script and stylesheet are served under versioned, cacheable URLs", async () => {
+    const html = await (await svc.request("/dashboard")).text();
+    for (
+      const [pattern, type] of [[/\/dashboard\/app\.js\?v=\w+/, "text/javascript"], [
+        /\/dashboard\/app\.css\?v=\w+/,
+        "text/css",
+      ]] as const
+    ) {
+      const url = html.match(pattern)![0];
+      const res = await svc.request(url);
+      assert.equal(res.status, 200);
+      assert.ok(res.headers.get("Content-Type")!.startsWith(type));
+      assert.match(res.headers.get("Cache-Control")!, /immutable/);
+      assert.ok((await res.text()).length > 0);
+      const again = await svc.request(url, {
+        headers: { "If-None-Match": res.headers.get("ETag")! },
+      });
+      assert.equal(again.status, 304);
+      await again.body?.cancel();
+    }
+  });
+
+  await t.step("an asset asked for without its version is revalidated, not cached", async () => {
+    const res = await svc.request("/dashboard/app.js");
+    await res.body?.cancel();
+    assert.equal(res.headers.get("Cache-Control"), "no-cache");
+  });
+
+  await t.step("POST /dashboard answers 405 with Allow", async () => {
+    const res = await svc.request("/dashboard", { method: "POST" });
+    assert.equal(res.status, 405);
+    assert.match(res.headers.get("Allow")!, /GET/);
+    await res.body?.cancel();
+  });
+});
