@@ -27,6 +27,9 @@ const HAPPY: Record<string, (s: Session) => Promise<Call>> = {
   "GET /health": () => Promise.resolve({ path: "/health" }),
   "GET /openapi.json": () => Promise.resolve({ path: "/openapi.json" }),
   "GET /docs": () => Promise.resolve({ path: "/docs" }),
+  "GET /dashboard": () => Promise.resolve({ path: "/dashboard" }),
+  "GET /dashboard/app.js": () => Promise.resolve({ path: "/dashboard/app.js" }),
+  "GET /dashboard/app.css": () => Promise.resolve({ path: "/dashboard/app.css" }),
   "POST /users": () =>
     Promise.resolve({
       path: "/v1/users",

@@ -2,7 +2,8 @@
  * Serves the account dashboard at /dashboard: one server-rendered page plus its script and
  * stylesheet, imported as text so there is no build step and no file read at run time.
  */
-import type { Context, Hono } from "hono";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { sha256Hex } from "../../domain/bytes.ts";
 import type { AppEnv } from "../env.ts";
 import script from "./client.js" with { type: "text" };
@@ -70,13 +71,52 @@ function serveAsset(c: Context<AppEnv>, item: Asset) {
   return c.body(item.body, 200);
 }
 
+const pageRoute = createRoute({
+  method: "get",
+  path: "/dashboard",
+  tags: ["Dashboard"],
+  summary: "The account dashboard (HTML): sign in, then Settings, Developer, API Keys",
+  responses: {
+    200: {
+      description: "A server-rendered page; its script calls this API with a session token",
+      content: { "text/html": { schema: z.string() } },
+    },
+  },
+});
+
+function assetRoute(path: string, type: string, what: string) {
+  return createRoute({
+    method: "get",
+    path,
+    tags: ["Dashboard"],
+    summary: `The dashboard's ${what}`,
+    request: {
+      query: z.object({
+        v: z.string().optional().openapi({
+          description: "Content hash; when it matches, the response may be cached for good",
+        }),
+      }),
+    },
+    responses: {
+      200: { description: `The ${what}`, content: { [type]: { schema: z.string() } } },
+      304: { description: "Not modified (If-None-Match matched the ETag)" },
+    },
+  });
+}
+
 /** Registers GET /dashboard and its two assets on the app, outside the versioned API. */
-export function registerDashboard(app: Hono<AppEnv>) {
-  app.get("/dashboard", (c) => {
+export function registerDashboard(app: OpenAPIHono<AppEnv>) {
+  app.openapi(pageRoute, (c) => {
     secure(c);
     c.header("Cache-Control", "no-cache");
     return c.html(page, 200);
   });
-  app.get("/dashboard/app.js", (c) => serveAsset(c, assets.script));
-  app.get("/dashboard/app.css", (c) => serveAsset(c, assets.style));
+  app.openapi(
+    assetRoute("/dashboard/app.js", "text/javascript", "script"),
+    (c) => serveAsset(c, assets.script),
+  );
+  app.openapi(
+    assetRoute("/dashboard/app.css", "text/css", "stylesheet"),
+    (c) => serveAsset(c, assets.style),
+  );
 }
