@@ -1,0 +1,75 @@
+/**
+ * Task endpoints in-process (app.request, :memory: KV): create, one task, a cursor page, a
+ * status page deep in the listing, and the full streamed listing of one user's 2,000 tasks.
+ */
+import { setup, signUp } from "../tests/helpers.ts";
+import { bearer } from "../tests/helpers.ts";
+import { taskBody } from "../tests/task_fixtures.ts";
+
+const svc = await setup();
+const user = await signUp(svc);
+const auth = bearer(user.token);
+const ids: string[] = [];
+for (let i = 0; i < 2_000; i++) {
+  const res = await svc.request("/api/v1/tasks", {
+    method: "POST",
+    headers: auth,
+    json: taskBody({ title: `Task ${i} ${i % 7 === 0 ? "plomberie" : "jardin"}` }),
+  });
+  ids.push((await res.json()).id);
+}
+
+async function drain(res: Response) {
+  await res.arrayBuffer();
+}
+
+Deno.bench("POST /tasks", async () => {
+  await drain(
+    await svc.request("/api/v1/tasks", { method: "POST", headers: auth, json: taskBody() }),
+  );
+});
+
+Deno.bench("POST /tasks with Idempotency-Key", async () => {
+  await drain(
+    await svc.request("/api/v1/tasks", {
+      method: "POST",
+      headers: { ...auth, "Idempotency-Key": crypto.randomUUID() },
+      json: taskBody(),
+    }),
+  );
+});
+
+Deno.bench("GET /tasks/:id (anonymous)", async () => {
+  await drain(await svc.request(`/api/v1/tasks/${ids[1_000]}`));
+});
+
+Deno.bench("GET /tasks?limit=20", async () => {
+  await drain(await svc.request("/api/v1/tasks?limit=20", { headers: auth }));
+});
+
+Deno.bench("GET /tasks?limit=20&search=plomb (1 task in 7 matches)", async () => {
+  await drain(await svc.request("/api/v1/tasks?limit=20&search=plomb", { headers: auth }));
+});
+
+Deno.bench("GET /tasks/me/status?page=1&limit=20", async () => {
+  await drain(await svc.request("/api/v1/tasks/me/status?page=1&limit=20", { headers: auth }));
+});
+
+Deno.bench("GET /tasks/me/status?page=50&limit=20 (skips 980)", async () => {
+  await drain(await svc.request("/api/v1/tasks/me/status?page=50&limit=20", { headers: auth }));
+});
+
+Deno.bench("GET /tasks/me/created (2,000+ tasks streamed)", async () => {
+  await drain(await svc.request("/api/v1/tasks/me/created", { headers: auth }));
+});
+
+Deno.bench("PATCH /tasks/:id", async () => {
+  const id = ids[Math.floor(Math.random() * ids.length)];
+  await drain(
+    await svc.request(`/api/v1/tasks/${id}`, {
+      method: "PATCH",
+      headers: auth,
+      json: { budget: Math.floor(Math.random() * 100) },
+    }),
+  );
+});
