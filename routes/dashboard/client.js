@@ -20,9 +20,9 @@ class ApiProblem extends Error {
   /** The detail, with when to retry for a rate limit. */
   get text() {
     const seconds = Number(this.retryAfter);
-    return this.status === 429 && seconds > 0
-      ? `${this.message} Try again in ${seconds} second${seconds === 1 ? "" : "s"}.`
-      : this.message;
+    if (this.status !== 429 || !(seconds > 0)) return this.message;
+    const unit = seconds === 1 ? "second" : "seconds";
+    return `${this.message.replace(/[.!?]?$/, ".")} Try again in ${seconds} ${unit}.`;
   }
 }
 
@@ -553,7 +553,9 @@ function keyRow(key) {
     el("td", { "data-label": "Created", class: "nowrap" }, [
       timeElement(key.createdAt, dateFormat.format(new Date(key.createdAt))),
     ]),
-    el("td", { "data-label": "Expires", class: "nowrap" }, expires),
+    el("td", { "data-label": "Expires", class: "nowrap" }, [
+      el("div", { class: "stack" }, expires),
+    ]),
     el("td", { "data-label": "Last Used", class: "nowrap last-used" }, [lastUsed]),
     el("td", { class: "actions" }, [el("div", { class: "row-actions" }, actions)]),
   ]);

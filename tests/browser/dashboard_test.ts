@@ -8,6 +8,7 @@ import type { Locator, Page } from "playwright-core";
 import { testSettings } from "../../domain/settings.ts";
 import { createApp } from "../../routes/app.ts";
 import { createDeps } from "../../routes/deps.ts";
+import { accessibilityViolations } from "./axe.ts";
 import { launchChromium } from "./chromium.ts";
 
 const SHOTS = new URL("../../test-output/dashboard/", import.meta.url);
@@ -107,6 +108,7 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
     await page.locator("#sign-in-form").getByLabel("Email").waitFor();
     await shot(page, "01-sign-in");
+    assert.deepEqual(await accessibilityViolations(page), []);
   });
 
   await step("sign-up shows the API's own messages next to the fields", async () => {
@@ -120,6 +122,7 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
     assert.equal(await page.locator("#sign-up-email").getAttribute("aria-invalid"), "true");
     assert.equal(await focusedId(page), "sign-up-email", "focus goes to the first invalid field");
     await shot(page, "02-sign-up-errors");
+    assert.deepEqual(await accessibilityViolations(page), []);
   });
 
   await step("sign-up creates the account and opens Settings, Developer, API Keys", async () => {
@@ -163,6 +166,7 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
       'Line 3: "not-an-ip" is not an IP address or CIDR range',
     );
     await shot(page, "05-create-errors");
+    assert.deepEqual(await accessibilityViolations(page), []);
   });
 
   await step("a new key's value is shown once, in a focused dialog, with Copy", async () => {
@@ -183,6 +187,7 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
     await expectText(page.locator("#copy-status"), "Copied");
     assert.equal(await inPage(page, "navigator.clipboard.readText()"), value);
     await shot(page, "06-new-key-once");
+    assert.deepEqual(await accessibilityViolations(page), []);
     await secret.getByRole("button", { name: "Done" }).click();
     await secret.waitFor({ state: "hidden" });
     await secretErased(page);
@@ -241,6 +246,7 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
     await confirm.waitFor();
     assert.equal(await focusedId(page), "confirm-cancel", "the safe choice has the focus");
     await shot(page, "11-regenerate-confirm");
+    assert.deepEqual(await accessibilityViolations(page), []);
     await confirm.getByRole("button", { name: "Regenerate key" }).click();
     const secret = page.getByRole("alertdialog", { name: "Your regenerated API key" });
     await secret.waitFor();
@@ -275,6 +281,25 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
     assert.deepEqual(await callWithKey(base, value), { status: 401, code: "API_KEY_INVALID" });
   });
 
+  await step("a key past its expiry is listed as Expired and refused", async () => {
+    svc.clock.offsetMs = 8 * 86_400_000; // created "8 days ago", for 7 days
+    await newKeyButton(page).click();
+    const dialog = createDialog(page);
+    await dialog.getByLabel("Name", { exact: true }).fill("Old laptop");
+    await dialog.getByRole("checkbox", { name: /tasks:read/ }).check();
+    await dialog.getByRole("radio", { name: "7 days" }).check();
+    await dialog.getByRole("button", { name: "Create key" }).click();
+    const secret = page.getByRole("alertdialog", { name: "Your new API key" });
+    await secret.waitFor();
+    const old = await page.locator("#secret-value").inputValue();
+    await secret.getByRole("button", { name: "Done" }).click();
+    svc.clock.offsetMs = 0;
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expectText(row("Old laptop").locator("td").nth(4), "Expired");
+    assert.deepEqual(await callWithKey(base, old), { status: 401, code: "API_KEY_INVALID" });
+    await shot(page, "14-expired");
+  });
+
   await step("an 11th key shows the API's KEY_LIMIT_REACHED detail", async () => {
     const login = await fetch(`${base}/v1/auth/token`, {
       method: "POST",
@@ -296,8 +321,10 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
       assert.equal(res.status, 201, await res.text());
     }
     await page.getByRole("button", { name: "Refresh" }).click();
-    await waitUntil(async () => (await keysTable.locator("tr").count()) === 10, "10 rows");
-    await shot(page, "14-ten-keys", true);
+    // Ten active keys, and the expired one, which no longer counts.
+    await waitUntil(async () => (await keysTable.locator("tr").count()) === 11, "11 rows");
+    await shot(page, "15-ten-keys", true);
+    assert.deepEqual(await accessibilityViolations(page), []);
 
     await newKeyButton(page).click();
     const dialog = createDialog(page);
@@ -308,8 +335,42 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
       page.locator("#create-error"),
       "An account may have at most 10 active API keys; revoke one first",
     );
-    await shot(page, "15-key-limit");
+    await shot(page, "16-key-limit");
     await page.keyboard.press("Escape");
+  });
+
+  await step("a 429 shows the problem's detail and when to retry", async () => {
+    // The creation limit is enforced elsewhere; this pins how the page shows any 429 answer.
+    await page.route(
+      "**/api/v1/keys",
+      (route) =>
+        route.request().method() === "POST"
+          ? route.fulfill({
+            status: 429,
+            headers: { "Content-Type": "application/problem+json", "Retry-After": "42" },
+            body: JSON.stringify({
+              type: "about:blank",
+              title: "Too Many Requests",
+              status: 429,
+              detail: "At most 20 keys may be created a minute",
+              code: "RATE_LIMITED",
+              requestId: "01TEST",
+            }),
+          })
+          : route.continue(),
+    );
+    await newKeyButton(page).click();
+    const dialog = createDialog(page);
+    await dialog.getByLabel("Name", { exact: true }).fill("Too fast");
+    await dialog.getByRole("checkbox", { name: /tasks:read/ }).check();
+    await dialog.getByRole("button", { name: "Create key" }).click();
+    await expectText(
+      page.locator("#create-error"),
+      "At most 20 keys may be created a minute. Try again in 42 seconds.",
+    );
+    await shot(page, "17-rate-limited");
+    await page.keyboard.press("Escape");
+    await page.unrouteAll();
   });
 
   await step("at 390 px wide the page fits a phone", async () => {
@@ -320,17 +381,19 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
       "document.documentElement.scrollWidth - document.documentElement.clientWidth",
     );
     assert.equal(overflow, 0, "no horizontal scrolling");
-    await shot(page, "16-phone-keys");
-    await shot(page, "17-phone-keys-full", true);
+    await shot(page, "18-phone-keys");
+    assert.deepEqual(await accessibilityViolations(page), []);
+    await shot(page, "19-phone-keys-full", true);
     await newKeyButton(page).click();
     await createDialog(page).waitFor();
-    await shot(page, "18-phone-create");
+    await shot(page, "20-phone-create");
     await page.keyboard.press("Escape");
     await page.getByRole("link", { name: "Profile" }).click();
     await expectText(page.locator('[data-profile="email"]'), email);
-    await shot(page, "19-phone-profile");
+    await shot(page, "21-phone-profile");
+    assert.deepEqual(await accessibilityViolations(page), []);
     await page.getByRole("button", { name: "Sign out" }).click();
-    await shot(page, "20-phone-sign-in");
+    await shot(page, "22-phone-sign-in");
   });
 
   await step("the page raised no script error and broke no CSP rule", () => {
