@@ -84,6 +84,7 @@ const TAGS = [
   { name: "API keys", description: "Scoped, rotatable, IP-restrictable keys (session only)" },
   { name: "Projects", description: "Each user's private projects" },
   { name: "Service", description: "Health, this document and its reference page" },
+  { name: "Dashboard", description: "The account dashboard: one web page, its script and styles" },
 ];
 
 const HEADERS = {
