@@ -50,6 +50,33 @@ Deno.test("GET /dashboard serves the account dashboard", async (t) => {
     }
   });
 
+  await t.step("a client that takes gzip gets the same bytes gzipped", async () => {
+    const plain = await (await svc.request("/dashboard")).text();
+    for (const path of ["/dashboard", "/dashboard/app.js", "/dashboard/app.css"]) {
+      const res = await svc.request(path, { headers: { "Accept-Encoding": "gzip, br" } });
+      assert.equal(res.headers.get("Content-Encoding"), "gzip", path);
+      assert.equal(res.headers.get("Vary"), "Accept-Encoding");
+      const text = await new Response(res.body!.pipeThrough(new DecompressionStream("gzip")))
+        .text();
+      if (path === "/dashboard") assert.equal(text, plain);
+      else assert.ok(text.length > 1000, path);
+    }
+    const refused = await svc.request("/dashboard", {
+      headers: { "Accept-Encoding": "gzip;q=0, identity" },
+    });
+    assert.equal(refused.headers.get("Content-Encoding"), null);
+    assert.equal(await refused.text(), plain);
+  });
+
+  await t.step("the page answers 304 to a client holding the current copy", async () => {
+    const first = await svc.request("/dashboard");
+    await first.body?.cancel();
+    const etag = first.headers.get("ETag")!;
+    const again = await svc.request("/dashboard", { headers: { "If-None-Match": etag } });
+    assert.equal(again.status, 304);
+    await again.body?.cancel();
+  });
+
   await t.step("an asset asked for without its version is revalidated, not cached", async () => {
     const res = await svc.request("/dashboard/app.js");
     await res.body?.cancel();

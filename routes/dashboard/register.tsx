@@ -6,8 +6,8 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { sha256Hex } from "../../domain/bytes.ts";
 import type { AppEnv } from "../env.ts";
-import script from "./client.js" with { type: "text" };
-import style from "./style.css" with { type: "text" };
+import scriptText from "./client.js" with { type: "text" };
+import styleText from "./style.css" with { type: "text" };
 import { DashboardPage } from "./page.tsx";
 
 /**
@@ -26,49 +26,69 @@ const CONTENT_SECURITY_POLICY = [
   "base-uri 'none'",
 ].join("; ");
 
+/** A static response body, kept with its gzip form and a version hash of its content. */
 interface Asset {
   body: string;
+  gzipped: Uint8Array<ArrayBuffer>;
   type: string;
   version: string;
 }
 
 async function asset(body: string, type: string): Promise<Asset> {
-  return { body, type, version: (await sha256Hex(body)).slice(0, 16) };
+  const stream = new Blob([body]).stream().pipeThrough(new CompressionStream("gzip"));
+  return {
+    body,
+    gzipped: new Uint8Array(await new Response(stream).arrayBuffer()),
+    type,
+    version: (await sha256Hex(body)).slice(0, 16),
+  };
 }
 
-const assets = {
-  script: await asset(script, "text/javascript; charset=utf-8"),
-  style: await asset(style, "text/css; charset=utf-8"),
-};
+const script = await asset(scriptText, "text/javascript; charset=utf-8");
+const style = await asset(styleText, "text/css; charset=utf-8");
+const page = await asset(
+  "<!DOCTYPE html>" + (
+    <DashboardPage
+      assets={{
+        script: `/dashboard/app.js?v=${script.version}`,
+        style: `/dashboard/app.css?v=${style.version}`,
+      }}
+    />
+  ).toString(),
+  "text/html; charset=utf-8",
+);
 
-const page = "<!DOCTYPE html>" + (
-  <DashboardPage
-    assets={{
-      script: `/dashboard/app.js?v=${assets.script.version}`,
-      style: `/dashboard/app.css?v=${assets.style.version}`,
-    }}
-  />
-).toString();
+const GZIP_REFUSED = /\bgzip\s*;\s*q=0(\.0{0,3})?\s*(,|$)/i;
 
-function secure(c: Context<AppEnv>) {
+function acceptsGzip(header: string | undefined): boolean {
+  return !!header && /\bgzip\b/i.test(header) && !GZIP_REFUSED.test(header);
+}
+
+/**
+ * Serves a static body with the page's security headers, gzipped when the client takes it,
+ * answering 304 when the client's copy is current.
+ */
+function serve(c: Context<AppEnv>, item: Asset, cacheControl: string) {
   c.header("Content-Security-Policy", CONTENT_SECURITY_POLICY);
   c.header("X-Content-Type-Options", "nosniff");
   c.header("Referrer-Policy", "no-referrer");
   c.header("Cross-Origin-Opener-Policy", "same-origin");
+  c.header("Cache-Control", cacheControl);
+  c.header("Vary", "Accept-Encoding");
+  // Weak, because the gzip and plain forms share it.
+  const etag = `W/"${item.version}"`;
+  c.header("ETag", etag);
+  if (c.req.header("If-None-Match")?.split(/\s*,\s*/).includes(etag)) return c.body(null, 304);
+  c.header("Content-Type", item.type);
+  if (!acceptsGzip(c.req.header("Accept-Encoding"))) return c.body(item.body, 200);
+  c.header("Content-Encoding", "gzip");
+  return c.body(item.gzipped, 200);
 }
 
-/** Serves an asset; its URL carries its hash, so a matching request may be cached for good. */
+/** An asset's URL carries its hash, so a request naming the current one may be cached for good. */
 function serveAsset(c: Context<AppEnv>, item: Asset) {
-  secure(c);
-  const etag = `"${item.version}"`;
-  c.header("ETag", etag);
-  c.header(
-    "Cache-Control",
-    c.req.query("v") === item.version ? "public, max-age=31536000, immutable" : "no-cache",
-  );
-  if (c.req.header("If-None-Match") === etag) return c.body(null, 304);
-  c.header("Content-Type", item.type);
-  return c.body(item.body, 200);
+  const current = c.req.query("v") === item.version;
+  return serve(c, item, current ? "public, max-age=31536000, immutable" : "no-cache");
 }
 
 const pageRoute = createRoute({
@@ -81,6 +101,7 @@ const pageRoute = createRoute({
       description: "A server-rendered page; its script calls this API with a session token",
       content: { "text/html": { schema: z.string() } },
     },
+    304: { description: "Not modified (If-None-Match matched the ETag)" },
   },
 });
 
@@ -106,17 +127,13 @@ function assetRoute(path: string, type: string, what: string) {
 
 /** Registers GET /dashboard and its two assets on the app, outside the versioned API. */
 export function registerDashboard(app: OpenAPIHono<AppEnv>) {
-  app.openapi(pageRoute, (c) => {
-    secure(c);
-    c.header("Cache-Control", "no-cache");
-    return c.html(page, 200);
-  });
+  app.openapi(pageRoute, (c) => serve(c, page, "no-cache"));
   app.openapi(
     assetRoute("/dashboard/app.js", "text/javascript", "script"),
-    (c) => serveAsset(c, assets.script),
+    (c) => serveAsset(c, script),
   );
   app.openapi(
     assetRoute("/dashboard/app.css", "text/css", "stylesheet"),
-    (c) => serveAsset(c, assets.style),
+    (c) => serveAsset(c, style),
   );
 }
