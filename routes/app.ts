@@ -11,7 +11,7 @@ import { registerHealth } from "./health.ts";
 import { registerKeys } from "./keys.ts";
 import { registerProjects } from "./projects.ts";
 import { registerReference } from "./reference.ts";
-import { accessLog, clientAddress, limitBody, requestId } from "./middleware.ts";
+import { accessLog, clientAddress, jsonCharset, limitBody, requestId } from "./middleware.ts";
 import { errorHandler, problemResponse } from "./problem.ts";
 import { registerSessions } from "./sessions.ts";
 import { registerUsers } from "./users.ts";
@@ -62,6 +62,7 @@ function allowedMethods(app: OpenAPIHono<AppEnv>) {
 export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use(requestId());
+  app.use(jsonCharset());
   app.use(accessLog(deps));
   app.use(async (c, next) => {
     c.set("deps", deps);

@@ -22,6 +22,16 @@ export function requestId(): MiddlewareHandler<AppEnv> {
   };
 }
 
+/** Labels JSON responses `application/json; charset=utf-8`, as the contract fixes (API.md §1). */
+export function jsonCharset(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    if (c.res.headers.get("Content-Type") === "application/json") {
+      c.header("Content-Type", "application/json; charset=utf-8");
+    }
+  };
+}
+
 /** One JSON log line per request: method, path, status, duration, request id; never a secret. */
 export function accessLog(deps: Deps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

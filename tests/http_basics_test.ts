@@ -103,3 +103,21 @@ Deno.test("an unexpected exception answers 500 INTERNAL_ERROR without internals"
   assert.equal(JSON.parse(text).code, "INTERNAL_ERROR");
   assert.match(lines.join("\n"), /secret database detail/, "the stack is logged");
 });
+
+Deno.test("JSON responses are labelled application/json; charset=utf-8", async (t) => {
+  await using svc = await setup();
+  await t.step("GET /health says charset=utf-8", async () => {
+    const res = await svc.request("/health");
+    await res.body?.cancel();
+    assert.equal(res.headers.get("Content-Type"), "application/json; charset=utf-8");
+  });
+  await t.step("POST /v1/users (201) says charset=utf-8", async () => {
+    const res = await svc.request("/v1/users", {
+      method: "POST",
+      json: { email: "charset@example.com", password: "long enough pw", firstName: "C" },
+    });
+    await res.body?.cancel();
+    assert.equal(res.status, 201);
+    assert.equal(res.headers.get("Content-Type"), "application/json; charset=utf-8");
+  });
+});

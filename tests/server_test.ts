@@ -52,7 +52,7 @@ Deno.test("over real HTTP: sign up, log in, create a key, call the API with it",
     assert.equal(res.status, 201);
     assert.equal(body.email, email);
     assert.match(res.headers.get("X-Request-Id")!, /^[0-9A-HJKMNP-TV-Z]{26}$/);
-    assert.equal(res.headers.get("Content-Type"), "application/json");
+    assert.equal(res.headers.get("Content-Type"), "application/json; charset=utf-8");
   });
 
   await t.step("POST /v1/auth/token answers a token", async () => {
