@@ -563,6 +563,10 @@ function keyRow(key) {
 
 function renderKeys() {
   keysBody.replaceChildren(...keys.map(keyRow));
+  const count = $("#keys-count");
+  const active = keys.filter((k) => k.status === "active").length;
+  count.textContent = `${active} of ${count.dataset.max} active`;
+  count.hidden = false;
   $("#keys-empty").hidden = keys.length > 0;
   $("#keys-table thead").hidden = keys.length === 0;
 }

@@ -168,7 +168,10 @@ function KeysView() {
       <Breadcrumb trail={["Settings", "Developer", "API Keys"]} />
       <div class="view-header">
         <div>
-          <h1 id="keys-heading">API Keys</h1>
+          <div class="title-row">
+            <h1 id="keys-heading">API Keys</h1>
+            <span class="pill" id="keys-count" data-max={String(MAX_ACTIVE_KEYS)} hidden></span>
+          </div>
           <p class="muted">
             Keys let your programs call the API with the scopes you choose. Send one in the
             <code>X-API-Key</code>{" "}

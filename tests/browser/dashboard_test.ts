@@ -323,6 +323,7 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
     await page.getByRole("button", { name: "Refresh" }).click();
     // Ten active keys, and the expired one, which no longer counts.
     await waitUntil(async () => (await keysTable.locator("tr").count()) === 11, "11 rows");
+    await expectText(page.locator("#keys-count"), "10 of 10 active");
     await shot(page, "15-ten-keys", true);
     assert.deepEqual(await accessibilityViolations(page), []);
 
