@@ -87,3 +87,52 @@ export const idempotencyKeys = {
     key: string,
   ): Deno.KvKey => ["idempotency_keys", userId, scope, key],
 };
+/**
+ * Explore indexes over published tasks (see kv/explore_index.ts). Roots are short on purpose:
+ * each is repeated in some twenty entries per task, millions of times over. Every entry ends with
+ * the task's order key, so each prefix lists newest first with `reverse: true`.
+ */
+export const explore = {
+  /** The explore document of a task (item, search terms, facet), by payment class. */
+  all: (paid: PaidClass, orderKey: string): Deno.KvKey => ["xp_tasks", paid, orderKey],
+  allPrefix: (paid: PaidClass): Deno.KvKey => ["xp_tasks", paid],
+  /** A geo layer's geohash cell (precision = cell length); value: facet. */
+  byCell: (layer: string, cell: string, orderKey: string): Deno.KvKey => [
+    "xp_by_cell",
+    layer,
+    cell,
+    orderKey,
+  ],
+  byCellPrefix: (layer: string, cell: string): Deno.KvKey => ["xp_by_cell", layer, cell],
+  /** Upper-case country code; value: facet. */
+  byCountry: (countryCode: string, orderKey: string): Deno.KvKey => [
+    "xp_by_country",
+    countryCode,
+    orderKey,
+  ],
+  byCountryPrefix: (countryCode: string): Deno.KvKey => ["xp_by_country", countryCode],
+  /** Normalized location name, split by city and other types; value: facet. */
+  byName: (name: string, kind: NameKind, orderKey: string): Deno.KvKey => [
+    "xp_by_name",
+    name,
+    kind,
+    orderKey,
+  ],
+  byNamePrefix: (name: string, kind: NameKind): Deno.KvKey => ["xp_by_name", name, kind],
+  /** One normalized word of title or description; value: facet. */
+  byWord: (word: string, orderKey: string): Deno.KvKey => ["xp_by_word", word, orderKey],
+  byWordPrefix: (word: string): Deno.KvKey => ["xp_by_word", word],
+  /** Tasks with more distinct words than are indexed; every search reads them too. */
+  overflow: (orderKey: string): Deno.KvKey => ["xp_overflow", orderKey],
+  overflowPrefix: (): Deno.KvKey => ["xp_overflow"],
+  /** Dictionary: Deno.KvU64 count of published tasks holding the word. */
+  word: (word: string): Deno.KvKey => ["xp_words", word],
+  wordsPrefix: (): Deno.KvKey => ["xp_words"],
+  /** Deno.KvU64 counters the planner reads to pick the most selective index. */
+  count: (...parts: (string | number)[]): Deno.KvKey => ["xp_counts", ...parts],
+};
+
+/** Payment partition of the explore documents. */
+export type PaidClass = "paid" | "free";
+/** Name partition: city-type tasks apart, for cityName. */
+export type NameKind = "city" | "other";

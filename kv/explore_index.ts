@@ -1,0 +1,173 @@
+/**
+ * The explore index entries and counters of one task state, as pure data: the task write moves
+ * from the entries of the old state to those of the new one in its own atomic.
+ */
+import { geohashEncode } from "../domain/geo.ts";
+import {
+  type ExploreLocation,
+  type ExploreTask,
+  isExplorable,
+  normalizeName,
+} from "../domain/explore.ts";
+import { words } from "../domain/text.ts";
+import { explore, type NameKind, type PaidClass } from "./keys.ts";
+
+/**
+ * What every filter but search needs to know of a task, carried in each index entry so that a
+ * scan never reads a record to reject a candidate:
+ * [longitude, latitude, paid (1) or pro-bono (0), type code, radiusKm (0 if none),
+ * countryCode ("" if none), normalized location name].
+ */
+export type Facet = [number, number, 0 | 1, number, number, string, string];
+
+export const TYPE_CODES: readonly ExploreLocation["type"][] = [
+  "city",
+  "country",
+  "world",
+  "radius",
+];
+
+/** The explore list item: the task list item plus its location. */
+export interface ExploreItem {
+  id: string;
+  title: string;
+  budget: number;
+  currency: string;
+  status: "published" | "completed";
+  createdAt: string;
+  location: ExploreLocation;
+}
+
+/** Value of the all-tasks index: what a page shows, what search checks, what filters read. */
+export interface ExploreDoc {
+  item: ExploreItem;
+  terms: string[];
+  facet: Facet;
+}
+
+/** One index entry of a task state. */
+export interface IndexEntry {
+  key: Deno.KvKey;
+  value: unknown;
+}
+
+/**
+ * A geo index layer: city points, or radius-type circles up to `maxRadiusKm`, indexed by their
+ * centre at `precisions` and searched with the circle widened by `maxRadiusKm`.
+ */
+export interface GeoLayer {
+  name: string;
+  maxRadiusKm: number;
+  precisions: readonly number[];
+}
+
+// Radius classes keep the widening small for small circles: a 10 km task is searched as 10 + 25
+// km, not 10 + 500. Larger classes need only coarse cells, since their search circle is large.
+export const GEO_LAYERS: readonly GeoLayer[] = [
+  { name: "c", maxRadiusKm: 0, precisions: [2, 3, 4] },
+  { name: "r25", maxRadiusKm: 25, precisions: [2, 3, 4] },
+  { name: "r100", maxRadiusKm: 100, precisions: [2, 3] },
+  { name: "r500", maxRadiusKm: 500, precisions: [2] },
+];
+
+/** Precision of the per-cell counters that estimate how many tasks a circle holds. */
+export const COUNT_PRECISION = 2;
+
+/**
+ * Most distinct words indexed per task; a task with more is listed in the overflow index instead,
+ * which every search also reads. Keeps a whole edit (old words out, new in, with their counters)
+ * well under the 1000 mutations an atomic allows.
+ */
+export const MAX_INDEXED_WORDS = 150;
+
+/** The geo layer a location is indexed in, or null when it takes no part in geo queries. */
+export function layerOf(type: ExploreLocation["type"], radiusKm = 0): GeoLayer | null {
+  if (type === "city") return GEO_LAYERS[0];
+  if (type !== "radius") return null;
+  for (const layer of GEO_LAYERS.slice(1)) if (radiusKm <= layer.maxRadiusKm) return layer;
+  return GEO_LAYERS[GEO_LAYERS.length - 1];
+}
+
+export function paidClass(budget: number): PaidClass {
+  return budget > 0 ? "paid" : "free";
+}
+
+export function nameKind(type: ExploreLocation["type"]): NameKind {
+  return type === "city" ? "city" : "other";
+}
+
+/** The facet of a task, see `Facet`. */
+export function facetOf(task: Pick<ExploreTask, "budget" | "location">): Facet {
+  const loc = task.location;
+  return [
+    loc.coordinates[0],
+    loc.coordinates[1],
+    task.budget > 0 ? 1 : 0,
+    TYPE_CODES.indexOf(loc.type),
+    loc.radiusKm ?? 0,
+    loc.countryCode ?? "",
+    normalizeName(loc.name),
+  ];
+}
+
+/** The normalized words a search finds a task by. */
+export function searchTerms(task: Pick<ExploreTask, "title" | "description">): string[] {
+  return words(`${task.title}\n${task.description}`);
+}
+
+function itemOf(task: ExploreTask): ExploreItem {
+  return {
+    id: task.id,
+    title: task.title,
+    budget: task.budget,
+    currency: task.currency,
+    status: task.status,
+    createdAt: task.createdAt,
+    location: task.location,
+  };
+}
+
+/** Every explore index entry of a task state; none unless the task is published and live. */
+export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
+  if (!isExplorable(task)) return [];
+  const ok = task.orderKey;
+  const facet = facetOf(task);
+  const terms = searchTerms(task);
+  const doc: ExploreDoc = { item: itemOf(task), terms, facet };
+  const loc = task.location;
+  const entries: IndexEntry[] = [{ key: explore.all(paidClass(task.budget), ok), value: doc }];
+  const layer = layerOf(loc.type, loc.radiusKm);
+  if (layer) {
+    const [lon, lat] = loc.coordinates;
+    const finest = geohashEncode(lon, lat, Math.max(...layer.precisions));
+    for (const p of layer.precisions) {
+      entries.push({ key: explore.byCell(layer.name, finest.slice(0, p), ok), value: facet });
+    }
+  }
+  if (loc.countryCode) entries.push({ key: explore.byCountry(loc.countryCode, ok), value: facet });
+  entries.push({ key: explore.byName(facet[6], nameKind(loc.type), ok), value: facet });
+  if (terms.length > MAX_INDEXED_WORDS) {
+    entries.push({ key: explore.overflow(ok), value: facet });
+  } else {
+    for (const word of terms) entries.push({ key: explore.byWord(word, ok), value: facet });
+  }
+  return entries;
+}
+
+/** The Deno.KvU64 counters a task state counts one towards; none unless explorable. */
+export function exploreCounterKeys(task: ExploreTask): Deno.KvKey[] {
+  if (!isExplorable(task)) return [];
+  const loc = task.location;
+  const keys: Deno.KvKey[] = [explore.count("paid", paidClass(task.budget))];
+  const layer = layerOf(loc.type, loc.radiusKm);
+  if (layer) {
+    const [lon, lat] = loc.coordinates;
+    keys.push(explore.count("cell", layer.name, geohashEncode(lon, lat, COUNT_PRECISION)));
+  }
+  if (loc.countryCode) keys.push(explore.count("country", loc.countryCode));
+  keys.push(explore.count("name", normalizeName(loc.name), nameKind(loc.type)));
+  const terms = searchTerms(task);
+  if (terms.length > MAX_INDEXED_WORDS) keys.push(explore.count("overflow"));
+  else for (const word of terms) keys.push(explore.word(word));
+  return keys;
+}

@@ -1,0 +1,350 @@
+/**
+ * GET /tasks/explore over the explore indexes: the planner picks the index that the counters say
+ * is most selective, scans it newest first and checks every other filter on the facet each entry
+ * carries; search words are checked on the document, which the page needs anyway. A page stops
+ * at a fixed storage budget, so no query scans the whole store.
+ */
+import { coverCircle, EARTH_RADIUS_KM, geohashBounds } from "../domain/geo.ts";
+import {
+  type ExploreFilters,
+  type GeoFilter,
+  geoMatch,
+  paymentMatch,
+  roundKm,
+  termsMatch,
+} from "../domain/explore.ts";
+import {
+  COUNT_PRECISION,
+  type ExploreDoc,
+  type ExploreItem,
+  type Facet,
+  GEO_LAYERS,
+  TYPE_CODES,
+} from "./explore_index.ts";
+import { type Candidate, DOC_COST, PrefixStream, UnionStream, Work } from "./explore_stream.ts";
+import { explore, type PaidClass } from "./keys.ts";
+
+/** One explore result: the list item plus, on a geo query, the distance in km (one decimal). */
+export interface ExploreResult {
+  item: ExploreItem;
+  distanceKm?: number;
+}
+
+/** A page of results and the order key to resume after, or null on the last page. */
+export interface ExplorePage {
+  items: ExploreResult[];
+  next: string | null;
+  /** Which index drove the scan, and the storage work done: for benchmarks and logs. */
+  plan: string;
+  work: Work;
+}
+
+export interface ExploreOptions {
+  /** Storage work (see `Work`) after which a page stops early, resumable by its cursor. */
+  budget?: number;
+}
+
+/** About 20 ms of storage work on the local backend (units of ~3 µs). */
+export const DEFAULT_BUDGET = 7000;
+/** A query word expanding to more dictionary words than this drives no scan. */
+export const MAX_EXPANSION = 32;
+/** Finest cover whose cell count stays within this, as measured in EXPLORE-NOTES.md. */
+export const MAX_CELLS = 12;
+
+const GETMANY_MAX = 10;
+const WORD_END = "\u{10FFFF}";
+
+interface Driver {
+  name: string;
+  estimate: number;
+  streams: () => PrefixStream[];
+}
+
+/** A page of explore results strictly older than `after` (an order key), newest first. */
+export async function exploreTasks(
+  kv: Deno.Kv,
+  filters: ExploreFilters,
+  after: string | null,
+  limit: number,
+  options: ExploreOptions = {},
+): Promise<ExplorePage> {
+  const work = new Work();
+  const budget = options.budget ?? DEFAULT_BUDGET;
+  if (
+    filters.cityName !== undefined && filters.regionName !== undefined &&
+    filters.cityName !== filters.regionName
+  ) {
+    return { items: [], next: null, plan: "none", work };
+  }
+  const driver = await planScan(kv, filters, after, work);
+  // Planning and the first batch of every stream are a fixed fee; the budget bounds the rest.
+  let limitUnits = Infinity;
+  const stream = new UnionStream(driver.streams());
+  const results: { key: string; result: ExploreResult }[] = [];
+  let frontier = after;
+  let exhausted = false;
+  // One more than the page: finding it is what proves that another page follows.
+  while (results.length <= limit && !exhausted) {
+    const want = limit + 1 - results.length;
+    const chunk: { candidate: Candidate; pass: boolean }[] = [];
+    let passing = 0;
+    while (passing < want && (chunk.length === 0 || work.units < limitUnits)) {
+      const candidate = await stream.next();
+      if (limitUnits === Infinity) limitUnits = work.units + budget;
+      if (!candidate) {
+        exhausted = true;
+        break;
+      }
+      const pass = facetMatch(candidate.facet, filters) !== null;
+      chunk.push({ candidate, pass });
+      if (pass) passing++;
+    }
+    await loadDocs(kv, chunk.filter((c) => c.pass).map((c) => c.candidate), work);
+    let full = false;
+    for (const { candidate, pass } of chunk) {
+      if (results.length === limit + 1) {
+        full = true;
+        break;
+      }
+      if (results.length < limit) frontier = candidate.key;
+      if (!pass || !candidate.doc) continue;
+      const result = docMatch(candidate.doc, filters);
+      if (result) results.push({ key: candidate.key, result });
+    }
+    if (results.length > limit || full) {
+      return page(results.slice(0, limit), results[limit - 1].key, driver.name, work);
+    }
+    if (!exhausted && work.units >= limitUnits) {
+      return page(results, frontier, driver.name, work);
+    }
+  }
+  return page(results, null, driver.name, work);
+}
+
+function page(
+  results: { result: ExploreResult }[],
+  next: string | null,
+  plan: string,
+  work: Work,
+): ExplorePage {
+  return { items: results.map((r) => r.result), next, plan, work };
+}
+
+/** Reads the documents candidates lack, ten keys per getMany, all at once. */
+async function loadDocs(kv: Deno.Kv, candidates: Candidate[], work: Work): Promise<void> {
+  const missing = candidates.filter((c) => !c.doc);
+  const groups: Candidate[][] = [];
+  for (let i = 0; i < missing.length; i += GETMANY_MAX) {
+    groups.push(missing.slice(i, i + GETMANY_MAX));
+  }
+  await Promise.all(groups.map(async (group) => {
+    const keys = group.map((c) => explore.all(c.facet[2] ? "paid" : "free", c.key));
+    const entries = await kv.getMany<ExploreDoc[]>(keys);
+    entries.forEach((entry, i) => {
+      if (entry.value) group[i].doc = entry.value;
+    });
+  }));
+  work.docs += missing.length;
+  work.units += missing.length * DOC_COST;
+}
+
+/** Every filter but search, on a facet: the distance on a geo query, 0 otherwise, or null. */
+function facetMatch(f: Facet, filters: ExploreFilters): number | null {
+  if (filters.payment !== undefined && (f[2] === 1) !== (filters.payment === "Paid")) return null;
+  if (filters.countryCode !== undefined && f[5] !== filters.countryCode) return null;
+  if (filters.regionName !== undefined && f[6] !== filters.regionName) return null;
+  if (filters.cityName !== undefined && (f[3] !== 0 || f[6] !== filters.cityName)) return null;
+  if (!filters.geo) return 0;
+  return geoMatch(filters.geo, TYPE_CODES[f[3]], f[0], f[1], f[4]);
+}
+
+/** The final check, on the document as stored now: every filter, search included. */
+function docMatch(doc: ExploreDoc, filters: ExploreFilters): ExploreResult | null {
+  if (!paymentMatch(doc.item.budget, filters.payment)) return null;
+  const d = facetMatch(doc.facet, filters);
+  if (d === null || !termsMatch(filters.search, doc.terms)) return null;
+  return filters.geo ? { item: doc.item, distanceKm: roundKm(d) } : { item: doc.item };
+}
+
+async function counts(kv: Deno.Kv, keys: Deno.KvKey[], work: Work): Promise<number[]> {
+  const groups: Deno.KvKey[][] = [];
+  for (let i = 0; i < keys.length; i += GETMANY_MAX) groups.push(keys.slice(i, i + GETMANY_MAX));
+  const values = await Promise.all(groups.map((g) => kv.getMany<Deno.KvU64[]>(g)));
+  work.units += keys.length * DOC_COST;
+  return values.flat().map((e) => (e.value ? Number(e.value.value) : 0));
+}
+
+/** The candidate drivers of a query, with estimated sizes; the smallest wins. */
+async function planScan(
+  kv: Deno.Kv,
+  filters: ExploreFilters,
+  after: string | null,
+  work: Work,
+): Promise<Driver> {
+  const prefixStreams = (prefixes: Deno.KvKey[], docs = false) => () =>
+    prefixes.map((p) => new PrefixStream(kv, p, after, work, docs));
+  const classes: PaidClass[] = filters.payment === undefined
+    ? ["paid", "free"]
+    : [filters.payment === "Paid" ? "paid" : "free"];
+  const base = (estimate: number): Driver => ({
+    name: filters.payment === undefined ? "all" : "payment",
+    estimate,
+    streams: prefixStreams(classes.map((c) => explore.allPrefix(c)), true),
+  });
+  const hasIndexedFilter = filters.geo || filters.countryCode !== undefined ||
+    filters.cityName !== undefined || filters.regionName !== undefined ||
+    filters.search.length > 0;
+  if (!hasIndexedFilter) return base(0);
+
+  const pending: Promise<Driver | null>[] = [
+    counts(kv, classes.map((c) => explore.count("paid", c)), work)
+      .then((n) => base(n.reduce((a, b) => a + b, 0))),
+  ];
+  if (filters.geo) pending.push(geoDriver(kv, filters.geo, after, work));
+  if (filters.countryCode !== undefined) {
+    const cc = filters.countryCode;
+    pending.push(
+      counts(kv, [explore.count("country", cc)], work).then(([n]) => ({
+        name: "country",
+        estimate: n,
+        streams: prefixStreams([explore.byCountryPrefix(cc)]),
+      })),
+    );
+  }
+  if (filters.cityName !== undefined) {
+    const name = filters.cityName;
+    pending.push(
+      counts(kv, [explore.count("name", name, "city")], work).then(([n]) => ({
+        name: "cityName",
+        estimate: n,
+        streams: prefixStreams([explore.byNamePrefix(name, "city")]),
+      })),
+    );
+  } else if (filters.regionName !== undefined) {
+    const name = filters.regionName;
+    pending.push(
+      counts(kv, [explore.count("name", name, "city"), explore.count("name", name, "other")], work)
+        .then(([a, b]) => ({
+          name: "regionName",
+          estimate: a + b,
+          streams: prefixStreams([
+            explore.byNamePrefix(name, "city"),
+            explore.byNamePrefix(name, "other"),
+          ]),
+        })),
+    );
+  }
+  if (filters.search.length > 0) {
+    const overflow = counts(kv, [explore.count("overflow")], work).then(([n]) => n);
+    for (const word of filters.search) pending.push(wordDriver(kv, word, overflow, after, work));
+  }
+  const drivers = (await Promise.all(pending)).filter((d): d is Driver => d !== null);
+  // Ties go to the narrower index: the base one comes first and is only kept when strictly smaller.
+  return drivers.reduce((best, d) => (d.estimate <= best.estimate ? d : best));
+}
+
+/** A query word drives by the dictionary words it starts, plus the overflow tasks. */
+async function wordDriver(
+  kv: Deno.Kv,
+  prefix: string,
+  overflow: Promise<number>,
+  after: string | null,
+  work: Work,
+): Promise<Driver | null> {
+  const found: string[] = [];
+  let total = 0;
+  const iter = kv.list<Deno.KvU64>(
+    { start: explore.word(prefix), end: explore.word(prefix + WORD_END) },
+    { limit: MAX_EXPANSION * 2, batchSize: MAX_EXPANSION * 2 },
+  );
+  let listed = 0;
+  for await (const entry of iter) {
+    listed++;
+    const n = Number(entry.value.value);
+    if (n === 0) continue;
+    found.push(entry.key[1] as string);
+    total += n;
+  }
+  work.lists++;
+  work.units += 30 + listed;
+  if (found.length > MAX_EXPANSION || listed === MAX_EXPANSION * 2) return null;
+  const prefixes = [...found.map((w) => explore.byWordPrefix(w)), explore.overflowPrefix()];
+  return {
+    name: "search",
+    estimate: total + await overflow,
+    streams: () => prefixes.map((p) => new PrefixStream(kv, p, after, work)),
+  };
+}
+
+// Area of the part of a sphere between two latitudes and two longitudes, in km².
+function boxAreaKm2(cell: string): number {
+  const b = geohashBounds(cell);
+  const rad = Math.PI / 180;
+  return EARTH_RADIUS_KM ** 2 * (b.maxLon - b.minLon) * rad *
+    Math.abs(Math.sin(b.maxLat * rad) - Math.sin(b.minLat * rad));
+}
+
+function capAreaKm2(radiusKm: number): number {
+  const angle = Math.min(Math.PI, radiusKm / EARTH_RADIUS_KM);
+  return 2 * Math.PI * EARTH_RADIUS_KM ** 2 * (1 - Math.cos(angle));
+}
+
+/**
+ * The geo driver: per layer, the cover of the search circle widened by the layer's largest task
+ * radius, at the finest precision within MAX_CELLS. Counters of the coarse cells estimate the
+ * count (assuming an even spread inside each cell) and skip cells known to be empty.
+ */
+async function geoDriver(
+  kv: Deno.Kv,
+  geo: GeoFilter,
+  after: string | null,
+  work: Work,
+): Promise<Driver> {
+  const layers = GEO_LAYERS.map((layer) => {
+    const options = { precisions: layer.precisions, extraKm: layer.maxRadiusKm };
+    const cover = coverCircle(geo.lon, geo.lat, geo.radiusKm, MAX_CELLS, options);
+    const coarse = coverCircle(geo.lon, geo.lat, geo.radiusKm, 1024, {
+      precisions: [COUNT_PRECISION],
+      extraKm: layer.maxRadiusKm,
+    }).cells;
+    return { layer, cells: cover.cells, coarse };
+  });
+  const counterKeys: Deno.KvKey[] = [];
+  const index = new Map<string, number>();
+  for (const { layer, coarse } of layers) {
+    for (const cell of coarse) {
+      index.set(`${layer.name}:${cell}`, counterKeys.length);
+      counterKeys.push(explore.count("cell", layer.name, cell));
+    }
+  }
+  const n = await counts(kv, counterKeys, work);
+  const countOf = (layer: string, cell: string) => {
+    const i = index.get(`${layer}:${cell.slice(0, COUNT_PRECISION)}`);
+    // A cell coarser than the counters, or missing from the coarse cover, cannot be skipped.
+    return i === undefined || cell.length < COUNT_PRECISION ? Infinity : n[i];
+  };
+  let estimate = 0;
+  const prefixes: Deno.KvKey[] = [];
+  for (const { layer, cells, coarse } of layers) {
+    let inCells = 0;
+    let area = 0;
+    for (const cell of coarse) {
+      const c = countOf(layer.name, cell);
+      if (c > 0) {
+        inCells += c;
+        area += boxAreaKm2(cell);
+      }
+    }
+    if (inCells > 0) {
+      estimate += inCells * Math.min(1, capAreaKm2(geo.radiusKm + layer.maxRadiusKm) / area);
+    }
+    for (const cell of cells) {
+      if (countOf(layer.name, cell) > 0) prefixes.push(explore.byCellPrefix(layer.name, cell));
+    }
+  }
+  return {
+    name: "geo",
+    estimate,
+    streams: () => prefixes.map((p) => new PrefixStream(kv, p, after, work)),
+  };
+}

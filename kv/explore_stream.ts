@@ -1,0 +1,117 @@
+/**
+ * Newest-first streams over explore index prefixes, and their union: the merge that lets many
+ * geohash cells or dictionary words be read as one list, a small batch at a time.
+ */
+import type { ExploreDoc, Facet } from "./explore_index.ts";
+
+/** One candidate: its order key, its facet, and its document when the index holds it. */
+export interface Candidate {
+  key: string;
+  facet: Facet;
+  doc?: ExploreDoc;
+}
+
+/** Counts the storage work of one query, so that a page can stop at a fixed budget. */
+export class Work {
+  units = 0;
+  lists = 0;
+  entries = 0;
+  docs = 0;
+}
+
+// Relative costs measured on the local backend: a list call ~90 µs, an entry ~3 µs, one key of
+// a getMany ~20 µs. A unit is thus ~3 µs.
+export const LIST_COST = 30;
+export const ENTRY_COST = 1;
+export const DOC_COST = 7;
+
+// The prototype found 16 the best first batch; later batches grow when a stream keeps giving.
+const FIRST_BATCH = 16;
+const MAX_BATCH = 512;
+
+/** Entries of one key prefix whose last part is an order key, newest first, below `before`. */
+export class PrefixStream {
+  #buffer: Candidate[] = [];
+  #at = 0;
+  #done = false;
+  #batch: number;
+  #before: string | null;
+
+  constructor(
+    private readonly kv: Deno.Kv,
+    private readonly prefix: Deno.KvKey,
+    before: string | null,
+    private readonly work: Work,
+    private readonly holdsDocs = false,
+    batch = FIRST_BATCH,
+  ) {
+    this.#before = before;
+    this.#batch = batch;
+  }
+
+  /** True when the buffer is spent but the store may hold more. */
+  get needsFill(): boolean {
+    return this.#at >= this.#buffer.length && !this.#done;
+  }
+
+  /** The newest remaining candidate, once filled; null at the end. */
+  get head(): Candidate | null {
+    return this.#at < this.#buffer.length ? this.#buffer[this.#at] : null;
+  }
+
+  advance(): void {
+    this.#at++;
+  }
+
+  /** Reads the next batch, strictly older than everything read so far. */
+  async fill(): Promise<void> {
+    const selector: Deno.KvListSelector = this.#before === null
+      ? { prefix: this.prefix }
+      : { start: this.prefix, end: [...this.prefix, this.#before] };
+    const batch = this.#batch;
+    const buffer: Candidate[] = [];
+    const iter = this.kv.list(selector, { reverse: true, limit: batch, batchSize: batch });
+    for await (const entry of iter) {
+      const key = entry.key[entry.key.length - 1] as string;
+      if (this.holdsDocs) {
+        const doc = entry.value as ExploreDoc;
+        buffer.push({ key, facet: doc.facet, doc });
+      } else {
+        buffer.push({ key, facet: entry.value as Facet });
+      }
+    }
+    this.work.lists++;
+    this.work.entries += buffer.length;
+    this.work.units += LIST_COST + buffer.length * ENTRY_COST;
+    this.#buffer = buffer;
+    this.#at = 0;
+    if (buffer.length < batch) this.#done = true;
+    else this.#before = buffer[buffer.length - 1].key;
+    this.#batch = Math.min(MAX_BATCH, batch * 2);
+  }
+}
+
+/** Several streams merged newest first; a candidate found in more than one comes out once. */
+export class UnionStream {
+  constructor(private readonly streams: PrefixStream[]) {}
+
+  /** The newest remaining candidate of all streams, or null when all are spent. */
+  async next(): Promise<Candidate | null> {
+    const empty = this.streams.filter((s) => s.needsFill);
+    if (empty.length > 0) await Promise.all(empty.map((s) => s.fill()));
+    let best: Candidate | null = null;
+    for (const s of this.streams) {
+      const head = s.head;
+      if (head && (best === null || head.key > best.key)) best = head;
+    }
+    if (best === null) return null;
+    for (const s of this.streams) {
+      // Prefer the copy that carries the document.
+      if (s.head?.key === best.key) {
+        if (s.head.doc && !best.doc) best = s.head;
+        s.advance();
+      }
+    }
+    return best;
+  }
+}

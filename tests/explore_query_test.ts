@@ -1,0 +1,183 @@
+import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import type { ExploreFilters, ExploreTask } from "../domain/explore.ts";
+import { queryWords } from "../domain/text.ts";
+import { exploreCounterKeys, exploreIndexEntries } from "../kv/explore_index.ts";
+import { exploreTasks } from "../kv/explore_query.ts";
+import {
+  allPages,
+  generateFilters,
+  generateTasks,
+  PLACES,
+  random,
+  reference,
+  writeTask,
+} from "./explore_fixtures.ts";
+
+const LIMITS = [1, 7, 20, 50];
+
+function describe(filters: ExploreFilters): string {
+  return JSON.stringify(filters);
+}
+
+// Fixed queries at the hard places, beside the random ones.
+function edgeFilters(): ExploreFilters[] {
+  const list: ExploreFilters[] = [{ search: [] }];
+  for (const place of PLACES) {
+    for (const radiusKm of [1, 25, 100, 500]) {
+      list.push({ search: [], geo: { lon: place.lon, lat: place.lat, radiusKm } });
+    }
+  }
+  list.push(
+    { search: [], geo: { lon: 180, lat: -17, radiusKm: 200 } },
+    { search: [], geo: { lon: -180, lat: -17, radiusKm: 200 } },
+    { search: [], geo: { lon: 0, lat: 90, radiusKm: 300 } },
+    { search: [], geo: { lon: 0, lat: -90, radiusKm: 300 } },
+    { search: [], geo: { lon: -120, lat: 0, radiusKm: 50 } },
+    { search: queryWords("plomb") },
+    { search: queryWords("cafe") },
+    { search: queryWords("strasse") },
+    { search: queryWords("demenag urgent") },
+    { search: queryWords("p") },
+    { search: [], payment: "Pro-bono" },
+    { search: [], payment: "Paid", countryCode: "FJ" },
+    { search: [], cityName: "paris" },
+    { search: [], regionName: "saint-etienne" },
+    { search: [], cityName: "paris", regionName: "tokyo" },
+    {
+      search: queryWords("gard"),
+      payment: "Paid",
+      geo: { lon: 2.35, lat: 48.85, radiusKm: 100 },
+    },
+  );
+  return list;
+}
+
+async function checkQueries(
+  kv: Deno.Kv,
+  tasks: ExploreTask[],
+  queries: ExploreFilters[],
+  budgets: (number | undefined)[],
+  limits = LIMITS,
+): Promise<number> {
+  let shortPages = 0;
+  for (const filters of queries) {
+    const expected = reference(tasks, filters);
+    for (const limit of limits) {
+      // Paging one by one through long results adds time, not coverage.
+      if (limit === 1 && expected.length > 60) continue;
+      for (const budget of budgets) {
+        const got = await allPages(kv, filters, limit, { budget });
+        assertEquals(
+          got.items.map((r) => r.item.id),
+          expected.map((r) => r.item.id),
+          `${describe(filters)} limit ${limit} budget ${budget}`,
+        );
+        assertEquals(got.items, expected, `${describe(filters)} limit ${limit}: items differ`);
+        if (budget === undefined) {
+          assertEquals(got.shortPages, 0, `${describe(filters)}: short page without a budget`);
+        }
+        shortPages += got.shortPages;
+      }
+    }
+  }
+  return shortPages;
+}
+
+// The store must hold exactly the entries and counts of the tasks' current states.
+async function checkStoreMatches(kv: Deno.Kv, tasks: ExploreTask[]) {
+  const expected = new Map<string, unknown>();
+  const counts = new Map<string, bigint>();
+  for (const task of tasks) {
+    for (const e of exploreIndexEntries(task)) expected.set(JSON.stringify(e.key), e.value);
+    for (const key of exploreCounterKeys(task)) {
+      const id = JSON.stringify(key);
+      counts.set(id, (counts.get(id) ?? 0n) + 1n);
+    }
+  }
+  const found = new Map<string, unknown>();
+  const foundCounts = new Map<string, bigint>();
+  for await (const entry of kv.list({ prefix: [] })) {
+    const id = JSON.stringify(entry.key);
+    const root = entry.key[0] as string;
+    if (root === "xp_words" || root === "xp_counts") {
+      const n = (entry.value as Deno.KvU64).value;
+      if (n !== 0n) foundCounts.set(id, n);
+    } else found.set(id, entry.value);
+  }
+  assertEquals(found.size, expected.size, "index entry count");
+  for (const [id, value] of expected) assertEquals(found.get(id), value, id);
+  assertEquals(foundCounts, counts);
+}
+
+Deno.test("GET /tasks/explore index answers exactly as the brute-force reference", async (t) => {
+  await using kv = await Deno.openKv(":memory:");
+  const tasks = generateTasks(7, 2500);
+  for (const task of tasks) await writeTask(kv, null, task);
+  const randomFilters = Array.from({ length: 120 }, (_, i) => generateFilters(1000 + i));
+
+  await t.step("rule: the indexes hold exactly the entries of published tasks", async () => {
+    await checkStoreMatches(kv, tasks);
+  });
+
+  await t.step("rule: every filter combination, every page of every limit, in order", async () => {
+    await checkQueries(kv, tasks, [...edgeFilters(), ...randomFilters], [undefined]);
+  });
+
+  await t.step("rule: pages cut short by the storage budget still add up exactly", async () => {
+    await checkQueries(kv, tasks, [...edgeFilters(), ...randomFilters.slice(0, 30)], [150], [
+      7,
+      50,
+    ]);
+  });
+
+  await t.step(
+    "rule: deleted, completed and edited tasks leave or move in the indexes",
+    async () => {
+      const rnd = random(99);
+      for (let i = 0; i < tasks.length; i++) {
+        const r = rnd();
+        if (r > 0.3) continue;
+        const before = tasks[i];
+        let after: ExploreTask;
+        if (r < 0.05) after = { ...before, deletedAt: "2031-01-01T00:00:00.000Z" };
+        else if (r < 0.1) after = { ...before, status: "completed" };
+        else if (r < 0.2) {
+          const other = tasks[(i * 7919) % tasks.length];
+          after = {
+            ...before,
+            location: other.location,
+            title: other.title,
+            budget: other.budget,
+          };
+        } else after = { ...before, description: "Déménagement urgent, Straße" };
+        await writeTask(kv, before, after);
+        tasks[i] = after;
+      }
+      await checkStoreMatches(kv, tasks);
+      await checkQueries(kv, tasks, [...edgeFilters(), ...randomFilters.slice(0, 60)], [undefined]);
+    },
+  );
+
+  await t.step("rule: the last page carries no next cursor", async () => {
+    const page = await exploreTasks(kv, { search: [] }, null, 50);
+    assertEquals(page.items.length, 50);
+    const none = await exploreTasks(kv, { search: queryWords("nothingmatches") }, null, 20);
+    assertEquals(none, { ...none, items: [], next: null });
+  });
+});
+
+Deno.test("explore search reads long texts from the overflow index", async (t) => {
+  await using kv = await Deno.openKv(":memory:");
+  const [base] = generateTasks(3, 1);
+  const long = Array.from({ length: 400 }, (_, i) => `mot${i.toString(36)}`).join(" ");
+  const task: ExploreTask = { ...base, status: "published", description: long };
+  await writeTask(kv, null, task);
+  await t.step("rule: a word beyond the indexed ones still finds the task", async () => {
+    const page = await exploreTasks(kv, { search: queryWords("mot9z") }, null, 20);
+    assertEquals(page.items.map((r) => r.item.id), [task.id]);
+  });
+  await t.step("rule: the task's words cost no index entry each", () => {
+    const entries = exploreIndexEntries(task);
+    assertEquals(entries.length < 10, true);
+  });
+});
