@@ -1,9 +1,19 @@
 /**
- * Explore rules (API.md section 7) as plain functions: which published task a set of filters
- * selects. The indexes in kv/ must agree with `matchExplore`, the reference they are tested with.
+ * Explore (API.md section 7): the query's filters and their rules as plain functions, the
+ * reference that the indexes in kv/ are tested against, and the explore item shape.
  */
+import { z } from "zod";
 import { haversineKm } from "./geo.ts";
-import { normalizeText } from "./text.ts";
+import {
+  Location,
+  matchesPayment,
+  matchesTerms,
+  Payment,
+  SearchText,
+  TaskListItem,
+  type TaskRecord,
+} from "./task.ts";
+import { normalizeText, queryWords } from "./text.ts";
 
 /** A search circle: the tasks within `radiusKm` of the point (great-circle). */
 export interface GeoFilter {
@@ -23,30 +33,97 @@ export interface ExploreFilters {
   countryCode?: string;
   /** Query words (`queryWords`); each must start a word of the title or description. */
   search: string[];
-  payment?: "Paid" | "Pro-bono";
+  payment?: Payment;
 }
 
-/** The location of a task as stored. */
-export interface ExploreLocation {
-  type: "city" | "country" | "world" | "radius";
-  name: string;
-  coordinates: [number, number];
+/** The task fields explore reads. */
+export type ExploreTask = Pick<
+  TaskRecord,
+  | "id"
+  | "userId"
+  | "orderKey"
+  | "title"
+  | "description"
+  | "budget"
+  | "currency"
+  | "status"
+  | "createdAt"
+  | "deletedAt"
+  | "location"
+>;
+
+/** An explore result: the list item plus `location`, and `distanceKm` on a geo query. */
+export const ExploreItem = TaskListItem.extend({
+  location: Location,
+  distanceKm: z.number().optional().describe(
+    "Great-circle distance in km from the search point to the task's coordinates, one decimal; " +
+      "only on a geo query",
+  ),
+}).meta({ id: "ExploreItem" });
+export type ExploreItem = z.infer<typeof ExploreItem>;
+
+// A number in a query string: "" and "abc" are refused rather than read as 0 or NaN.
+const queryNumber = (min: number, max: number, description: string) =>
+  z.string().trim().min(1).transform(Number).pipe(z.number().min(min).max(max))
+    .describe(description);
+
+/** The filter members of GET /tasks/explore (paging members apart). */
+export const exploreFilterFields = {
+  search: SearchText.optional(),
+  payment: Payment.optional(),
+  regionName: z.string().trim().min(1).max(200).optional()
+    .describe("location.name of a task of any type; case and accents ignored"),
+  cityName: z.string().trim().min(1).max(200).optional()
+    .describe("location.name of a city-type task; case and accents ignored"),
+  countryCode: z.string().regex(/^[A-Za-z]{2}$/, "must be a two-letter country code").optional()
+    .describe("location.countryCode; case ignored"),
+  latitude: queryNumber(-90, 90, "Centre of the search circle; with longitude and radiusKm")
+    .optional(),
+  longitude: queryNumber(-180, 180, "Centre of the search circle; with latitude and radiusKm")
+    .optional(),
+  radiusKm: queryNumber(1, 500, "Radius of the search circle in km, 1 to 500").optional(),
+};
+
+/** The parsed filter members of an explore query. */
+export interface ExploreFilterQuery {
+  search?: string;
+  payment?: Payment;
+  regionName?: string;
+  cityName?: string;
   countryCode?: string;
+  latitude?: number;
+  longitude?: number;
   radiusKm?: number;
 }
 
-/** The task fields explore reads; a stored task record has them all. */
-export interface ExploreTask {
-  id: string;
-  orderKey: string;
-  title: string;
-  description: string;
-  budget: number;
-  currency: string;
-  status: "published" | "completed";
-  createdAt: string;
-  deletedAt: string | null;
-  location: ExploreLocation;
+const GEO_MEMBERS = ["latitude", "longitude", "radiusKm"] as const;
+
+/** latitude, longitude and radiusKm come together or not at all. */
+export function checkGeoTogether(query: ExploreFilterQuery, ctx: z.RefinementCtx): void {
+  const given = GEO_MEMBERS.filter((m) => query[m] !== undefined);
+  if (given.length === 0 || given.length === GEO_MEMBERS.length) return;
+  for (const member of GEO_MEMBERS.filter((m) => query[m] === undefined)) {
+    ctx.addIssue({
+      code: "custom",
+      path: [member],
+      message: "latitude, longitude and radiusKm must be given together",
+    });
+  }
+}
+
+/** The normalized filters of a validated query. */
+export function exploreFilters(query: ExploreFilterQuery): ExploreFilters {
+  const filters: ExploreFilters = { search: queryWords(query.search ?? "") };
+  if (
+    query.latitude !== undefined && query.longitude !== undefined && query.radiusKm !== undefined
+  ) {
+    filters.geo = { lon: query.longitude, lat: query.latitude, radiusKm: query.radiusKm };
+  }
+  if (query.cityName !== undefined) filters.cityName = normalizeName(query.cityName);
+  if (query.regionName !== undefined) filters.regionName = normalizeName(query.regionName);
+  if (query.countryCode !== undefined) filters.countryCode = query.countryCode.toUpperCase();
+  if (query.payment !== undefined) filters.payment = query.payment;
+  return filters;
 }
 
 /** Location names compare ignoring case and accents. */
@@ -55,7 +132,7 @@ export function normalizeName(name: string): string {
 }
 
 /** True when explore may show the task to anyone: published and not deleted. */
-export function isExplorable(task: Pick<ExploreTask, "status" | "deletedAt">): boolean {
+export function isExplorable(task: Pick<TaskRecord, "status" | "deletedAt">): boolean {
   return task.status === "published" && task.deletedAt === null;
 }
 
@@ -66,7 +143,7 @@ export function isExplorable(task: Pick<ExploreTask, "status" | "deletedAt">): b
  */
 export function geoMatch(
   geo: GeoFilter,
-  type: ExploreLocation["type"],
+  type: Location["type"],
   lon: number,
   lat: number,
   taskRadiusKm: number,
@@ -82,17 +159,6 @@ export function roundKm(km: number): number {
   return Math.round(km * 10) / 10;
 }
 
-/** True when every query word is a prefix of some term. */
-export function termsMatch(wanted: readonly string[], terms: readonly string[]): boolean {
-  return wanted.every((prefix) => terms.some((term) => term.startsWith(prefix)));
-}
-
-/** True when a budget is in the payment class: Paid is > 0, Pro-bono is 0. */
-export function paymentMatch(budget: number, payment: ExploreFilters["payment"]): boolean {
-  if (payment === undefined) return true;
-  return payment === "Paid" ? budget > 0 : budget === 0;
-}
-
 /** The reference: does an explorable task match, and at what distance (geo queries). */
 export function matchExplore(
   task: ExploreTask,
@@ -101,7 +167,7 @@ export function matchExplore(
 ): { distanceKm?: number } | null {
   if (!isExplorable(task)) return null;
   const loc = task.location;
-  if (!paymentMatch(task.budget, filters.payment)) return null;
+  if (filters.payment !== undefined && !matchesPayment(task.budget, filters.payment)) return null;
   if (filters.countryCode !== undefined && loc.countryCode !== filters.countryCode) return null;
   if (filters.cityName !== undefined) {
     if (loc.type !== "city" || normalizeName(loc.name) !== filters.cityName) return null;
@@ -109,7 +175,7 @@ export function matchExplore(
   if (filters.regionName !== undefined && normalizeName(loc.name) !== filters.regionName) {
     return null;
   }
-  if (!termsMatch(filters.search, terms)) return null;
+  if (!matchesTerms(filters.search, terms)) return null;
   if (filters.geo) {
     const [lon, lat] = loc.coordinates;
     const d = geoMatch(filters.geo, loc.type, lon, lat, loc.radiusKm ?? 0);

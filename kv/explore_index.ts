@@ -4,12 +4,12 @@
  */
 import { geohashEncode } from "../domain/geo.ts";
 import {
-  type ExploreLocation,
+  type ExploreItem,
   type ExploreTask,
   isExplorable,
   normalizeName,
 } from "../domain/explore.ts";
-import { words } from "../domain/text.ts";
+import { type Location, searchTerms } from "../domain/task.ts";
 import { explore, type NameKind, type PaidClass } from "./keys.ts";
 
 /**
@@ -20,30 +20,39 @@ import { explore, type NameKind, type PaidClass } from "./keys.ts";
  */
 export type Facet = [number, number, 0 | 1, number, number, string, string];
 
-export const TYPE_CODES: readonly ExploreLocation["type"][] = [
+export const TYPE_CODES: readonly Location["type"][] = [
   "city",
   "country",
   "world",
   "radius",
 ];
 
-/** The explore list item: the task list item plus its location. */
-export interface ExploreItem {
-  id: string;
-  title: string;
-  budget: number;
-  currency: string;
-  status: "published" | "completed";
-  createdAt: string;
-  location: ExploreLocation;
-}
+/** The explore item as stored: the distance depends on the query. */
+export type StoredExploreItem = Omit<ExploreItem, "distanceKm">;
 
-/** Value of the all-tasks index: what a page shows, what search checks, what filters read. */
+/**
+ * Value of the all-tasks index: what a page shows, what search checks, what filters read, and
+ * the author, whose tasks hide while the account's purge runs.
+ */
 export interface ExploreDoc {
-  item: ExploreItem;
+  item: StoredExploreItem;
   terms: string[];
   facet: Facet;
+  userId: string;
 }
+
+/** First key part of every explore index, for the task index consistency check. */
+export const EXPLORE_INDEX_ROOTS: readonly string[] = [
+  "xp_tasks",
+  "xp_by_cell",
+  "xp_by_country",
+  "xp_by_name",
+  "xp_by_word",
+  "xp_overflow",
+];
+
+/** First key part of every explore counter (the word dictionary is one). */
+export const EXPLORE_COUNTER_ROOTS: readonly string[] = ["xp_words", "xp_counts"];
 
 /** One index entry of a task state. */
 export interface IndexEntry {
@@ -81,7 +90,7 @@ export const COUNT_PRECISION = 2;
 export const MAX_INDEXED_WORDS = 150;
 
 /** The geo layer a location is indexed in, or null when it takes no part in geo queries. */
-export function layerOf(type: ExploreLocation["type"], radiusKm = 0): GeoLayer | null {
+export function layerOf(type: Location["type"], radiusKm = 0): GeoLayer | null {
   if (type === "city") return GEO_LAYERS[0];
   if (type !== "radius") return null;
   for (const layer of GEO_LAYERS.slice(1)) if (radiusKm <= layer.maxRadiusKm) return layer;
@@ -92,7 +101,7 @@ export function paidClass(budget: number): PaidClass {
   return budget > 0 ? "paid" : "free";
 }
 
-export function nameKind(type: ExploreLocation["type"]): NameKind {
+export function nameKind(type: Location["type"]): NameKind {
   return type === "city" ? "city" : "other";
 }
 
@@ -110,12 +119,7 @@ export function facetOf(task: Pick<ExploreTask, "budget" | "location">): Facet {
   ];
 }
 
-/** The normalized words a search finds a task by. */
-export function searchTerms(task: Pick<ExploreTask, "title" | "description">): string[] {
-  return words(`${task.title}\n${task.description}`);
-}
-
-function itemOf(task: ExploreTask): ExploreItem {
+function itemOf(task: ExploreTask): StoredExploreItem {
   return {
     id: task.id,
     title: task.title,
@@ -133,7 +137,7 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
   const ok = task.orderKey;
   const facet = facetOf(task);
   const terms = searchTerms(task);
-  const doc: ExploreDoc = { item: itemOf(task), terms, facet };
+  const doc: ExploreDoc = { item: itemOf(task), terms, facet, userId: task.userId };
   const loc = task.location;
   const entries: IndexEntry[] = [{ key: explore.all(paidClass(task.budget), ok), value: doc }];
   const layer = layerOf(loc.type, loc.radiusKm);

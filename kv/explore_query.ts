@@ -7,32 +7,26 @@
 import { coverCircle, EARTH_RADIUS_KM, geohashBounds } from "../domain/geo.ts";
 import {
   type ExploreFilters,
+  type ExploreItem,
   type GeoFilter,
   geoMatch,
-  paymentMatch,
   roundKm,
-  termsMatch,
 } from "../domain/explore.ts";
+import { matchesTerms } from "../domain/task.ts";
 import {
   COUNT_PRECISION,
   type ExploreDoc,
-  type ExploreItem,
   type Facet,
   GEO_LAYERS,
   TYPE_CODES,
 } from "./explore_index.ts";
 import { type Candidate, DOC_COST, PrefixStream, UnionStream, Work } from "./explore_stream.ts";
 import { explore, type PaidClass } from "./keys.ts";
-
-/** One explore result: the list item plus, on a geo query, the distance in km (one decimal). */
-export interface ExploreResult {
-  item: ExploreItem;
-  distanceKm?: number;
-}
+import { pendingPurges } from "./users.ts";
 
 /** A page of results and the order key to resume after, or null on the last page. */
 export interface ExplorePage {
-  items: ExploreResult[];
+  items: ExploreItem[];
   next: string | null;
   /** Which index drove the scan, and the storage work done: for benchmarks and logs. */
   plan: string;
@@ -76,11 +70,14 @@ export async function exploreTasks(
   ) {
     return { items: [], next: null, plan: "none", work };
   }
-  const driver = await planScan(kv, filters, after, work);
+  const [driver, hidden] = await Promise.all([
+    planScan(kv, filters, after, work),
+    pendingPurges(kv),
+  ]);
   // Planning and the first batch of every stream are a fixed fee; the budget bounds the rest.
   let limitUnits = Infinity;
   const stream = new UnionStream(driver.streams());
-  const results: { key: string; result: ExploreResult }[] = [];
+  const results: { key: string; result: ExploreItem }[] = [];
   let frontier = after;
   let exhausted = false;
   // One more than the page: finding it is what proves that another page follows.
@@ -108,7 +105,7 @@ export async function exploreTasks(
       }
       if (results.length < limit) frontier = candidate.key;
       if (!pass || !candidate.doc) continue;
-      const result = docMatch(candidate.doc, filters);
+      const result = hidden.has(candidate.doc.userId) ? null : docMatch(candidate.doc, filters);
       if (result) results.push({ key: candidate.key, result });
     }
     if (results.length > limit || full) {
@@ -122,7 +119,7 @@ export async function exploreTasks(
 }
 
 function page(
-  results: { result: ExploreResult }[],
+  results: { result: ExploreItem }[],
   next: string | null,
   plan: string,
   work: Work,
@@ -159,11 +156,10 @@ function facetMatch(f: Facet, filters: ExploreFilters): number | null {
 }
 
 /** The final check, on the document as stored now: every filter, search included. */
-function docMatch(doc: ExploreDoc, filters: ExploreFilters): ExploreResult | null {
-  if (!paymentMatch(doc.item.budget, filters.payment)) return null;
+function docMatch(doc: ExploreDoc, filters: ExploreFilters): ExploreItem | null {
   const d = facetMatch(doc.facet, filters);
-  if (d === null || !termsMatch(filters.search, doc.terms)) return null;
-  return filters.geo ? { item: doc.item, distanceKm: roundKm(d) } : { item: doc.item };
+  if (d === null || !matchesTerms(filters.search, doc.terms)) return null;
+  return filters.geo ? { ...doc.item, distanceKm: roundKm(d) } : doc.item;
 }
 
 async function counts(kv: Deno.Kv, keys: Deno.KvKey[], work: Work): Promise<number[]> {

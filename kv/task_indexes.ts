@@ -11,6 +11,12 @@ import {
   type TaskRecord,
   toTaskListItem,
 } from "../domain/task.ts";
+import {
+  EXPLORE_COUNTER_ROOTS,
+  EXPLORE_INDEX_ROOTS,
+  exploreCounterKeys,
+  exploreIndexEntries,
+} from "./explore_index.ts";
 import { tasks } from "./keys.ts";
 
 /** One index entry of a task state. */
@@ -30,15 +36,19 @@ export const TASK_INDEX_ROOTS: readonly string[] = [
   "tasks_by_user",
   "tasks_by_user_status",
   "tasks_by_user_payment",
+  ...EXPLORE_INDEX_ROOTS,
 ];
 
 /** First key part of every task counter. */
-export const TASK_COUNTER_ROOTS: readonly string[] = ["task_counts_by_user_status"];
+export const TASK_COUNTER_ROOTS: readonly string[] = [
+  "task_counts_by_user_status",
+  ...EXPLORE_COUNTER_ROOTS,
+];
 
 /** Deno KV refuses an atomic with more mutations than this. */
 export const MAX_MUTATIONS = 1000;
 
-/** Every index entry of a task state; none for a deleted task. */
+/** Every index entry of a task state, explore's included; none for a deleted task. */
 export function taskIndexEntries(task: TaskRecord): TaskIndexEntry[] {
   if (!isLive(task)) return [];
   const item = toTaskListItem(task);
@@ -50,13 +60,14 @@ export function taskIndexEntries(task: TaskRecord): TaskIndexEntry[] {
       key: tasks.byUserPayment(task.userId, paymentOf(task.budget), task.orderKey),
       value: searchable,
     },
+    ...exploreIndexEntries(task),
   ];
 }
 
 /** The counters (Deno.KvU64) a task state counts one towards; none for a deleted task. */
 export function taskCounterKeys(task: TaskRecord): Deno.KvKey[] {
   if (!isLive(task)) return [];
-  return [tasks.countByUserStatus(task.userId, task.status)];
+  return [tasks.countByUserStatus(task.userId, task.status), ...exploreCounterKeys(task)];
 }
 
 /** A string that is equal for equal keys, to compare key sets. */

@@ -15,6 +15,7 @@ import { accessLog, clientAddress, jsonCharset, limitBody, requestId } from "./m
 import { errorHandler, problemResponse } from "./problem.ts";
 import { registerSessions } from "./sessions.ts";
 import { registerUsers } from "./users.ts";
+import { registerExplore } from "./explore.ts";
 import { registerTasks } from "./tasks.ts";
 import { registerAvatar } from "./avatar.ts";
 
@@ -30,6 +31,7 @@ export function createApi(): OpenAPIHono<AppEnv> {
   registerAvatar(api);
   // Static task paths such as /tasks/explore must be registered before registerTasks, whose
   // /tasks/{id} would otherwise answer them first (with 404: not a UUID).
+  registerExplore(api);
   registerTasks(api);
   return api;
 }

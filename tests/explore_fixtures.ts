@@ -3,11 +3,13 @@
  * areas, the antimeridian, the poles, radius circles of every class, accents and case), the
  * brute-force reference, and a pager that walks every page of a query.
  */
-import type { ExploreFilters, ExploreLocation, ExploreTask } from "../domain/explore.ts";
+import type { ExploreFilters, ExploreItem } from "../domain/explore.ts";
 import { matchExplore, normalizeName } from "../domain/explore.ts";
+import { type Location, searchTerms, type TaskRecord } from "../domain/task.ts";
 import { queryWords } from "../domain/text.ts";
-import { exploreCounterKeys, exploreIndexEntries, searchTerms } from "../kv/explore_index.ts";
-import { type ExploreOptions, type ExploreResult, exploreTasks } from "../kv/explore_query.ts";
+import { type ExploreOptions, exploreTasks } from "../kv/explore_query.ts";
+import { orderKey } from "../kv/order_key.ts";
+import { writeTaskTransition } from "../kv/task_indexes.ts";
 
 /** A small seeded generator (mulberry32), so that every run sees the same data. */
 export function random(seed: number): () => number {
@@ -19,19 +21,6 @@ export function random(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-
-/** Order key: time part from createdAt, the rest from the id, as the tasks store makes it. */
-export function orderKeyOf(createdAtMs: number, id: string): string {
-  let value = (BigInt(createdAtMs) << 80n) | BigInt(`0x${id.replaceAll("-", "").slice(0, 20)}`);
-  let out = "";
-  for (let i = 0; i < 26; i++) {
-    out = CROCKFORD[Number(value & 31n)] + out;
-    value >>= 5n;
-  }
-  return out;
 }
 
 function uuid(rnd: () => number): string {
@@ -118,7 +107,7 @@ function text(rnd: () => number, n: number): string {
   return Array.from({ length: n }, () => pick(rnd, WORDS)).join(rnd() < 0.5 ? " " : ", ");
 }
 
-function location(rnd: () => number): ExploreLocation {
+function location(rnd: () => number): Location {
   const r = rnd();
   const place = pick(rnd, PLACES);
   const coordinates: [number, number] = rnd() < 0.15
@@ -135,8 +124,13 @@ function location(rnd: () => number): ExploreLocation {
   return { type: "world", name: "Anywhere", coordinates };
 }
 
+const USERS = Array.from(
+  { length: 20 },
+  (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+);
+
 /** `n` tasks created a few ms apart (some in the same ms), a tenth of them completed. */
-export function generateTasks(seed: number, n: number): ExploreTask[] {
+export function generateTasks(seed: number, n: number): TaskRecord[] {
   const rnd = random(seed);
   const start = Date.UTC(2030, 0, 1);
   let t = start;
@@ -144,17 +138,26 @@ export function generateTasks(seed: number, n: number): ExploreTask[] {
     t += rnd() < 0.3 ? 0 : Math.floor(rnd() * 5000);
     const id = uuid(rnd);
     const budget = rnd() < 0.25 ? 0 : Math.round(rnd() * 50000) / 100;
+    const at = new Date(t).toISOString();
+    const completed = rnd() < 0.1;
     return {
       id,
-      orderKey: orderKeyOf(t, id),
+      userId: pick(rnd, USERS),
+      orderKey: orderKey(t, id),
       title: text(rnd, 1 + Math.floor(rnd() * 4)),
       description: text(rnd, Math.floor(rnd() * 12)) || "-",
       budget,
       currency: rnd() < 0.5 ? "EUR" : "USD",
-      status: rnd() < 0.1 ? "completed" : "published",
-      createdAt: new Date(t).toISOString(),
-      deletedAt: null,
       location: location(rnd),
+      requirement: "None",
+      dueDate: null,
+      maxPeople: 1,
+      images: [],
+      status: completed ? "completed" : "published",
+      createdAt: at,
+      updatedAt: at,
+      completedAt: completed ? at : null,
+      deletedAt: null,
     };
   });
 }
@@ -185,33 +188,20 @@ export function generateFilters(seed: number): ExploreFilters {
   return filters;
 }
 
-/** Writes a task's move from `before` to `after` the way the task store does, in one atomic. */
+/** Writes a task's move from `before` to `after` through the task store's own transition. */
 export async function writeTask(
   kv: Deno.Kv,
-  before: ExploreTask | null,
-  after: ExploreTask,
+  before: TaskRecord | null,
+  after: TaskRecord,
 ): Promise<void> {
-  const id = (key: Deno.KvKey) => JSON.stringify(key);
-  const oldEntries = new Map(
-    (before ? exploreIndexEntries(before) : []).map((e) => [id(e.key), e]),
-  );
-  const newEntries = new Map(exploreIndexEntries(after).map((e) => [id(e.key), e]));
   const op = kv.atomic();
-  for (const [k, e] of oldEntries) if (!newEntries.has(k)) op.delete(e.key);
-  for (const [k, e] of newEntries) {
-    const old = oldEntries.get(k);
-    if (!old || JSON.stringify(old.value) !== JSON.stringify(e.value)) op.set(e.key, e.value);
-  }
-  const oldCounts = new Map((before ? exploreCounterKeys(before) : []).map((k) => [id(k), k]));
-  const newCounts = new Map(exploreCounterKeys(after).map((k) => [id(k), k]));
-  for (const [k, key] of oldCounts) if (!newCounts.has(k)) op.sum(key, (1n << 64n) - 1n);
-  for (const [k, key] of newCounts) if (!oldCounts.has(k)) op.sum(key, 1n);
+  writeTaskTransition(op, before, after);
   const res = await op.commit();
   if (!res.ok) throw new Error("explore fixture write failed");
 }
 
 /** What the reference says a query returns, newest first. */
-export function reference(tasks: ExploreTask[], filters: ExploreFilters): ExploreResult[] {
+export function reference(tasks: TaskRecord[], filters: ExploreFilters): ExploreItem[] {
   return tasks
     .map((task) => ({ task, match: matchExplore(task, searchTerms(task), filters) }))
     .filter((x) => x.match !== null)
@@ -227,8 +217,8 @@ export function reference(tasks: ExploreTask[], filters: ExploreFilters): Explor
         location: task.location,
       };
       return match!.distanceKm === undefined
-        ? { item }
-        : { item, distanceKm: Math.round(match!.distanceKm * 10) / 10 };
+        ? item
+        : { ...item, distanceKm: Math.round(match!.distanceKm * 10) / 10 };
     });
 }
 
@@ -238,8 +228,8 @@ export async function allPages(
   filters: ExploreFilters,
   limit: number,
   options: ExploreOptions = {},
-): Promise<{ items: ExploreResult[]; pages: number; shortPages: number }> {
-  const items: ExploreResult[] = [];
+): Promise<{ items: ExploreItem[]; pages: number; shortPages: number }> {
+  const items: ExploreItem[] = [];
   let after: string | null = null;
   let pages = 0;
   let shortPages = 0;

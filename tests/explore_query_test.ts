@@ -1,7 +1,8 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import type { ExploreFilters, ExploreTask } from "../domain/explore.ts";
+import type { ExploreFilters } from "../domain/explore.ts";
+import type { TaskRecord } from "../domain/task.ts";
 import { queryWords } from "../domain/text.ts";
-import { exploreCounterKeys, exploreIndexEntries } from "../kv/explore_index.ts";
+import { exploreIndexEntries } from "../kv/explore_index.ts";
 import { exploreTasks } from "../kv/explore_query.ts";
 import {
   allPages,
@@ -12,6 +13,7 @@ import {
   reference,
   writeTask,
 } from "./explore_fixtures.ts";
+import { assertTaskIndexesConsistent } from "./task_consistency.ts";
 
 const LIMITS = [1, 7, 20, 50];
 
@@ -54,7 +56,7 @@ function edgeFilters(): ExploreFilters[] {
 
 async function checkQueries(
   kv: Deno.Kv,
-  tasks: ExploreTask[],
+  tasks: TaskRecord[],
   queries: ExploreFilters[],
   budgets: (number | undefined)[],
   limits = LIMITS,
@@ -68,8 +70,8 @@ async function checkQueries(
       for (const budget of budgets) {
         const got = await allPages(kv, filters, limit, { budget });
         assertEquals(
-          got.items.map((r) => r.item.id),
-          expected.map((r) => r.item.id),
+          got.items.map((r) => r.id),
+          expected.map((r) => r.id),
           `${describe(filters)} limit ${limit} budget ${budget}`,
         );
         assertEquals(got.items, expected, `${describe(filters)} limit ${limit}: items differ`);
@@ -83,32 +85,6 @@ async function checkQueries(
   return shortPages;
 }
 
-// The store must hold exactly the entries and counts of the tasks' current states.
-async function checkStoreMatches(kv: Deno.Kv, tasks: ExploreTask[]) {
-  const expected = new Map<string, unknown>();
-  const counts = new Map<string, bigint>();
-  for (const task of tasks) {
-    for (const e of exploreIndexEntries(task)) expected.set(JSON.stringify(e.key), e.value);
-    for (const key of exploreCounterKeys(task)) {
-      const id = JSON.stringify(key);
-      counts.set(id, (counts.get(id) ?? 0n) + 1n);
-    }
-  }
-  const found = new Map<string, unknown>();
-  const foundCounts = new Map<string, bigint>();
-  for await (const entry of kv.list({ prefix: [] })) {
-    const id = JSON.stringify(entry.key);
-    const root = entry.key[0] as string;
-    if (root === "xp_words" || root === "xp_counts") {
-      const n = (entry.value as Deno.KvU64).value;
-      if (n !== 0n) foundCounts.set(id, n);
-    } else found.set(id, entry.value);
-  }
-  assertEquals(found.size, expected.size, "index entry count");
-  for (const [id, value] of expected) assertEquals(found.get(id), value, id);
-  assertEquals(foundCounts, counts);
-}
-
 Deno.test("GET /tasks/explore index answers exactly as the brute-force reference", async (t) => {
   await using kv = await Deno.openKv(":memory:");
   const tasks = generateTasks(7, 2500);
@@ -116,7 +92,7 @@ Deno.test("GET /tasks/explore index answers exactly as the brute-force reference
   const randomFilters = Array.from({ length: 120 }, (_, i) => generateFilters(1000 + i));
 
   await t.step("rule: the indexes hold exactly the entries of published tasks", async () => {
-    await checkStoreMatches(kv, tasks);
+    await assertTaskIndexesConsistent(kv);
   });
 
   await t.step("rule: every filter combination, every page of every limit, in order", async () => {
@@ -138,7 +114,7 @@ Deno.test("GET /tasks/explore index answers exactly as the brute-force reference
         const r = rnd();
         if (r > 0.3) continue;
         const before = tasks[i];
-        let after: ExploreTask;
+        let after: TaskRecord;
         if (r < 0.05) after = { ...before, deletedAt: "2031-01-01T00:00:00.000Z" };
         else if (r < 0.1) after = { ...before, status: "completed" };
         else if (r < 0.2) {
@@ -153,7 +129,7 @@ Deno.test("GET /tasks/explore index answers exactly as the brute-force reference
         await writeTask(kv, before, after);
         tasks[i] = after;
       }
-      await checkStoreMatches(kv, tasks);
+      await assertTaskIndexesConsistent(kv);
       await checkQueries(kv, tasks, [...edgeFilters(), ...randomFilters.slice(0, 60)], [undefined]);
     },
   );
@@ -170,11 +146,11 @@ Deno.test("explore search reads long texts from the overflow index", async (t) =
   await using kv = await Deno.openKv(":memory:");
   const [base] = generateTasks(3, 1);
   const long = Array.from({ length: 400 }, (_, i) => `mot${i.toString(36)}`).join(" ");
-  const task: ExploreTask = { ...base, status: "published", description: long };
+  const task: TaskRecord = { ...base, status: "published", description: long };
   await writeTask(kv, null, task);
   await t.step("rule: a word beyond the indexed ones still finds the task", async () => {
     const page = await exploreTasks(kv, { search: queryWords("mot9z") }, null, 20);
-    assertEquals(page.items.map((r) => r.item.id), [task.id]);
+    assertEquals(page.items.map((r) => r.id), [task.id]);
   });
   await t.step("rule: the task's words cost no index entry each", () => {
     const entries = exploreIndexEntries(task);
