@@ -2,13 +2,12 @@
  * Projects in KV: the record by id, and per owner a newest-first index whose values are the
  * projects themselves, so a page is one range read. Both always change in one atomic.
  */
-import { monotonicFactory } from "ulid";
 import { AppError } from "../domain/errors.ts";
 import { type Project, type ProjectRecord, toProject } from "../domain/project.ts";
 import { readNewestFirst } from "./cursor.ts";
 import { projects } from "./keys.ts";
+import { orderKey } from "./order_key.ts";
 
-const newUlid = monotonicFactory();
 const MAX_ATTEMPTS = 10;
 
 function conflict(): AppError {
@@ -22,7 +21,7 @@ export async function createProject(
 ): Promise<ProjectRecord> {
   const record: ProjectRecord = {
     ...project,
-    listKey: newUlid(Date.parse(project.createdAt)),
+    listKey: orderKey(Date.parse(project.createdAt), project.id),
     deletedAt: null,
   };
   const res = await kv.atomic()

@@ -103,12 +103,19 @@ export async function updateTask<T extends TaskRecord | null>(
 }
 
 /**
- * Soft-deletes every live task of a user, each in its own atomic (account purge). Idempotent:
- * tasks already deleted are not in the index it walks.
+ * Soft-deletes the live tasks of a user, up to `limit` of them (all when absent), each in its own
+ * atomic (account purge). Idempotent: tasks already deleted are not in the index it walks.
+ * Returns how many it deleted.
  */
-export async function deleteUserTasks(kv: Deno.Kv, userId: string, at: string): Promise<number> {
+export async function deleteUserTasks(
+  kv: Deno.Kv,
+  userId: string,
+  at: string,
+  limit?: number,
+): Promise<number> {
   let deleted = 0;
-  for await (const entry of kv.list<TaskSearchEntry>({ prefix: tasks.byUserPrefix(userId) })) {
+  const entries = kv.list<TaskSearchEntry>({ prefix: tasks.byUserPrefix(userId) }, { limit });
+  for await (const entry of entries) {
     await updateTask(kv, entry.value.item.id, (task) => {
       if (!task || !isLive(task)) return task;
       deleted++;

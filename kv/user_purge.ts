@@ -1,23 +1,34 @@
 /**
  * The background half of account deletion: revokes what may have slipped past the request
- * (a key created concurrently), removes the account's projects and tasks, then lifts the purge
- * marker.
- * Every step is idempotent, so a redelivered message does no harm.
+ * (a key created concurrently), soft-deletes the account's projects and tasks, then lifts the
+ * purge marker. Tasks go in batches, each batch a queue message of its own, so an account of
+ * any size never holds one handler for long. Every step is idempotent: a redelivered message
+ * does no harm.
  */
 import { revokeAllApiKeys } from "./api_keys.ts";
 import { deleteOwnerProjects } from "./projects.ts";
-import type { QueueContext } from "./queue.ts";
+import type { QueueContext, QueueMessage } from "./queue.ts";
 import { deleteUserSessions } from "./sessions.ts";
 import { deleteUserTasks } from "./tasks.ts";
 import { finishPurge } from "./users.ts";
 
+/** Tasks soft-deleted per queue message. */
+export const PURGE_BATCH = 200;
+
 /** Removes a deleted account's credentials and content, then ends its purge. */
 export async function purgeUser(ctx: QueueContext, message: { userId: string }) {
   const { kv, now } = ctx;
+  const { userId } = message;
   const at = new Date(now()).toISOString();
-  await revokeAllApiKeys(kv, message.userId, now());
-  await deleteUserSessions(kv, message.userId);
-  await deleteOwnerProjects(kv, message.userId, at);
-  await deleteUserTasks(kv, message.userId, at);
-  await finishPurge(kv, message.userId);
+  await revokeAllApiKeys(kv, userId, now());
+  await deleteUserSessions(kv, userId);
+  await deleteOwnerProjects(kv, userId, at);
+  const deleted = await deleteUserTasks(kv, userId, at, PURGE_BATCH);
+  if (deleted === PURGE_BATCH) {
+    // Maybe more: the rest in a message of its own; the marker keeps them hidden meanwhile.
+    const next: QueueMessage = { kind: "purge_user", userId };
+    await kv.enqueue(next);
+    return;
+  }
+  await finishPurge(kv, userId);
 }

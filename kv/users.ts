@@ -2,14 +2,12 @@
  * Users in KV: the record, its unique email index, its newest-first listing index, and the
  * purge markers of deleted accounts whose content is still being removed.
  */
-import { monotonicFactory } from "ulid";
 import { AppError } from "../domain/errors.ts";
 import { emailKey, type UserRecord } from "../domain/user.ts";
 import { readNewestFirst } from "./cursor.ts";
 import { users } from "./keys.ts";
+import { orderKey } from "./order_key.ts";
 import type { QueueMessage } from "./queue.ts";
-
-const newUlid = monotonicFactory();
 
 /** A stored user plus the ULID that orders it in listings. */
 export interface StoredUser extends UserRecord {
@@ -18,7 +16,7 @@ export interface StoredUser extends UserRecord {
 
 /** Creates a user; the email index is checked in the same atomic, so duplicates cannot race in. */
 export async function createUser(kv: Deno.Kv, user: UserRecord): Promise<StoredUser> {
-  const stored: StoredUser = { ...user, listKey: newUlid(Date.parse(user.createdAt)) };
+  const stored: StoredUser = { ...user, listKey: orderKey(Date.parse(user.createdAt), user.id) };
   const res = await kv.atomic()
     .check({ key: users.byEmail(emailKey(user.email)), versionstamp: null })
     .check({ key: users.record(user.id), versionstamp: null })

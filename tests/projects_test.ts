@@ -151,7 +151,9 @@ Deno.test("projects belong to their creator: create, list, get, update, delete",
 });
 
 Deno.test("GET /v1/projects is cursor-paged newest first", async (t) => {
-  await using svc = await setup();
+  // A clock that ticks on every read, so items made back to back differ in createdAt.
+  let tick = Date.now();
+  await using svc = await setup({ deps: { now: () => ++tick } });
   const ada = await signUp(svc);
   const headers = bearer(ada.token);
   const ids: string[] = [];

@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
-import { purgeUser } from "../kv/user_purge.ts";
+import { newTask, TaskCreate } from "../domain/task.ts";
+import { projects, tasks } from "../kv/keys.ts";
+import { orderKey } from "../kv/order_key.ts";
+import { createTask, getTask } from "../kv/tasks.ts";
+import { PURGE_BATCH, purgeUser } from "../kv/user_purge.ts";
 import { pendingPurges } from "../kv/users.ts";
 import { runWorkers } from "../kv/workers.ts";
-import { projects } from "../kv/keys.ts";
 import { apiKey, bearer, createKey, setup, signUp } from "./helpers.ts";
 
 Deno.test("DELETE /v1/users/:id deletes one's own account, with a session only", async (t) => {
@@ -145,6 +148,110 @@ Deno.test("account deletion is finished in the background by the KV queue worker
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     assert.equal((await pendingPurges(kv)).size, 0, "the worker lifted the purge marker");
+  } finally {
+    await svc[Symbol.asyncDispose]();
+    kv.close();
+    await workers;
+  }
+});
+
+/** Stores `count` published tasks for a user straight in KV (fast bulk set-up). */
+async function seedTasks(kv: Deno.Kv, userId: string, count: number, start = Date.now()) {
+  const input = TaskCreate.parse({
+    title: "Walk the dog",
+    description: "Twice a day",
+    budget: 10,
+    currency: "EUR",
+    location: { coordinates: [4.8357, 45.764], type: "city", name: "Lyon", countryCode: "FR" },
+    requirement: "Likes dogs",
+  });
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const id = crypto.randomUUID();
+    const at = start + i;
+    await createTask(
+      kv,
+      newTask(input, { id, userId, orderKey: orderKey(at, id) }, new Date(at).toISOString()),
+    );
+    ids.push(id);
+  }
+  return ids;
+}
+
+Deno.test("a deleted account's tasks are hidden at once and deleted in the background", async (t) => {
+  await using svc = await setup();
+  const ada = await signUp(svc);
+  const bob = await signUp(svc);
+  const count = PURGE_BATCH * 2 + 17;
+  const ids = await seedTasks(svc.kv, ada.id, count);
+
+  await t.step("before deletion the tasks are public", async () => {
+    const res = await svc.request(`/api/v1/tasks/${ids[0]}`);
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  });
+
+  const res = await svc.request(`/v1/users/${ada.id}`, {
+    method: "DELETE",
+    headers: bearer(ada.token),
+  });
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+
+  await t.step("right after DELETE, before any purge, every task answers 404", async () => {
+    for (const id of [ids[0], ids[count - 1]]) {
+      for (const headers of [{}, bearer(bob.token)]) {
+        const one = await svc.request(`/api/v1/tasks/${id}`, { headers });
+        assert.equal(one.status, 404);
+        assert.equal((await one.json()).code, "NOT_FOUND");
+      }
+    }
+  });
+
+  await t.step(`one purge message deletes ${PURGE_BATCH} tasks and queues the rest`, async () => {
+    await purgeUser({ kv: svc.kv, now: svc.deps.now }, { userId: ada.id });
+    const stored = await Promise.all(ids.map((id) => getTask(svc.kv, id)));
+    assert.equal(stored.filter((task) => task?.deletedAt).length, PURGE_BATCH);
+    assert.deepEqual([...await pendingPurges(svc.kv)], [ada.id], "still hidden meanwhile");
+  });
+
+  await t.step("further messages finish the job, then the marker is lifted", async () => {
+    await purgeUser({ kv: svc.kv, now: svc.deps.now }, { userId: ada.id });
+    await purgeUser({ kv: svc.kv, now: svc.deps.now }, { userId: ada.id });
+    const stored = await Promise.all(ids.map((id) => getTask(svc.kv, id)));
+    assert.ok(stored.every((task) => task?.deletedAt), "every record kept with deletedAt");
+    const left = [];
+    for await (const entry of svc.kv.list({ prefix: tasks.byUserPrefix(ada.id) })) {
+      left.push(entry.key);
+    }
+    assert.deepEqual(left, [], "no index entry of the account is left");
+    assert.deepEqual([...await pendingPurges(svc.kv)], []);
+  });
+});
+
+Deno.test("the queue worker purges a large account to the end by itself", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const svc = await setup({ kv });
+  const workers = runWorkers({ kv, now: Date.now });
+  try {
+    const ada = await signUp(svc);
+    const ids = await seedTasks(kv, ada.id, PURGE_BATCH + 50);
+    const started = performance.now();
+    const res = await svc.request(`/v1/users/${ada.id}`, {
+      method: "DELETE",
+      headers: bearer(ada.token),
+    });
+    const answeredMs = performance.now() - started;
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+    const deadline = Date.now() + 10_000;
+    while ((await pendingPurges(kv)).size > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal((await pendingPurges(kv)).size, 0, "the worker lifted the purge marker");
+    const stored = await Promise.all(ids.map((id) => getTask(kv, id)));
+    assert.ok(stored.every((task) => task?.deletedAt));
+    assert.ok(answeredMs < 1000, `DELETE answered in ${answeredMs} ms, not after the purge`);
   } finally {
     await svc[Symbol.asyncDispose]();
     kv.close();

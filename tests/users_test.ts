@@ -22,7 +22,9 @@ async function pageThrough(svc: TestContext, path: string, headers: HeadersInit)
 }
 
 Deno.test("GET /v1/users lists public profiles, cursor-paged newest first", async (t) => {
-  await using svc = await setup();
+  // A clock that ticks on every read, so items made back to back differ in createdAt.
+  let tick = Date.now();
+  await using svc = await setup({ deps: { now: () => ++tick } });
   const users: Awaited<ReturnType<typeof signUp>>[] = [];
   for (let i = 0; i < 5; i++) users.push(await signUp(svc, { firstName: `U${i}` }));
   const me = users[4];
