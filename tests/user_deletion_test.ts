@@ -208,6 +208,23 @@ Deno.test("a deleted account's tasks are hidden at once and deleted in the backg
     }
   });
 
+  await t.step("right after DELETE, no explore query lists any of its tasks", async () => {
+    const bobTask = await seedTasks(svc.kv, bob.id, 1);
+    for (
+      const query of [
+        "",
+        "?cityName=lyon",
+        "?latitude=45.76&longitude=4.84&radiusKm=20",
+        "?search=walk&limit=50",
+      ]
+    ) {
+      const list = await svc.request(`/api/v1/tasks/explore${query}`);
+      assert.equal(list.status, 200, query);
+      const found = (await list.json()).map((task: { id: string }) => task.id);
+      assert.deepEqual(found, bobTask, `only the live author's task for "${query}"`);
+    }
+  });
+
   await t.step(`one purge message deletes ${PURGE_BATCH} tasks and queues the rest`, async () => {
     await purgeUser({ kv: svc.kv, now: svc.deps.now }, { userId: ada.id });
     const stored = await Promise.all(ids.map((id) => getTask(svc.kv, id)));
