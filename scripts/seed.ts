@@ -4,7 +4,7 @@
  * has something to show at once. Uses the same store as the service (KV_PATH or ./data).
  */
 import { parseSettings, type Settings } from "../domain/settings.ts";
-import type { Scope } from "../domain/auth.ts";
+import { type Scope, SCOPES } from "../domain/auth.ts";
 import { createApp } from "../routes/app.ts";
 import { createDeps } from "../routes/deps.ts";
 import type { Deps } from "../routes/env.ts";
@@ -13,14 +13,7 @@ import { CITIES, type City, NEIGHBOURS, PER_EURO, TEMPLATES } from "./seed_data.
 const DEFAULT_KV_PATH = "./data/marketplace.sqlite3";
 const DAY_MS = 86_400_000;
 const COUNTRY_NAMES = new Intl.DisplayNames(["en"], { type: "region" });
-const ALL_SCOPES: Scope[] = [
-  "tasks:read",
-  "tasks:write",
-  "profile:read",
-  "profile:write",
-  "projects:read",
-  "projects:write",
-];
+const ALL_SCOPES: Scope[] = [...SCOPES];
 
 export interface SeedOptions {
   /** How many tasks to post in all (default 300). */

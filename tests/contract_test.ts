@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { apiKey, bearer, createKey, setup, signUp, type TestContext } from "./helpers.ts";
+import { SCOPES } from "../domain/auth.ts";
 
 // deno-lint-ignore no-explicit-any
 type Doc = any;
@@ -251,14 +252,7 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
   const user = await signUp(svc, { firstName: "Ada" });
   const other = await signUp(svc, { firstName: "Bob" });
   const key = await createKey(svc, user.token, {
-    scopes: [
-      "tasks:read",
-      "tasks:write",
-      "profile:read",
-      "profile:write",
-      "projects:read",
-      "projects:write",
-    ],
+    scopes: [...SCOPES],
   });
   const narrowKey = await createKey(svc, user.token, { scopes: ["tasks:read"] });
   const session: Session = { svc, user, other, key: key.value };
