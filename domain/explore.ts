@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { haversineKm } from "./geo.ts";
+import { decimalParam } from "./query_number.ts";
 import {
   Location,
   matchesPayment,
@@ -62,10 +63,8 @@ export const ExploreItem = TaskListItem.extend({
 }).meta({ id: "ExploreItem" });
 export type ExploreItem = z.infer<typeof ExploreItem>;
 
-// A number in a query string: "" and "abc" are refused rather than read as 0 or NaN.
 const queryNumber = (min: number, max: number, description: string) =>
-  z.string().trim().min(1).transform(Number).pipe(z.number().min(min).max(max))
-    .describe(description);
+  decimalParam(min, max).describe(description);
 
 /** The filter members of GET /tasks/explore (paging members apart). */
 export const exploreFilterFields = {

@@ -4,12 +4,14 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { wholeNumberParam } from "../domain/query_number.ts";
 
 /** `limit` (1 to 50, default 20) and an opaque `cursor`; extend it with a listing's filters. */
 export const CursorQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(50).default(20).openapi({
+  limit: wholeNumberParam(1, 50).default(20).openapi({
     param: { name: "limit", in: "query" },
     description: "Items per page, 1 to 50",
+    default: 20,
     example: 20,
   }),
   cursor: z.string().optional().openapi({
@@ -48,9 +50,10 @@ export function setNextPage(c: Context, cursor: string | null) {
 
 /** `page` (from 1, default 1) and `limit` (1 to 50, default 20), for page paging. */
 export const PageQuery = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1).openapi({
+  page: wholeNumberParam(1, 1_000_000).default(1).openapi({
     param: { name: "page", in: "query" },
     description: "Page number, from 1",
+    default: 1,
     example: 1,
   }),
   limit: CursorQuery.shape.limit,
