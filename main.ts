@@ -6,6 +6,7 @@ import { parseSettings, type Settings } from "./domain/settings.ts";
 import { runWorkers } from "./kv/workers.ts";
 import { createApp } from "./routes/app.ts";
 import { FLUSH_INTERVAL_MS } from "./kv/last_used.ts";
+import { SYNC_INTERVAL_MS } from "./kv/rate_limit.ts";
 import { createDeps } from "./routes/deps.ts";
 
 const DEFAULT_KV_PATH = "./data/marketplace.sqlite3";
@@ -44,6 +45,10 @@ async function main() {
       })
     );
   const flusher = setInterval(flush, FLUSH_INTERVAL_MS);
+  const stopLimiter = deps.rateLimiter.run(
+    SYNC_INTERVAL_MS,
+    (error) => deps.log.error("could not sync rate-limit counters", { error: error?.message }),
+  );
   const workers = runWorkers({ kv, now: deps.now }).catch((error) =>
     deps.log.error("queue worker stopped", { error: (error as Error).message })
   );
@@ -60,6 +65,9 @@ async function main() {
     deps.log.info("shutting down", { signal });
     clearInterval(flusher);
     await server.shutdown();
+    await stopLimiter().catch((error: Error) =>
+      deps.log.error("could not flush rate-limit counters", { error: error?.message })
+    );
     await flush();
     kv.close();
     await workers;

@@ -76,3 +76,16 @@ export function addressAllowed(address: string, whitelist: readonly string[]): b
   if (!parsed) return false;
   return inRanges(parsed, whitelist.map(parseRange));
 }
+
+/**
+ * The group an anonymous client is limited as: an IPv4 address by itself, an IPv6 address by
+ * its /64, which one host or home network usually holds whole (so rotating addresses inside it
+ * does not buy a fresh budget). Unparseable text stands for itself.
+ */
+export function addressGroup(address: string): string {
+  const parsed = parseAddress(address);
+  if (!parsed) return address;
+  if (parsed.kind() === "ipv4") return parsed.toString();
+  const network = ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toString()}/64`);
+  return `${network.toString()}/64`;
+}

@@ -40,6 +40,18 @@ export const apiKeys = {
   version: (userId: string): Deno.KvKey => ["api_keys_version", userId],
 };
 
+/**
+ * Rate-limit counters: one Deno.KvU64 per policy, subject (key id, account, address or email)
+ * and fixed bucket (the window's start, in windows since the epoch).
+ */
+export const rateLimits = {
+  bucket: (
+    policy: string,
+    subject: string,
+    bucket: number,
+  ): Deno.KvKey => ["rate_limits", policy, subject, bucket],
+};
+
 export const projects = {
   record: (projectId: string): Deno.KvKey => ["projects", projectId],
   /** An owner's live projects, newest first by ULID; the value is the project itself. */

@@ -11,6 +11,7 @@ import { addressAllowed } from "../domain/ip.ts";
 import { findApiKeyByDigest } from "../kv/api_keys.ts";
 import { getSession } from "../kv/sessions.ts";
 import type { AppEnv, Deps } from "./env.ts";
+import { enforceRequestBudget } from "./rate_limit.ts";
 import { KEY_PREFIX } from "../domain/api_key.ts";
 
 type Credential = { kind: "api_key"; value: string } | { kind: "session"; token: string };
@@ -83,11 +84,13 @@ export function authenticate(access: Access): MiddlewareHandler<AppEnv> {
       if (access !== "public") {
         throw new AppError("TOKEN_MISSING", "No API key or JWT provided");
       }
+      await enforceRequestBudget(c, deps, null);
       return await next();
     }
     const principal = credential.kind === "api_key"
       ? await apiKeyPrincipal(deps, credential.value, c.get("clientIp"))
       : await sessionPrincipal(deps, credential.token);
+    await enforceRequestBudget(c, deps, principal);
     if (typeof access === "object" && !hasScope(principal, access.scope)) {
       throw new AppError(
         "SCOPE_INSUFFICIENT",

@@ -38,10 +38,14 @@ function securityFor(access: Access): Record<string, string[]>[] {
   return credentials;
 }
 
-/** Declares an endpoint guarded by `access`; the OpenAPI `security` follows from it. */
+/**
+ * Declares an endpoint guarded by `access`; the OpenAPI `security` follows from it. Every
+ * endpoint draws from a request budget, so each documents 429 whether it says so or not.
+ */
 export function defineRoute<R extends RouteConfig>(access: Access, config: R) {
   return createRoute({
     ...config,
+    responses: { ...problems(429), ...config.responses },
     security: securityFor(access),
     middleware: [authenticate(access)] as const,
   });

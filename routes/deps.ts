@@ -3,6 +3,7 @@ import { createLogger } from "../domain/log.ts";
 import type { Settings } from "../domain/settings.ts";
 import { loadJwtSecret } from "../kv/config.ts";
 import { LastUsedBuffer } from "../kv/last_used.ts";
+import { SharedRateLimiter } from "../kv/rate_limit.ts";
 import type { Deps } from "./env.ts";
 
 export async function createDeps(
@@ -10,13 +11,16 @@ export async function createDeps(
   settings: Settings,
   overrides: Partial<Deps> = {},
 ): Promise<Deps> {
-  return {
+  const deps: Deps = {
     kv,
     settings,
     log: createLogger(settings.LOG_LEVEL),
     jwtSecret: settings.JWT_SECRET ?? await loadJwtSecret(kv),
     now: Date.now,
     lastUsed: new LastUsedBuffer(kv),
+    // Reads deps.now at each call, so a clock swapped in later drives the limiter too.
+    rateLimiter: new SharedRateLimiter(kv, () => deps.now()),
     ...overrides,
   };
+  return deps;
 }

@@ -3,6 +3,7 @@ import type { Logger } from "../domain/log.ts";
 import type { Principal } from "../domain/auth.ts";
 import type { Settings } from "../domain/settings.ts";
 import type { LastUsedBuffer } from "../kv/last_used.ts";
+import type { SharedRateLimiter } from "../kv/rate_limit.ts";
 
 /** What the app is built from: injected so tests can pass a fresh in-memory store and a clock. */
 export interface Deps {
@@ -15,6 +16,8 @@ export interface Deps {
   now: () => number;
   /** API keys' last-used times, written in batches. */
   lastUsed: LastUsedBuffer;
+  /** Request budgets shared through KV; counts in memory, flushed by `main.ts` every tick. */
+  rateLimiter: SharedRateLimiter;
 }
 
 /** The connection info Deno.serve hands to `fetch`, which Hono exposes as `c.env`. */

@@ -14,9 +14,11 @@ import {
 } from "../domain/api_key.ts";
 import { invalid, notFound } from "../domain/errors.ts";
 import { createApiKey, listApiKeys, updateApiKey } from "../kv/api_keys.ts";
+import { takeExact } from "../kv/rate_limit.ts";
 import { principalOf } from "./authenticate.ts";
 import { createdContent, defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";
+import { keyCreationPolicy, rateLimited } from "./rate_limit.ts";
 
 const KeyId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
 
@@ -75,9 +77,15 @@ const revokeRoute = defineRoute("session", {
 
 export function registerKeys(api: OpenAPIHono<AppEnv>) {
   api.openapi(createRouteDef, async (c) => {
-    const { kv, now } = c.var.deps;
+    const { kv, now, settings } = c.var.deps;
     const userId = principalOf(c).userId;
     const input = c.req.valid("json");
+    // Exact across instances (one atomic per creation, which is rare); every valid creation
+    // request counts, including one refused for the 10-key limit.
+    const creations = await takeExact(kv, keyCreationPolicy(settings), userId, now());
+    if (!creations.allowed) {
+      throw rateLimited(creations, `At most ${creations.limit} key creations per minute`);
+    }
     const expiresAt = resolveExpiry(input, now());
     if (expiresAt instanceof Error) throw invalid("expiresAt", expiresAt.message);
     const value = generateKeyValue();

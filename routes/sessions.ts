@@ -3,12 +3,14 @@ import { sign } from "hono/jwt";
 import { AppError } from "../domain/errors.ts";
 import { hashPassword, verifyPassword } from "../domain/password.ts";
 import { sessionClaims } from "../domain/session.ts";
-import { Login, SessionToken } from "../domain/user.ts";
+import { emailKey, Login, SessionToken } from "../domain/user.ts";
+import { countExact, peekExact } from "../kv/rate_limit.ts";
 import { findUserByEmail } from "../kv/users.ts";
 import { createSession, deleteSession } from "../kv/sessions.ts";
 import { principalOf } from "./authenticate.ts";
 import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";
+import { LOGIN_FAILURE_POLICY, rateLimited } from "./rate_limit.ts";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 
 const tokenRoute = defineRoute("public", {
@@ -47,12 +49,19 @@ export function registerSessions(api: OpenAPIHono<AppEnv>) {
   api.openapi(tokenRoute, async (c) => {
     const { kv, settings, jwtSecret, now } = c.var.deps;
     const { email, password } = c.req.valid("json");
+    // Failures are counted per email whether an account has it or not, and a limited email is
+    // refused before the password is looked at: the answer says nothing about the account.
+    const failures = await peekExact(kv, LOGIN_FAILURE_POLICY, emailKey(email), now());
+    if (!failures.allowed) {
+      throw rateLimited(failures, "Too many failed logins for this email; retry later");
+    }
     const user = await findUserByEmail(kv, email);
     const ok = await verifyPassword(
       password,
       user?.passwordHash ?? await decoyHash(settings.PASSWORD_HASH_ITERATIONS),
     );
     if (!user || !ok) {
+      await countExact(kv, LOGIN_FAILURE_POLICY, emailKey(email), now());
       throw new AppError("INVALID_CREDENTIALS", "The email or password is not correct");
     }
     const sessionId = crypto.randomUUID();

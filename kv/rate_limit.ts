@@ -1,0 +1,320 @@
+/**
+ * Rate-limit counters in KV, shared by every instance. Request budgets (the hot path) count in
+ * memory and flush as `sum` mutations in one atomic per tick; rare, exact limits (key creation,
+ * failed logins) read and write KV on each use.
+ */
+import {
+  bucketIndex,
+  decide,
+  type WindowCounts,
+  type WindowDecision,
+} from "../domain/rate_window.ts";
+import { AppError } from "../domain/errors.ts";
+import { rateLimits } from "./keys.ts";
+
+/** A named budget: `limit` requests per sliding window of `windowMs`. */
+export interface LimitPolicy {
+  name: string;
+  limit: number;
+  windowMs: number;
+}
+
+/** How often a running limiter flushes its counts and refreshes the shared ones. */
+export const SYNC_INTERVAL_MS = 100;
+// A shared count older than this is re-read before a decision rather than trusted. A subject
+// used within this time is refreshed in the background every tick, so only a subject idle for
+// longer (or a new bucket) costs a read on the request path.
+const MAX_STALE_MS = 1_000;
+// Deno KV takes at most 10 keys per getMany (5 subjects × 2 buckets) and 1,000 mutations per
+// atomic; a tick's sums are chunked below that.
+const SUBJECTS_PER_READ = 5;
+const MUTATIONS_PER_ATOMIC = 500;
+
+/** One fixed bucket of one subject, as this instance knows it. */
+interface Bucket {
+  /** The count in KV at the last read. */
+  shared: number;
+  /** Requests this instance admitted into the bucket, ever. */
+  noted: number;
+  /** Of those, handed to a flush (committed or in flight). */
+  sent: number;
+  /** Of those, committed to KV. */
+  committed: number;
+  /** `committed` when the last read began: later commits may be missing from `shared`. */
+  committedAtRead: number;
+}
+
+interface Subject {
+  policy: LimitPolicy;
+  id: string;
+  buckets: Map<number, Bucket>;
+  /** The bucket index the last read was for (it read that bucket and the one before). */
+  readBucket: number;
+  readAt: number;
+  /** When it was last used: while that is recent, each tick refreshes it in the background. */
+  usedAt: number;
+  loading: Promise<void> | null;
+  /** Buckets below this have been deleted from KV by this instance. */
+  cleanedBelow: number;
+}
+
+function newBucket(): Bucket {
+  return { shared: 0, noted: 0, sent: 0, committed: 0, committedAtRead: 0 };
+}
+
+/** Shared count plus this instance's admissions that the shared count may not hold yet. */
+function bucketCount(bucket: Bucket | undefined): number {
+  return bucket ? bucket.shared + bucket.noted - bucket.committedAtRead : 0;
+}
+
+function bucketOf(subject: Subject, index: number): Bucket {
+  let bucket = subject.buckets.get(index);
+  if (!bucket) subject.buckets.set(index, bucket = newBucket());
+  return bucket;
+}
+
+/**
+ * Request budgets shared by every instance without a KV write per request. A decision uses the
+ * last-read shared count plus this instance's unflushed admissions; `sync()` (every
+ * SYNC_INTERVAL_MS while `run` is on) commits the admissions as `sum`s in one atomic and re-reads
+ * the shared counts of subjects in use. Each instance can therefore admit what it has not yet seen
+ * of the others: see the README's overshoot bound.
+ */
+export class SharedRateLimiter {
+  #subjects = new Map<string, Subject>();
+  #lastSync: Promise<void> = Promise.resolve();
+  #syncing = false;
+
+  constructor(private readonly kv: Deno.Kv, private readonly now: () => number) {}
+
+  /** Decides one request of `subjectId` under `policy`, counting it when allowed. */
+  async take(policy: LimitPolicy, subjectId: string): Promise<WindowDecision> {
+    const id = `${policy.name}\u0000${subjectId}`;
+    let subject = this.#subjects.get(id);
+    if (!subject) {
+      subject = {
+        policy,
+        id: subjectId,
+        buckets: new Map(),
+        readBucket: -Infinity,
+        readAt: -Infinity,
+        usedAt: -Infinity,
+        loading: null,
+        cleanedBelow: -Infinity,
+      };
+      this.#subjects.set(id, subject);
+    }
+    subject.usedAt = this.now();
+    while (true) {
+      const now = this.now();
+      const index = bucketIndex(now, policy.windowMs);
+      if (subject.readBucket === index && now - subject.readAt <= MAX_STALE_MS) {
+        const counts: WindowCounts = {
+          previous: bucketCount(subject.buckets.get(index - 1)),
+          current: bucketCount(subject.buckets.get(index)),
+        };
+        const decision = decide(counts, now, policy.windowMs, policy.limit);
+        if (decision.allowed) bucketOf(subject, index).noted++;
+        return decision;
+      }
+      await (subject.loading ?? this.#load([subject]));
+    }
+  }
+
+  /** Commits every admission not yet in KV, then re-reads the subjects used since last time. */
+  sync(): Promise<void> {
+    const next = this.#lastSync.catch(() => {}).then(() => this.#syncOnce());
+    this.#lastSync = next;
+    return next;
+  }
+
+  /**
+   * Syncs every `intervalMs` until the returned function is called; that function stops the
+   * ticks and performs a last sync, so no admission is lost at shutdown.
+   */
+  run(intervalMs: number, onError: (error: Error) => void): () => Promise<void> {
+    const timer = setInterval(() => {
+      if (this.#syncing) return; // a slow store must not pile up ticks
+      this.sync().catch(onError);
+    }, intervalMs);
+    return async () => {
+      clearInterval(timer);
+      await this.sync();
+    };
+  }
+
+  /** Admissions not yet committed to KV, for tests and shutdown checks. */
+  pending(): number {
+    let total = 0;
+    for (const subject of this.#subjects.values()) {
+      for (const bucket of subject.buckets.values()) total += bucket.noted - bucket.committed;
+    }
+    return total;
+  }
+
+  async #syncOnce() {
+    this.#syncing = true;
+    try {
+      await this.#flush();
+      const now = this.now();
+      const stale: Subject[] = [];
+      for (const [key, subject] of this.#subjects) {
+        const index = bucketIndex(now, subject.policy.windowMs);
+        const settled = [...subject.buckets.values()].every((b) => b.noted === b.committed);
+        if (subject.readBucket < index - 1 && settled && !subject.loading) {
+          this.#subjects.delete(key); // idle for a whole window: nothing left to know
+        } else if (now - subject.usedAt <= MAX_STALE_MS && !subject.loading) {
+          stale.push(subject);
+        }
+      }
+      const reads: Promise<void>[] = [];
+      for (let i = 0; i < stale.length; i += SUBJECTS_PER_READ) {
+        reads.push(this.#load(stale.slice(i, i + SUBJECTS_PER_READ)));
+      }
+      await Promise.all(reads);
+    } finally {
+      this.#syncing = false;
+    }
+  }
+
+  /** Sends every unsent admission as `sum`s, in as few atomics as KV allows. */
+  async #flush() {
+    const batch: { bucket: Bucket; count: number }[] = [];
+    const mutations: Deno.KvMutation[] = [];
+    for (const subject of this.#subjects.values()) {
+      const { name } = subject.policy;
+      for (const [index, bucket] of subject.buckets) {
+        const count = bucket.noted - bucket.sent;
+        if (count <= 0) continue;
+        bucket.sent += count;
+        batch.push({ bucket, count });
+        mutations.push({
+          type: "sum",
+          key: rateLimits.bucket(name, subject.id, index),
+          value: new Deno.KvU64(BigInt(count)),
+        });
+        // Sums cannot expire, so the first flush into a bucket deletes the one that left the
+        // window; a subject then keeps at most two counters in KV.
+        if (subject.cleanedBelow < index - 1) {
+          subject.cleanedBelow = index - 1;
+          mutations.push({ type: "delete", key: rateLimits.bucket(name, subject.id, index - 2) });
+        }
+      }
+    }
+    if (batch.length === 0) return;
+    try {
+      for (let i = 0; i < mutations.length; i += MUTATIONS_PER_ATOMIC) {
+        const res = await this.kv.atomic().mutate(...mutations.slice(i, i + MUTATIONS_PER_ATOMIC))
+          .commit();
+        if (!res.ok) throw new Error("rate-limit counters were not committed");
+      }
+    } catch (error) {
+      // Unsent again: the next tick retries. (With several chunks, a chunk that did land is
+      // counted again: an over-count, the safe direction.)
+      for (const { bucket, count } of batch) bucket.sent -= count;
+      throw error;
+    }
+    for (const { bucket, count } of batch) bucket.committed += count;
+  }
+
+  /** Reads the current and previous bucket of each subject in one getMany. */
+  #load(subjects: Subject[]): Promise<void> {
+    const now = this.now();
+    const plan = subjects.map((subject) => {
+      const index = bucketIndex(now, subject.policy.windowMs);
+      const buckets = [bucketOf(subject, index - 1), bucketOf(subject, index)];
+      return { subject, index, buckets, marks: buckets.map((b) => b.committed) };
+    });
+    const keys = plan.flatMap(({ subject, index }) => [
+      rateLimits.bucket(subject.policy.name, subject.id, index - 1),
+      rateLimits.bucket(subject.policy.name, subject.id, index),
+    ]);
+    const loading = this.kv.getMany<Deno.KvU64[]>(keys).then((entries) => {
+      plan.forEach(({ subject, index, buckets, marks }, i) => {
+        buckets.forEach((bucket, j) => {
+          bucket.shared = Number(entries[i * 2 + j].value?.value ?? 0n);
+          bucket.committedAtRead = marks[j];
+        });
+        for (const [old, bucket] of subject.buckets) {
+          if (old < index - 1 && bucket.noted === bucket.committed) subject.buckets.delete(old);
+        }
+        subject.readBucket = index;
+        subject.readAt = now;
+      });
+    }).finally(() => {
+      for (const { subject } of plan) subject.loading = null;
+    });
+    for (const { subject } of plan) subject.loading = loading;
+    return loading;
+  }
+}
+
+const MAX_ATTEMPTS = 20;
+
+async function readCounts(
+  kv: Deno.Kv,
+  policy: LimitPolicy,
+  subject: string,
+  index: number,
+) {
+  const [previous, current] = await kv.getMany<Deno.KvU64[]>([
+    rateLimits.bucket(policy.name, subject, index - 1),
+    rateLimits.bucket(policy.name, subject, index),
+  ]);
+  const counts: WindowCounts = {
+    previous: Number(previous.value?.value ?? 0n),
+    current: Number(current.value?.value ?? 0n),
+  };
+  return { counts, current };
+}
+
+/**
+ * An exact limit for rare actions: the count is read and, when allowed, bumped in one atomic
+ * checked against the read, so concurrent callers on any instance never pass the limit.
+ */
+export async function takeExact(
+  kv: Deno.Kv,
+  policy: LimitPolicy,
+  subject: string,
+  now: number,
+): Promise<WindowDecision> {
+  const index = bucketIndex(now, policy.windowMs);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const { counts, current } = await readCounts(kv, policy, subject, index);
+    const decision = decide(counts, now, policy.windowMs, policy.limit);
+    if (!decision.allowed) return decision;
+    const res = await kv.atomic()
+      .check(current)
+      .sum(rateLimits.bucket(policy.name, subject, index), 1n)
+      .delete(rateLimits.bucket(policy.name, subject, index - 2))
+      .commit();
+    if (res.ok) return decision;
+  }
+  throw new AppError("CONFLICT", "Too many concurrent requests to complete; try again");
+}
+
+/** What `takeExact` would answer, without counting anything. */
+export async function peekExact(
+  kv: Deno.Kv,
+  policy: LimitPolicy,
+  subject: string,
+  now: number,
+): Promise<WindowDecision> {
+  const index = bucketIndex(now, policy.windowMs);
+  const { counts } = await readCounts(kv, policy, subject, index);
+  return decide(counts, now, policy.windowMs, policy.limit);
+}
+
+/** Counts one event (a failed login) against `policy`, unconditionally. */
+export async function countExact(
+  kv: Deno.Kv,
+  policy: LimitPolicy,
+  subject: string,
+  now: number,
+) {
+  const index = bucketIndex(now, policy.windowMs);
+  await kv.atomic()
+    .sum(rateLimits.bucket(policy.name, subject, index), 1n)
+    .delete(rateLimits.bucket(policy.name, subject, index - 2))
+    .commit();
+}

@@ -1,0 +1,91 @@
+/**
+ * Rate limits in HTTP terms: which budget a caller draws from, the headers of API.md section 10,
+ * and the 429 answer with `Retry-After`.
+ */
+import type { Context } from "hono";
+import type { Principal } from "../domain/auth.ts";
+import { AppError } from "../domain/errors.ts";
+import { addressGroup } from "../domain/ip.ts";
+import type { WindowDecision } from "../domain/rate_window.ts";
+import type { Settings } from "../domain/settings.ts";
+import type { LimitPolicy } from "../kv/rate_limit.ts";
+import type { AppEnv, Deps } from "./env.ts";
+
+const HOUR_MS = 3_600_000;
+
+type RequestPolicies = Record<"apiKey" | "session" | "anonymous", LimitPolicy>;
+const policiesBySettings = new WeakMap<Settings, RequestPolicies>();
+
+/** The hourly request budgets: per API key, per account for sessions, per address otherwise. */
+export function requestPolicies(settings: Settings): RequestPolicies {
+  let policies = policiesBySettings.get(settings);
+  if (policies) return policies;
+  policies = {
+    apiKey: { name: "api_key", limit: settings.RATE_LIMIT_PER_HOUR, windowMs: HOUR_MS },
+    session: { name: "session", limit: settings.RATE_LIMIT_PER_HOUR, windowMs: HOUR_MS },
+    anonymous: { name: "anon", limit: settings.ANON_RATE_LIMIT_PER_HOUR, windowMs: HOUR_MS },
+  };
+  policiesBySettings.set(settings, policies);
+  return policies;
+}
+
+/** Key creations per account per minute (exact). */
+export function keyCreationPolicy(settings: Settings): LimitPolicy {
+  return { name: "key_creation", limit: settings.KEY_CREATION_PER_MINUTE, windowMs: 60_000 };
+}
+
+/** Failed logins per email: 10 per sliding 15 minutes (see README, Decisions). */
+export const LOGIN_FAILURE_POLICY: LimitPolicy = {
+  name: "login_failures",
+  limit: 10,
+  windowMs: 15 * 60_000,
+};
+
+/** The five rate-limit headers of API.md section 10 for one decision of the default policy. */
+export function rateLimitHeaders(
+  decision: WindowDecision,
+  windowMs: number,
+  now: number,
+): Record<string, string> {
+  return {
+    "RateLimit-Policy": `"default";q=${decision.limit};w=${Math.round(windowMs / 1000)}`,
+    "RateLimit": `"default";r=${decision.remaining};t=${decision.resetSeconds}`,
+    "X-RateLimit-Limit": String(decision.limit),
+    "X-RateLimit-Remaining": String(decision.remaining),
+    "X-RateLimit-Reset": String(Math.ceil(now / 1000) + decision.resetSeconds),
+  };
+}
+
+/** The 429 for a refused decision; `headers` are sent with it. */
+export function rateLimited(
+  decision: WindowDecision,
+  detail: string,
+  headers: Record<string, string> = {},
+): AppError {
+  return new AppError("RATE_LIMITED", detail, {
+    headers: { ...headers, "Retry-After": String(decision.resetSeconds) },
+  });
+}
+
+/**
+ * Draws one request from the caller's hourly budget (step 4 of API.md section 2) and sets the
+ * headers; throws 429 RATE_LIMITED when the budget is spent.
+ */
+export async function enforceRequestBudget(
+  c: Context<AppEnv>,
+  deps: Deps,
+  principal: Principal | null,
+) {
+  const policies = requestPolicies(deps.settings);
+  const [policy, subject] = principal === null
+    ? [policies.anonymous, addressGroup(c.get("clientIp"))]
+    : principal.via === "api_key"
+    ? [policies.apiKey, principal.keyId!]
+    : [policies.session, principal.userId];
+  const decision = await deps.rateLimiter.take(policy, subject);
+  const headers = rateLimitHeaders(decision, policy.windowMs, deps.now());
+  if (!decision.allowed) {
+    throw rateLimited(decision, "The request budget is spent; retry later", headers);
+  }
+  for (const [name, value] of Object.entries(headers)) c.header(name, value);
+}
