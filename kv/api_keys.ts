@@ -90,8 +90,11 @@ export async function updateApiKey(
     const entry = await kv.get<ApiKeyRecord>(apiKeys.record(userId, keyId));
     if (!entry.value || entry.value.revokedAt !== null) return null;
     const next = change(entry.value);
+    // The change marker is written blind (no check): concurrent changes never conflict on it,
+    // and any write moves its versionstamp, which is all that cached copies watch.
     const op = kv.atomic().check(entry).set(apiKeys.record(userId, keyId), next)
-      .set(apiKeys.version(userId), crypto.randomUUID());
+      .set(apiKeys.version(userId), crypto.randomUUID())
+      .set(apiKeys.changed(), userId);
     if (next.digest !== entry.value.digest) {
       op.delete(apiKeys.byDigest(entry.value.digest))
         .check({ key: apiKeys.byDigest(next.digest), versionstamp: null })

@@ -38,6 +38,8 @@ export const apiKeys = {
   byDigest: (digest: string): Deno.KvKey => ["api_keys_by_digest", digest],
   /** Bumped on every change to an account's keys: serializes creation, invalidates caches. */
   version: (userId: string): Deno.KvKey => ["api_keys_version", userId],
+  /** Rewritten by every change that matters to authentication; instances poll it (key cache). */
+  changed: (): Deno.KvKey => ["api_keys_changed"],
 };
 
 /**

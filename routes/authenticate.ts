@@ -8,7 +8,6 @@ import { type ApiKeyRecord, isActive, isWellFormedKey, keyDigest } from "../doma
 import { type Access, hasScope, type Principal } from "../domain/auth.ts";
 import { AppError } from "../domain/errors.ts";
 import { addressAllowed } from "../domain/ip.ts";
-import { findApiKeyByDigest } from "../kv/api_keys.ts";
 import { getSession } from "../kv/sessions.ts";
 import type { AppEnv, Deps } from "./env.ts";
 import { enforceRequestBudget } from "./rate_limit.ts";
@@ -36,7 +35,7 @@ const invalidToken = () =>
 
 async function apiKeyPrincipal(deps: Deps, value: string, clientIp: string) {
   if (!isWellFormedKey(value)) throw invalidKey();
-  const key: ApiKeyRecord | null = await findApiKeyByDigest(deps.kv, await keyDigest(value));
+  const key: ApiKeyRecord | null = await deps.apiKeyCache.find(await keyDigest(value));
   if (!key || !isActive(key, deps.now())) throw invalidKey();
   if (key.ipWhitelist.length > 0 && !addressAllowed(clientIp, key.ipWhitelist)) {
     throw new AppError("IP_NOT_ALLOWED", `Requests from ${clientIp} are not allowed for this key`);

@@ -2,6 +2,7 @@
 import { createLogger } from "../domain/log.ts";
 import type { Settings } from "../domain/settings.ts";
 import { loadJwtSecret } from "../kv/config.ts";
+import { ApiKeyCache } from "../kv/api_key_cache.ts";
 import { LastUsedBuffer } from "../kv/last_used.ts";
 import { SharedRateLimiter } from "../kv/rate_limit.ts";
 import type { Deps } from "./env.ts";
@@ -20,6 +21,7 @@ export async function createDeps(
     lastUsed: new LastUsedBuffer(kv),
     // Reads deps.now at each call, so a clock swapped in later drives the limiter too.
     rateLimiter: new SharedRateLimiter(kv, () => deps.now()),
+    apiKeyCache: new ApiKeyCache(kv, () => deps.now()),
     ...overrides,
   };
   return deps;

@@ -2,6 +2,7 @@
 import type { Logger } from "../domain/log.ts";
 import type { Principal } from "../domain/auth.ts";
 import type { Settings } from "../domain/settings.ts";
+import type { ApiKeyCache } from "../kv/api_key_cache.ts";
 import type { LastUsedBuffer } from "../kv/last_used.ts";
 import type { SharedRateLimiter } from "../kv/rate_limit.ts";
 
@@ -16,6 +17,8 @@ export interface Deps {
   now: () => number;
   /** API keys' last-used times, written in batches. */
   lastUsed: LastUsedBuffer;
+  /** API-key records for authentication, cached; cleared across instances by a polled marker. */
+  apiKeyCache: ApiKeyCache;
   /** Request budgets shared through KV; counts in memory, flushed by `main.ts` every tick. */
   rateLimiter: SharedRateLimiter;
 }

@@ -114,19 +114,20 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(patchRoute, async (c) => {
-    const { kv, now } = c.var.deps;
+    const { kv, now, apiKeyCache } = c.var.deps;
     const change = c.req.valid("json");
     const updated = await updateApiKey(kv, principalOf(c).userId, c.req.valid("param").id, (k) => ({
       ...k,
       name: change.name ?? k.name,
       ipWhitelist: change.ipWhitelist ?? k.ipWhitelist,
     }));
+    apiKeyCache.clear(); // at once here; other instances see the change marker move
     if (!updated) throw notFound("API key");
     return c.json(toMetadata(updated, now()), 200);
   });
 
   api.openapi(regenerateRoute, async (c) => {
-    const { kv, now } = c.var.deps;
+    const { kv, now, apiKeyCache } = c.var.deps;
     const value = generateKeyValue();
     const digest = await keyDigest(value);
     const { id } = c.req.valid("param");
@@ -135,16 +136,18 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
       ...keyHint(value),
       digest,
     }));
+    apiKeyCache.clear();
     if (!updated) throw notFound("API key");
     return c.json({ ...toMetadata(updated, now()), key: value }, 200);
   });
 
   api.openapi(revokeRoute, async (c) => {
-    const { kv, now } = c.var.deps;
+    const { kv, now, apiKeyCache } = c.var.deps;
     const revoked = await updateApiKey(kv, principalOf(c).userId, c.req.valid("param").id, (k) => ({
       ...k,
       revokedAt: new Date(now()).toISOString(),
     }));
+    apiKeyCache.clear();
     if (!revoked) throw notFound("API key");
     return c.json({ message: "API key revoked" }, 200);
   });

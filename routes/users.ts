@@ -165,12 +165,13 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(deleteRoute, async (c) => {
-    const { kv, now } = c.var.deps;
+    const { kv, now, apiKeyCache } = c.var.deps;
     const { id } = c.req.valid("param");
     await requireSelf(kv, principalOf(c).userId, id, "delete");
     const deleted = await markUserDeleted(kv, id, new Date(now()).toISOString());
     if (!deleted) throw notFound("User");
     await revokeAllApiKeys(kv, id, now());
+    apiKeyCache.clear();
     await deleteUserSessions(kv, id);
     return c.json({ message: "User deleted" }, 200);
   });

@@ -104,3 +104,28 @@ export function bearer(token: string): HeadersInit {
 export function apiKey(value: string): HeadersInit {
   return { "X-API-Key": value };
 }
+
+/**
+ * `n` services on one temporary KV file, each with its own `Deno.openKv` handle, as separate
+ * processes (or Deno Deploy isolates) would be: they share storage and nothing else.
+ */
+export async function sharedInstances(
+  n: number,
+  options: { settings?: Partial<SettingsInput>; deps?: Partial<Deps> } = {},
+) {
+  const path = await Deno.makeTempFile({ suffix: ".sqlite3" });
+  const list: TestContext[] = [];
+  for (let i = 0; i < n; i++) {
+    list.push(await setup({ ...options, kv: await Deno.openKv(path) }));
+  }
+  return {
+    list,
+    async [Symbol.asyncDispose]() {
+      for (const svc of list) {
+        await svc[Symbol.asyncDispose]();
+        svc.kv.close();
+      }
+      await Deno.remove(path);
+    },
+  };
+}

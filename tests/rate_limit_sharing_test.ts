@@ -1,29 +1,13 @@
 import assert from "node:assert/strict";
 import { rateLimits } from "../kv/keys.ts";
 import { type LimitPolicy, SharedRateLimiter } from "../kv/rate_limit.ts";
-import { apiKey, createKey, setup, signUp, type TestContext } from "./helpers.ts";
+import { apiKey, createKey, sharedInstances, signUp, type TestContext } from "./helpers.ts";
 
 const HOUR = 3_600_000;
 const HALF_PAST = Date.parse("2030-03-01T12:30:00.000Z");
 
-/** Instances of the service, each with its own handle on one KV file, as on one host. */
-async function instances(n: number, settings: Record<string, number>) {
-  const path = await Deno.makeTempFile({ suffix: ".sqlite3" });
-  const list: TestContext[] = [];
-  for (let i = 0; i < n; i++) {
-    const kv = await Deno.openKv(path);
-    list.push(await setup({ kv, settings, deps: { now: () => HALF_PAST } }));
-  }
-  return {
-    list,
-    async [Symbol.asyncDispose]() {
-      for (const svc of list) {
-        await svc[Symbol.asyncDispose]();
-        svc.kv.close();
-      }
-      await Deno.remove(path);
-    },
-  };
+function instances(n: number, settings: Record<string, number>) {
+  return sharedInstances(n, { settings, deps: { now: () => HALF_PAST } });
 }
 
 async function status(svc: TestContext, key: string): Promise<number> {
