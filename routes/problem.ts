@@ -4,6 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
 import { AppError, type ErrorCode, type FieldProblem } from "../domain/errors.ts";
+import "../domain/validation_messages.ts";
 import type { AppEnv, Deps } from "./env.ts";
 
 const TITLES: Record<number, string> = {
@@ -40,12 +41,18 @@ function fromHttpException(error: HTTPException): AppError {
   }
 }
 
-/** Turns zod issues into the `errors` member: one entry per problem, addressed by dotted path. */
+/**
+ * Turns zod issues into the `errors` member: one entry per problem, addressed by dotted path,
+ * worded by `domain/validation_messages.ts`. Two checks failing alike on one path (a URL's
+ * protocol and host) are one problem to the client.
+ */
 export function fieldProblems(error: ZodError): FieldProblem[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.map(String).join(".") || "(root)",
-    message: issue.message,
-  }));
+  const problems = new Map<string, FieldProblem>();
+  for (const issue of error.issues) {
+    const path = issue.path.map(String).join(".") || "(root)";
+    problems.set(JSON.stringify([path, issue.message]), { path, message: issue.message });
+  }
+  return [...problems.values()];
 }
 
 /** Writes an AppError as a problem+json response. */
