@@ -70,9 +70,13 @@ export async function waitForListening(child: Deno.ChildProcess) {
   }
 }
 
-/** Sends SIGTERM and waits for the exit; returns the status, stderr and every log line. */
-export async function stopMain(child: Deno.ChildProcess, rest: Promise<string[]>) {
-  child.kill("SIGTERM");
+/** Sends SIGTERM (or `signal`) and waits for the exit; returns the status, stderr and the log. */
+export async function stopMain(
+  child: Deno.ChildProcess,
+  rest: Promise<string[]>,
+  signal: Deno.Signal = "SIGTERM",
+) {
+  child.kill(signal);
   const [status, stderr, log] = await Promise.all([
     child.status,
     new Response(child.stderr).text(),

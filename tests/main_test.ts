@@ -83,6 +83,81 @@ Deno.test("main.ts starts with no settings, answers, and exits cleanly on SIGTER
   await Deno.remove(cwd, { recursive: true });
 });
 
+/** Starts main.ts in a fresh directory with an account, a session and an API key. */
+async function startWithKey() {
+  const cwd = await Deno.makeTempDir();
+  const child = startMain(cwd, bareEnv({ PORT: "0" }));
+  const { port, rest } = await waitForListening(child);
+  const base = `http://127.0.0.1:${port}`;
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
+  const account = { email: "grace@example.com", password: "correct horse battery" };
+  await (await post("/v1/users", { ...account, firstName: "Grace" })).body?.cancel();
+  const { token } = await (await post("/v1/auth/token", account)).json();
+  const key = await (await post("/api/v1/keys", {
+    name: "k",
+    scopes: ["profile:read"],
+    expiresInDays: 1,
+  }, { Authorization: `Bearer ${token}` })).json();
+  const use = async () => {
+    const res = await fetch(`${base}/v1/users/me`, { headers: { "X-API-Key": key.key } });
+    await res.body?.cancel();
+    return res.status;
+  };
+  return { cwd, child, rest, post, account, keyId: key.id as string, use };
+}
+
+/** Sums the rate-limit counters under `prefix` in the KV file main.ts left behind. */
+async function countedInFile(cwd: string, prefix: Deno.KvKey): Promise<bigint> {
+  const kv = await Deno.openKv(`${cwd}/data/marketplace.sqlite3`);
+  try {
+    let total = 0n;
+    for await (const entry of kv.list<Deno.KvU64>({ prefix })) total += entry.value.value;
+    return total;
+  } finally {
+    kv.close();
+  }
+}
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  Deno.test(`${signal}: counters of requests just served are flushed to KV before exit`, async () => {
+    const svc = await startWithKey();
+    const statuses = await Promise.all(Array.from({ length: 5 }, svc.use));
+    assert.deepEqual(statuses, [200, 200, 200, 200, 200]);
+    // Straight away: the 100 ms sync tick has most likely not run since.
+    const { status, stderr } = await stopMain(svc.child, svc.rest, signal);
+    assert.equal(status.code, 0, stderr);
+    assert.equal(stderr, "");
+    assert.equal(await countedInFile(svc.cwd, ["rate_limits", "api_key", svc.keyId]), 5n);
+    assert.equal(await countedInFile(svc.cwd, ["rate_limits", "session"]), 1n, "key creation");
+    await Deno.remove(svc.cwd, { recursive: true });
+  });
+
+  Deno.test(`${signal}: a request in flight is answered before the process exits`, async () => {
+    const svc = await startWithKey();
+    // A login hashes with 600,000 PBKDF2 iterations: still running when the signal arrives.
+    const slowLogin = svc.post("/v1/auth/token", svc.account);
+    assert.equal(await svc.use(), 200, "the server has the login in hand by now");
+    const { status, stderr, log } = await stopMain(svc.child, svc.rest, signal);
+    const res = await slowLogin;
+    assert.equal(res.status, 200);
+    assert.ok((await res.json()).token);
+    assert.equal(status.code, 0, stderr);
+    const lines = log.map((l) => JSON.parse(l));
+    const stopAt = lines.findIndex((l) => l.msg === "shutting down");
+    const loginAt = lines.findIndex((l) =>
+      l.msg === "request" && l.path === "/v1/auth/token" &&
+      lines.indexOf(l) > stopAt
+    );
+    assert.ok(stopAt >= 0 && loginAt > stopAt, "the login was answered after the signal");
+    await Deno.remove(svc.cwd, { recursive: true });
+  });
+}
+
 Deno.test("a bad setting stops main.ts with a non-zero exit naming the setting", async (t) => {
   const cwd = await Deno.makeTempDir();
   const cases: [string, string][] = [
