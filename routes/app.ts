@@ -12,7 +12,7 @@ import { registerKeys } from "./keys.ts";
 import { registerProjects } from "./projects.ts";
 import { registerReference } from "./reference.ts";
 import { accessLog, clientAddress, jsonCharset, limitBody, requestId } from "./middleware.ts";
-import { errorHandler, problemResponse } from "./problem.ts";
+import { errorHandler, problemResponse, wrapNonErrors } from "./problem.ts";
 import { registerSessions } from "./sessions.ts";
 import { registerUsers } from "./users.ts";
 import { registerExplore } from "./explore.ts";
@@ -66,6 +66,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.use(requestId());
   app.use(jsonCharset());
   app.use(accessLog(deps));
+  app.use(wrapNonErrors());
   app.use(async (c, next) => {
     c.set("deps", deps);
     await next();

@@ -1,5 +1,5 @@
 /** The one place where errors become HTTP: RFC 9457 problem+json bodies with a `code`. */
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
@@ -70,6 +70,33 @@ export function problemResponse(c: Context<AppEnv>, error: AppError): Response {
   for (const [name, value] of Object.entries(error.extras.headers ?? {})) c.header(name, value);
   c.header("Content-Type", "application/problem+json; charset=utf-8");
   return c.body(JSON.stringify(body), error.status as ContentfulStatusCode);
+}
+
+/** What a thrown non-Error value looked like, for the log only; bounded so a huge object cannot flood it. */
+function describeThrown(value: unknown): string {
+  let text: string;
+  try {
+    text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+}
+
+/**
+ * Hono hands only `Error`s to `onError`; anything else thrown (`throw "x"`, a promise rejected
+ * with a plain object) would escape the app and answer a bare 500 without the request id or a log
+ * line. This wraps such values in an Error so they take the same road as any other failure.
+ */
+export function wrapNonErrors(): MiddlewareHandler<AppEnv> {
+  return async (_c, next) => {
+    try {
+      await next();
+    } catch (thrown) {
+      if (thrown instanceof Error) throw thrown;
+      throw new Error(`non-Error value thrown: ${describeThrown(thrown)}`, { cause: thrown });
+    }
+  };
 }
 
 /** The app's `onError`: known errors answer as themselves, anything else as a bare 500. */

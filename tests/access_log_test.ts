@@ -96,6 +96,42 @@ Deno.test("an unexpected exception is logged with its stack and request id", asy
   assert.equal(access[0].status, 500);
 });
 
+Deno.test("a thrown non-Error value answers 500 INTERNAL_ERROR without internals and is logged", async (t) => {
+  const lines: string[] = [];
+  await using svc = await setup({ deps: { log: createLogger("info", (l) => lines.push(l)) } });
+  svc.app.get("/v1/throws-string", () => {
+    throw "secret string thrown";
+  });
+  svc.app.get("/v1/rejects-object", () => Promise.reject({ secret: "rejected object internals" }));
+
+  for (
+    const [path, internals] of [
+      ["/v1/throws-string", /secret string thrown/],
+      ["/v1/rejects-object", /rejected object internals/],
+    ] as const
+  ) {
+    await t.step(`GET ${path}`, async () => {
+      lines.length = 0;
+      const res = await svc.request(path, { headers: { "X-Request-Id": "thrown-1" } });
+      assert.equal(res.status, 500);
+      assert.equal(res.headers.get("Content-Type"), "application/problem+json; charset=utf-8");
+      assert.equal(res.headers.get("X-Request-Id"), "thrown-1");
+      const text = await res.text();
+      assert.doesNotMatch(text, internals);
+      const body = JSON.parse(text);
+      assert.equal(body.code, "INTERNAL_ERROR");
+      assert.equal(body.requestId, "thrown-1");
+
+      const records = lines.map((l) => JSON.parse(l));
+      const error = records.find((r) => r.level === "error");
+      assert.ok(error, "an error line is written");
+      assert.equal(error.requestId, "thrown-1");
+      assert.match(error.error, internals, "the thrown value is in the log");
+      assert.deepEqual(records.filter((r) => r.msg === "request").map((r) => r.status), [500]);
+    });
+  }
+});
+
 Deno.test("LOG_LEVEL filters lines below it", () => {
   const lines: string[] = [];
   const log = createLogger("warn", (l) => lines.push(l));
