@@ -1,10 +1,10 @@
 /**
- * API-key records cached in memory for the authentication path, so a key in use costs no KV read
- * per request. Every change that matters to authentication (patch, regenerate, revoke) also
+ * API-key records cached in memory for the authentication path, so a key in use costs neither a
+ * KV read nor a SHA-256 per request. Every change that matters to authentication (patch, regenerate, revoke) also
  * rewrites one global change marker; each instance polls that marker and drops its whole cache
  * when it moves, so a change on any instance reaches every instance within a poll.
  */
-import type { ApiKeyRecord } from "../domain/api_key.ts";
+import { type ApiKeyRecord, keyDigest } from "../domain/api_key.ts";
 import { findApiKeyByDigest } from "./api_keys.ts";
 import { apiKeys } from "./keys.ts";
 
@@ -33,21 +33,25 @@ export class ApiKeyCache {
 
   constructor(private readonly kv: Deno.Kv, private readonly now: () => number) {}
 
-  /** The record a presented key's digest resolves to (revoked or not), or null when unknown. */
-  async find(digest: string): Promise<ApiKeyRecord | null> {
+  /**
+   * The record a presented (well-formed) key value resolves to, revoked or not, or null when
+   * unknown. Entries are keyed by the value itself: hashing it was the largest cost of a cached
+   * request. Values stay in this process's memory only, as the request headers that carry them.
+   */
+  async find(value: string): Promise<ApiKeyRecord | null> {
     const now = this.now();
     if (now - this.#polledAt > MAX_POLL_AGE_MS) await this.poll();
-    const hit = this.#entries.get(digest);
+    const hit = this.#entries.get(value);
     if (hit && now - hit.at <= ENTRY_TTL_MS) return hit.record;
     const generation = this.#generation;
-    const record = await findApiKeyByDigest(this.kv, digest);
-    // Unknown digests are not cached: made-up keys must not crowd out real ones.
+    const record = await findApiKeyByDigest(this.kv, await keyDigest(value));
+    // Unknown values are not cached: made-up keys must not crowd out real ones.
     if (record && generation === this.#generation) {
-      this.#entries.delete(digest);
+      this.#entries.delete(value);
       if (this.#entries.size >= MAX_ENTRIES) {
         this.#entries.delete(this.#entries.keys().next().value!); // the oldest
       }
-      this.#entries.set(digest, { record, at: now });
+      this.#entries.set(value, { record, at: now });
     }
     return record;
   }

@@ -4,7 +4,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { verify } from "hono/jwt";
-import { type ApiKeyRecord, isActive, isWellFormedKey, keyDigest } from "../domain/api_key.ts";
+import { type ApiKeyRecord, isActive, isWellFormedKey } from "../domain/api_key.ts";
 import { type Access, hasScope, type Principal } from "../domain/auth.ts";
 import { AppError } from "../domain/errors.ts";
 import { addressAllowed } from "../domain/ip.ts";
@@ -35,7 +35,7 @@ const invalidToken = () =>
 
 async function apiKeyPrincipal(deps: Deps, value: string, clientIp: string) {
   if (!isWellFormedKey(value)) throw invalidKey();
-  const key: ApiKeyRecord | null = await deps.apiKeyCache.find(await keyDigest(value));
+  const key: ApiKeyRecord | null = await deps.apiKeyCache.find(value);
   if (!key || !isActive(key, deps.now())) throw invalidKey();
   if (key.ipWhitelist.length > 0 && !addressAllowed(clientIp, key.ipWhitelist)) {
     throw new AppError("IP_NOT_ALLOWED", `Requests from ${clientIp} are not allowed for this key`);
