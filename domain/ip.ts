@@ -70,11 +70,16 @@ export function inRanges(address: Address, ranges: readonly AddressRange[]): boo
   );
 }
 
+// Parsed whitelists by list identity: a cached key record brings the same array every request.
+const parsedLists = new WeakMap<readonly string[], AddressRange[]>();
+
 /** True when the textual address lies in one of the textual ranges (a stored whitelist). */
 export function addressAllowed(address: string, whitelist: readonly string[]): boolean {
   const parsed = parseAddress(address);
   if (!parsed) return false;
-  return inRanges(parsed, whitelist.map(parseRange));
+  let ranges = parsedLists.get(whitelist);
+  if (!ranges) parsedLists.set(whitelist, ranges = whitelist.map(parseRange));
+  return inRanges(parsed, ranges);
 }
 
 /**

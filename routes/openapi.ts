@@ -57,6 +57,16 @@ An endpoint that needs no credential still checks one that is sent. Checks run i
 the first failure answering: 401 TOKEN_MISSING; 401 API_KEY_INVALID or TOKEN_INVALID;
 401 IP_NOT_ALLOWED; 429 RATE_LIMITED; 403 SCOPE_INSUFFICIENT; 403 SESSION_REQUIRED.
 
+## Rate limits
+
+Every request to a versioned path draws from an hourly budget over a sliding window shared by
+every instance: per API key (1000 by default), per account for session tokens (the same size),
+per client address without a credential. Each response that drew from a budget carries
+\`RateLimit-Policy: "default";q=<limit>;w=3600\`, \`RateLimit: "default";r=<remaining>;t=<seconds>\`,
+\`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds). A spent
+budget answers 429 RATE_LIMITED with \`Retry-After\`. Key creation is limited per account (20 a
+minute by default) and failed logins per email (10 in 15 minutes), each with its own 429.
+
 ## Paging
 
 Cursor-paged listings answer a JSON array. When more items follow, the response carries
