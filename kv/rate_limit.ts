@@ -1,7 +1,7 @@
 /**
- * Rate-limit counters in KV, shared by every instance. Request budgets (the hot path) count in
- * memory and flush as `sum` mutations in one atomic per tick; rare, exact limits (key creation,
- * failed logins) read and write KV on each use.
+ * Request budgets (the hot path) shared by every instance through counters in KV: admissions are
+ * counted in memory and flushed as `sum` mutations in one atomic per tick. The exact limits of
+ * rare actions are in `kv/exact_limit.ts`.
  */
 import {
   bucketIndex,
@@ -9,7 +9,6 @@ import {
   type WindowCounts,
   type WindowDecision,
 } from "../domain/rate_window.ts";
-import { AppError } from "../domain/errors.ts";
 import { rateLimits } from "./keys.ts";
 
 /** A named budget: `limit` requests per sliding window of `windowMs`. */
@@ -247,74 +246,4 @@ export class SharedRateLimiter {
     for (const { subject } of plan) subject.loading = loading;
     return loading;
   }
-}
-
-const MAX_ATTEMPTS = 20;
-
-async function readCounts(
-  kv: Deno.Kv,
-  policy: LimitPolicy,
-  subject: string,
-  index: number,
-) {
-  const [previous, current] = await kv.getMany<Deno.KvU64[]>([
-    rateLimits.bucket(policy.name, subject, index - 1),
-    rateLimits.bucket(policy.name, subject, index),
-  ]);
-  const counts: WindowCounts = {
-    previous: Number(previous.value?.value ?? 0n),
-    current: Number(current.value?.value ?? 0n),
-  };
-  return { counts, current };
-}
-
-/**
- * An exact limit for rare actions: the count is read and, when allowed, bumped in one atomic
- * checked against the read, so concurrent callers on any instance never pass the limit.
- */
-export async function takeExact(
-  kv: Deno.Kv,
-  policy: LimitPolicy,
-  subject: string,
-  now: number,
-): Promise<WindowDecision> {
-  const index = bucketIndex(now, policy.windowMs);
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const { counts, current } = await readCounts(kv, policy, subject, index);
-    const decision = decide(counts, now, policy.windowMs, policy.limit);
-    if (!decision.allowed) return decision;
-    const res = await kv.atomic()
-      .check(current)
-      .sum(rateLimits.bucket(policy.name, subject, index), 1n)
-      .delete(rateLimits.bucket(policy.name, subject, index - 2))
-      .commit();
-    if (res.ok) return decision;
-  }
-  throw new AppError("CONFLICT", "Too many concurrent requests to complete; try again");
-}
-
-/** What `takeExact` would answer, without counting anything. */
-export async function peekExact(
-  kv: Deno.Kv,
-  policy: LimitPolicy,
-  subject: string,
-  now: number,
-): Promise<WindowDecision> {
-  const index = bucketIndex(now, policy.windowMs);
-  const { counts } = await readCounts(kv, policy, subject, index);
-  return decide(counts, now, policy.windowMs, policy.limit);
-}
-
-/** Counts one event (a failed login) against `policy`, unconditionally. */
-export async function countExact(
-  kv: Deno.Kv,
-  policy: LimitPolicy,
-  subject: string,
-  now: number,
-) {
-  const index = bucketIndex(now, policy.windowMs);
-  await kv.atomic()
-    .sum(rateLimits.bucket(policy.name, subject, index), 1n)
-    .delete(rateLimits.bucket(policy.name, subject, index - 2))
-    .commit();
 }

@@ -14,7 +14,7 @@ import {
 } from "../domain/api_key.ts";
 import { invalid, notFound } from "../domain/errors.ts";
 import { createApiKey, listApiKeys, updateApiKey } from "../kv/api_keys.ts";
-import { takeExact } from "../kv/rate_limit.ts";
+import { takeExact } from "../kv/exact_limit.ts";
 import { principalOf } from "./authenticate.ts";
 import { createdContent, defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";

@@ -4,7 +4,7 @@ import { AppError } from "../domain/errors.ts";
 import { hashPassword, verifyPassword } from "../domain/password.ts";
 import { sessionClaims } from "../domain/session.ts";
 import { emailKey, Login, SessionToken } from "../domain/user.ts";
-import { countExact, peekExact } from "../kv/rate_limit.ts";
+import { countExact, peekExact } from "../kv/exact_limit.ts";
 import { findUserByEmail } from "../kv/users.ts";
 import { createSession, deleteSession } from "../kv/sessions.ts";
 import { principalOf } from "./authenticate.ts";
