@@ -113,7 +113,12 @@ export class SharedRateLimiter {
           current: bucketCount(subject.buckets.get(index)),
         };
         const decision = decide(counts, now, policy.windowMs, policy.limit);
-        if (decision.allowed) bucketOf(subject, index).noted++;
+        if (decision.allowed) {
+          bucketOf(subject, index).noted++;
+          // A read slower than the idle limit may have let a tick drop it meanwhile: keep it, or
+          // this admission would never be flushed.
+          this.#subjects.set(id, subject);
+        }
         return decision;
       }
       await (subject.loading ?? this.#load([subject]));
@@ -142,6 +147,11 @@ export class SharedRateLimiter {
     };
   }
 
+  /** Subjects held in memory, for tests. */
+  get size(): number {
+    return this.#subjects.size;
+  }
+
   /** Admissions not yet committed to KV, for tests and shutdown checks. */
   pending(): number {
     let total = 0;
@@ -158,12 +168,13 @@ export class SharedRateLimiter {
       const now = this.now();
       const stale: Subject[] = [];
       for (const [key, subject] of this.#subjects) {
-        const index = bucketIndex(now, subject.policy.windowMs);
-        const settled = [...subject.buckets.values()].every((b) => b.noted === b.committed);
-        if (subject.readBucket < index - 1 && settled && !subject.loading) {
-          this.#subjects.delete(key); // idle for a whole window: nothing left to know
-        } else if (now - subject.usedAt <= MAX_STALE_MS && !subject.loading) {
+        if (subject.loading) continue;
+        if (now - subject.usedAt <= MAX_STALE_MS) {
           stale.push(subject);
+        } else if ([...subject.buckets.values()].every((b) => b.noted === b.committed)) {
+          // Idle and fully in KV: its next use would re-read anyway, so memory holds only the
+          // subjects of the last second or two, however many addresses come and go.
+          this.#subjects.delete(key);
         }
       }
       const reads: Promise<void>[] = [];

@@ -111,6 +111,17 @@ Deno.test("the shared limiter writes no KV per request and deletes buckets out o
     assert.equal((await kv.get<Deno.KvU64>(bucket(2))).value?.value, 1n);
   });
 
+  await t.step("an idle subject leaves memory once flushed; its count stays in KV", async () => {
+    assert.ok((await limiter.take(policy, "s")).allowed);
+    await limiter.sync();
+    assert.equal(limiter.size, 1, "used within the last second: kept and refreshed");
+    now += 1_001;
+    await limiter.sync();
+    assert.equal(limiter.size, 0);
+    const decision = await limiter.take(policy, "s");
+    assert.equal(decision.remaining, 100 - 3, "read back from KV: 2 before, this one");
+  });
+
   await t.step("run() syncs on its own and its stop function flushes what is left", async () => {
     const stop = limiter.run(10, (error) => {
       throw error;
@@ -118,6 +129,6 @@ Deno.test("the shared limiter writes no KV per request and deletes buckets out o
     assert.ok((await limiter.take(policy, "s")).allowed);
     await stop();
     assert.equal(limiter.pending(), 0);
-    assert.equal((await kv.get<Deno.KvU64>(bucket(2))).value?.value, 2n);
+    assert.equal((await kv.get<Deno.KvU64>(bucket(2))).value?.value, 4n);
   });
 });
