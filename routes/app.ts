@@ -11,7 +11,14 @@ import { registerHealth } from "./health.ts";
 import { registerKeys } from "./keys.ts";
 import { registerProjects } from "./projects.ts";
 import { registerReference } from "./reference.ts";
-import { accessLog, clientAddress, jsonCharset, limitBody, requestId } from "./middleware.ts";
+import {
+  accessLog,
+  clientAddress,
+  headLikeGet,
+  jsonCharset,
+  limitBody,
+  requestId,
+} from "./middleware.ts";
 import { errorHandler, problemResponse, wrapNonErrors } from "./problem.ts";
 import { registerSessions } from "./sessions.ts";
 import { registerUsers } from "./users.ts";
@@ -63,6 +70,7 @@ function allowedMethods(app: OpenAPIHono<AppEnv>) {
 /** The whole service, ready for `Deno.serve` or `app.request()`. */
 export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.use(headLikeGet());
   app.use(requestId());
   app.use(jsonCharset());
   app.use(accessLog(deps));

@@ -22,6 +22,27 @@ export function requestId(): MiddlewareHandler<AppEnv> {
   };
 }
 
+/**
+ * HEAD answers as GET without the body (Hono already routes it as GET and drops the body). The
+ * GET body's length becomes `Content-Length`, because a bodiless response otherwise leaves the
+ * server to announce `Content-Length: 0`, which is false for the resource.
+ */
+export function headLikeGet(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    if (c.req.method !== "HEAD") return;
+    const res = c.res;
+    const headers = new Headers(res.headers);
+    const bodiless = res.status === 204 || res.status === 304;
+    if (res.body && !bodiless && !headers.has("Content-Length")) {
+      headers.set("Content-Length", String((await res.arrayBuffer()).byteLength));
+    } else {
+      await res.body?.cancel();
+    }
+    c.res = new Response(null, { status: res.status, headers });
+  };
+}
+
 /** Labels JSON responses `application/json; charset=utf-8`, as the contract fixes (API.md §1). */
 export function jsonCharset(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
