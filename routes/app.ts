@@ -4,6 +4,7 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { AppError } from "../domain/errors.ts";
+import { apiCors } from "./cors.ts";
 import { registerDashboard } from "./dashboard/register.tsx";
 import { newRouter, validationHook } from "./define.ts";
 import type { AppEnv, Deps } from "./env.ts";
@@ -80,6 +81,9 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     await next();
   });
   app.use(clientAddress(deps));
+  // Before the body limit, so that even a 413 carries the CORS headers a browser needs to read it.
+  const allowed = allowedMethods(app);
+  for (const prefix of API_PREFIXES) app.use(`${prefix}/*`, apiCors(allowed));
   app.use(limitBody());
 
   registerHealth(app);
@@ -88,7 +92,6 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   const api = createApi();
   for (const prefix of API_PREFIXES) app.route(prefix, api);
 
-  const allowed = allowedMethods(app);
   app.notFound((c) => {
     const methods = allowed(c.req.path);
     if (methods.length > 0) {
