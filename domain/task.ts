@@ -6,6 +6,7 @@ import { z } from "zod";
 import { isCountryCode, isCurrencyCode } from "./codes.ts";
 import { AppError, notFound } from "./errors.ts";
 import { words } from "./text.ts";
+import { HttpsUrl } from "./url.ts";
 
 export const TASK_STATUSES = ["published", "completed"] as const;
 export const TaskStatus = z.enum(TASK_STATUSES).meta({ id: "TaskStatus" });
@@ -17,8 +18,6 @@ export const LOCATION_TYPES = ["city", "country", "world", "radius"] as const;
 export const MAX_BUDGET = 1_000_000_000_000;
 
 const hasAtMostTwoDecimals = (n: number) => Math.round(n * 100) / 100 === n;
-
-const httpsUrl = z.url({ protocol: /^https$/, hostname: z.regexes.domain }).max(2048);
 
 export const Location = z.object({
   coordinates: z.tuple([
@@ -63,7 +62,7 @@ const editable = {
   requirement: z.string().trim().min(1).max(5_000),
   dueDate: DueDate,
   maxPeople: z.number().int().min(1).max(1_000),
-  images: z.array(httpsUrl).max(10),
+  images: z.array(HttpsUrl).max(10),
 };
 
 export const TaskCreate = z.object({

@@ -123,8 +123,12 @@ Deno.test("validation errors name each field with a plain message", async (t) =>
   }
 
   await t.step("a URL failing two checks is one problem", async () => {
-    const errors = await errorsOf(await postTask({ images: ["http://localhost/a.png"] }));
-    assert.deepEqual(errors, [{ path: "images.0", message: "must be a URL" }]);
+    const errors = await errorsOf(await postTask({ images: [`http://${"a".repeat(2048)}`] }));
+    assert.deepEqual(errors, [{
+      path: "images.0",
+      message: "must be an https URL (https://host/path) of at most 2048 characters, " +
+        "without spaces or user credentials",
+    }]);
   });
 
   await t.step("no message anywhere speaks zod's default wording", async () => {
