@@ -180,37 +180,75 @@ export async function countUserTasks(
   return Number(entry.value?.value ?? 0n);
 }
 
-/** Page `page` (from 1) of a user's live tasks in a status, newest first. */
+/** The `search` and `payment` filters of the caller's own listings; both absent: every task. */
+export interface UserTaskFilter {
+  /** Query words (`queryWords`); each must start a word of the title or description. */
+  words: readonly string[];
+  payment: Payment | null;
+}
+
+/** One page of a page-paged listing, and how many items the whole listing holds. */
+export interface CountedPage {
+  items: TaskListItem[];
+  total: number;
+}
+
+/**
+ * Page `page` (from 1) of a user's live tasks in a status, newest first, with the total. Without
+ * filters the total is a counter and the page one read of `page * limit` entries. With filters
+ * there is no counter: the user's tasks (of one payment class when given) are read to the end
+ * to count the matches, so the cost is the size of the user's own listing, never the store's.
+ */
 export async function pageUserTasksByStatus(
   kv: Deno.Kv,
   userId: string,
   status: TaskStatus,
+  filter: UserTaskFilter,
   page: number,
   limit: number,
-): Promise<TaskListItem[]> {
+): Promise<CountedPage> {
   const skip = (page - 1) * limit;
-  const entries = kv.list<TaskListItem>({ prefix: tasks.byUserStatusPrefix(userId, status) }, {
-    reverse: true,
-    limit: skip + limit,
-    batchSize: Math.min(skip + limit, 1000),
-  });
-  const items: TaskListItem[] = [];
-  let seen = 0;
-  for await (const entry of entries) {
-    if (seen++ >= skip) items.push(entry.value);
+  if (filter.words.length === 0 && filter.payment === null) {
+    const total = await countUserTasks(kv, userId, status);
+    if (skip >= total) return { items: [], total };
+    const entries = kv.list<TaskListItem>({ prefix: tasks.byUserStatusPrefix(userId, status) }, {
+      reverse: true,
+      limit: skip + limit,
+      batchSize: Math.min(skip + limit, 1000),
+    });
+    const items: TaskListItem[] = [];
+    let seen = 0;
+    for await (const entry of entries) {
+      if (seen++ >= skip) items.push(entry.value);
+    }
+    return { items, total };
   }
-  return items;
+  const items: TaskListItem[] = [];
+  let total = 0;
+  for await (const item of filteredUserTasks(kv, userId, filter, 200)) {
+    if (item.status !== status) continue;
+    if (total >= skip && items.length < limit) items.push(item);
+    total++;
+  }
+  return { items, total };
 }
 
-/** Every live task of a user, newest first, read in batches as the consumer pulls. */
-export async function* streamUserTasks(
+/**
+ * A user's live tasks that pass `filter`, newest first, read in batches as the consumer pulls:
+ * the payment index when a payment class is asked for, else every task of the user; search words
+ * are checked on the terms stored beside each list item.
+ */
+export async function* filteredUserTasks(
   kv: Deno.Kv,
   userId: string,
+  filter: UserTaskFilter,
   batchSize = 100,
 ): AsyncGenerator<TaskListItem> {
-  const entries = kv.list<TaskSearchEntry>({ prefix: tasks.byUserPrefix(userId) }, {
-    reverse: true,
-    batchSize,
-  });
-  for await (const entry of entries) yield entry.value.item;
+  const prefix = filter.payment
+    ? tasks.byUserPaymentPrefix(userId, filter.payment)
+    : tasks.byUserPrefix(userId);
+  const entries = kv.list<TaskSearchEntry>({ prefix }, { reverse: true, batchSize });
+  for await (const entry of entries) {
+    if (matchesTerms(filter.words, entry.value.terms)) yield entry.value.item;
+  }
 }

@@ -30,14 +30,14 @@ import { decodeCursor, encodeCursor, isUlid } from "../kv/cursor.ts";
 import { requestFingerprint } from "../kv/idempotency.ts";
 import { orderKey } from "../kv/order_key.ts";
 import {
-  countUserTasks,
   createTask,
   createTaskOnce,
+  filteredUserTasks,
   getTask,
   listUserTasks,
   pageUserTasksByStatus,
-  streamUserTasks,
   updateTask,
+  type UserTaskFilter,
 } from "../kv/tasks.ts";
 import { getUser } from "../kv/users.ts";
 import { principalOf } from "./authenticate.ts";
@@ -60,12 +60,22 @@ const CreateHeaders = z.object({
   }),
 });
 
-const TaskListQuery = CursorQuery.extend({
-  search: SearchText.optional(),
-  payment: Payment.optional(),
+// `search` and `payment` filter every listing of one's own tasks (API.md section 7).
+const taskFilterFields = { search: SearchText.optional(), payment: Payment.optional() };
+
+const TaskListQuery = CursorQuery.extend(taskFilterFields);
+
+const TaskStatusQuery = PageQuery.extend({
+  status: TaskStatus.default("published"),
+  ...taskFilterFields,
 });
 
-const TaskStatusQuery = PageQuery.extend({ status: TaskStatus.default("published") });
+const TaskCreatedQuery = z.object(taskFilterFields);
+
+/** The normalized filters of a listing query. */
+function userTaskFilter(query: { search?: string; payment?: Payment }): UserTaskFilter {
+  return { words: queryWords(query.search ?? ""), payment: query.payment ?? null };
+}
 
 const createTaskRoute = defineRoute({ scope: "tasks:write" }, {
   method: "post",
@@ -116,9 +126,10 @@ const createdRoute = defineRoute({ scope: "tasks:read" }, {
   path: "/tasks/me/created",
   tags: ["Tasks"],
   summary: "Every task the caller created and has not deleted, newest first (streamed)",
+  request: { query: TaskCreatedQuery },
   responses: {
     200: jsonContent(z.array(TaskListItem), "All of the caller's tasks, as one streamed array"),
-    ...problems(401, 403, 429),
+    ...problems(400, 401, 403, 429),
   },
 });
 
@@ -259,11 +270,16 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
   api.openapi(statusRoute, async (c) => {
     const { kv } = c.var.deps;
     const userId = principalOf(c).userId;
-    const { status, page, limit } = c.req.valid("query");
-    const total = await countUserTasks(kv, userId, status);
-    const items = (page - 1) * limit < total
-      ? await pageUserTasksByStatus(kv, userId, status, page, limit)
-      : [];
+    const query = c.req.valid("query");
+    const { status, page, limit } = query;
+    const { items, total } = await pageUserTasksByStatus(
+      kv,
+      userId,
+      status,
+      userTaskFilter(query),
+      page,
+      limit,
+    );
     setPageLinks(c, page, limit, total);
     return c.json(items, 200);
   });
@@ -272,7 +288,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
     const { kv, log } = c.var.deps;
     const requestId = c.get("requestId");
     const stream = jsonArrayStream(
-      streamUserTasks(kv, principalOf(c).userId),
+      filteredUserTasks(kv, principalOf(c).userId, userTaskFilter(c.req.valid("query"))),
       (error) => log.error("task stream failed", { requestId, error: (error as Error)?.message }),
     );
     // A plain Response: the typed helpers expect a parsed body, not a stream of its text.

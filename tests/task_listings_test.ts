@@ -429,3 +429,110 @@ Deno.test("GET /tasks/me/created streams every task of the caller", async (t) =>
     assert.equal(res.body.code, "SCOPE_INSUFFICIENT");
   });
 });
+
+Deno.test("GET /tasks/me/status and /tasks/me/created filter by search and payment like GET /tasks", async (t) => {
+  let clock = Date.now();
+  await using svc = await setup({ deps: { now: () => clock++ } });
+  const me = await signUp(svc);
+  const other = await signUp(svc);
+  const specs = [
+    { title: "Plomberie urgente", budget: 50, completed: false },
+    { title: "Plomberie du jardin", budget: 0, completed: false },
+    { title: "Peinture", budget: 30, completed: false },
+    { title: "Plombier pour le café", budget: 0, completed: true },
+    { title: "Plomb et zinc", budget: 10, completed: true },
+    { title: "Déménagement", budget: 0, completed: true },
+  ];
+  const ids: Record<string, string> = {};
+  for (const spec of specs) {
+    const task = await postTask(svc, me.token, { title: spec.title, budget: spec.budget });
+    if (spec.completed) await send(svc, me.token, "PATCH", task.id, { status: "completed" });
+    ids[spec.title] = task.id;
+  }
+  const deleted = await postTask(svc, me.token, { title: "Plomberie supprimée", budget: 5 });
+  await send(svc, me.token, "DELETE", deleted.id);
+  await postTask(svc, other.token, { title: "Plomberie d'un autre", budget: 5 });
+  const titles = (items: Item[]) => items.map((i) => i.title);
+  const status = (query: string) => list(svc, `/api/v1/tasks/me/status?${query}`, bearer(me.token));
+  const created = (query: string) =>
+    list(svc, `/api/v1/tasks/me/created?${query}`, bearer(me.token));
+
+  await t.step("status: search keeps the tasks whose words it starts, newest first", async () => {
+    const { res, items } = await status("search=PLOMB");
+    assert.deepEqual(titles(items), ["Plomberie du jardin", "Plomberie urgente"]);
+    assert.equal(res.headers.get("X-Total-Count"), "2");
+    const done = await status("status=completed&search=plomb%20CAFE");
+    assert.deepEqual(titles(done.items), ["Plombier pour le café"]);
+    assert.equal(done.res.headers.get("X-Total-Count"), "1");
+  });
+
+  await t.step("status: payment keeps Paid (budget > 0) or Pro-bono (budget = 0)", async () => {
+    const paid = await status("payment=Paid");
+    assert.deepEqual(titles(paid.items), ["Peinture", "Plomberie urgente"]);
+    assert.equal(paid.res.headers.get("X-Total-Count"), "2");
+    const free = await status("status=completed&payment=Pro-bono");
+    assert.deepEqual(titles(free.items), ["Déménagement", "Plombier pour le café"]);
+    assert.equal(free.res.headers.get("X-Total-Count"), "2");
+  });
+
+  await t.step("status: search and payment combine; pages and Links keep the filters", async () => {
+    const first = await status("status=completed&search=plomb&payment=Paid&limit=1");
+    assert.deepEqual(titles(first.items), ["Plomb et zinc"]);
+    assert.equal(first.res.headers.get("X-Total-Count"), "1");
+    const both = await status("search=plomb&limit=1&page=2");
+    assert.deepEqual(titles(both.items), ["Plomberie urgente"]);
+    const link = both.res.headers.get("Link")!;
+    assert.match(link, /search=plomb[^>]*>; rel="prev"/);
+    assert.doesNotMatch(link, /rel="next"/);
+    const past = await status("search=plomb&page=5");
+    assert.deepEqual(past.items, []);
+    assert.equal(past.res.headers.get("X-Total-Count"), "2");
+  });
+
+  await t.step("created: search and payment filter the streamed array", async () => {
+    assert.deepEqual(titles((await created("search=plomb")).items), [
+      "Plomb et zinc",
+      "Plombier pour le café",
+      "Plomberie du jardin",
+      "Plomberie urgente",
+    ]);
+    assert.deepEqual(titles((await created("payment=Pro-bono")).items), [
+      "Déménagement",
+      "Plombier pour le café",
+      "Plomberie du jardin",
+    ]);
+    assert.deepEqual(titles((await created("search=plomb&payment=Paid")).items), [
+      "Plomb et zinc",
+      "Plomberie urgente",
+    ]);
+    assert.deepEqual((await created("search=nothing")).items, []);
+  });
+
+  await t.step("each listing agrees with GET /tasks under the same filters", async () => {
+    for (const query of ["search=plomb", "payment=Paid", "payment=Pro-bono&search=p", ""]) {
+      const all = (await list(svc, `/api/v1/tasks?limit=50&${query}`, bearer(me.token))).items;
+      assert.deepEqual((await created(query)).items, all, query);
+      for (const s of ["published", "completed"]) {
+        const page = await status(`status=${s}&limit=50&${query}`);
+        assert.deepEqual(page.items, all.filter((i) => i.status === s), `${s} ${query}`);
+        assert.equal(page.res.headers.get("X-Total-Count"), String(page.items.length));
+      }
+    }
+  });
+
+  await t.step("a bad payment or an over-long search is 400 VALIDATION_ERROR on both", async () => {
+    for (const path of ["/api/v1/tasks/me/status", "/api/v1/tasks/me/created"]) {
+      for (
+        const [query, member] of [["payment=paid", "payment"], [
+          `search=${"a".repeat(201)}`,
+          "search",
+        ]]
+      ) {
+        const { status: code, body } = await list(svc, `${path}?${query}`, bearer(me.token));
+        assert.equal(code, 400, `${path}?${query}`);
+        assert.equal(body.code, "VALIDATION_ERROR");
+        assert.deepEqual(body.errors.map((e: { path: string }) => e.path), [member]);
+      }
+    }
+  });
+});
