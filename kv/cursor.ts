@@ -55,6 +55,17 @@ export async function decodeCursor(
   return p;
 }
 
+/**
+ * The position of a request's `cursor` member: absent or empty (`cursor=`) is the first page
+ * (null), anything else must be a cursor made for `scope` holding an order key.
+ */
+export async function cursorPosition(
+  cursor: string | undefined,
+  scope: CursorScope,
+): Promise<string | null> {
+  return cursor ? await decodeCursor(cursor, scope, isUlid) : null;
+}
+
 /** A ULID, as used for the ordering keys of every `<entity>_by_time`-style index. */
 export function isUlid(position: string): boolean {
   return /^[0-9A-HJKMNP-TV-Z]{26}$/.test(position);

@@ -7,7 +7,7 @@ import {
   exploreFilters,
   ExploreItem,
 } from "../domain/explore.ts";
-import { decodeCursor, encodeCursor, isUlid } from "../kv/cursor.ts";
+import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
 import { exploreTasks } from "../kv/explore_query.ts";
 import { defineRoute, problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";
@@ -54,7 +54,7 @@ export function registerExplore(api: OpenAPIHono<AppEnv>) {
     const query = c.req.valid("query");
     const filters = exploreFilters(query);
     const scope = cursorScope(filters);
-    const after = query.cursor ? await decodeCursor(query.cursor, scope, isUlid) : null;
+    const after = await cursorPosition(query.cursor, scope);
     const page = await exploreTasks(kv, filters, after, query.limit);
     setNextPage(c, page.next ? await encodeCursor(page.next, scope) : null);
     return c.json(page.items, 200);

@@ -8,7 +8,7 @@ import {
   ProjectUpdate,
   toProject,
 } from "../domain/project.ts";
-import { decodeCursor, encodeCursor, isUlid } from "../kv/cursor.ts";
+import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
 import {
   createProject,
   deleteProject,
@@ -88,8 +88,8 @@ export function registerProjects(api: OpenAPIHono<AppEnv>) {
     const ownerId = principalOf(c).userId;
     const { limit, cursor } = c.req.valid("query");
     const scope = { list: "projects", ownerId };
-    const before = cursor !== undefined ? await decodeCursor(cursor, scope, isUlid) : undefined;
-    const page = await listProjects(c.var.deps.kv, ownerId, limit, before);
+    const before = await cursorPosition(cursor, scope);
+    const page = await listProjects(c.var.deps.kv, ownerId, limit, before ?? undefined);
     setNextPage(c, page.next ? await encodeCursor(page.next, scope) : null);
     return c.json(page.projects, 200);
   });

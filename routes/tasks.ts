@@ -26,7 +26,7 @@ import {
   toTaskDetail,
 } from "../domain/task.ts";
 import { queryWords } from "../domain/text.ts";
-import { decodeCursor, encodeCursor, isUlid } from "../kv/cursor.ts";
+import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
 import { requestFingerprint } from "../kv/idempotency.ts";
 import { orderKey } from "../kv/order_key.ts";
 import {
@@ -256,7 +256,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
       search: search ? queryWords(search).join(" ") : "",
       payment: query.payment ?? "",
     };
-    const after = query.cursor ? await decodeCursor(query.cursor, filters, isUlid) : null;
+    const after = await cursorPosition(query.cursor, filters);
     const page = await listUserTasks(kv, userId, {
       limit: query.limit,
       after,

@@ -14,7 +14,7 @@ import {
 } from "../domain/user.ts";
 import { AppError, notFound } from "../domain/errors.ts";
 import { revokeAllApiKeys } from "../kv/api_keys.ts";
-import { decodeCursor, encodeCursor, isUlid } from "../kv/cursor.ts";
+import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
 import { deleteUserSessions } from "../kv/sessions.ts";
 import { createUser, getUser, listUsers, markUserDeleted, updateUser } from "../kv/users.ts";
 import { principalOf } from "./authenticate.ts";
@@ -133,9 +133,10 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
 
   api.openapi(listRoute, async (c) => {
     const { limit, cursor } = c.req.valid("query");
-    const scope = { list: "users" };
-    const before = cursor !== undefined ? await decodeCursor(cursor, scope, isUlid) : undefined;
-    const page = await listUsers(c.var.deps.kv, limit, before);
+    // The listing is the same for everyone, but as on every listing a cursor is the caller's own.
+    const scope = { list: "users", userId: principalOf(c).userId };
+    const before = await cursorPosition(cursor, scope);
+    const page = await listUsers(c.var.deps.kv, limit, before ?? undefined);
     setNextPage(c, page.next ? await encodeCursor(page.next, scope) : null);
     return c.json(page.users.map(toPublicProfile), 200);
   });
