@@ -20,6 +20,20 @@ async function openStore(settings: Settings): Promise<Deno.Kv> {
   return await Deno.openKv(DEFAULT_KV_PATH);
 }
 
+/**
+ * Why the store did not open. NotCapable means Deno's own permissions refused the path: the start
+ * tasks grant ./data only, and the bare error names neither that folder nor the setting.
+ */
+function storeOpenFailure(kvPath: string | undefined, error: unknown): string {
+  if (!(error instanceof Deno.errors.NotCapable)) {
+    return `Cannot open the store (KV_PATH=${kvPath ?? ""}): ${error}`;
+  }
+  return `Cannot open the store: KV_PATH=${kvPath} lies outside ./data, the only folder the ` +
+    "service may use (deno task start and dev grant --allow-read=./data --allow-write=./data). " +
+    "Put the file under ./data, or run main.ts with --allow-read=<folder> " +
+    `--allow-write=<folder> naming the file's folder. (${error})`;
+}
+
 async function main() {
   let settings: Settings;
   try {
@@ -32,7 +46,7 @@ async function main() {
   try {
     kv = await openStore(settings);
   } catch (error) {
-    console.error(`Cannot open the store (KV_PATH=${settings.KV_PATH ?? ""}): ${error}`);
+    console.error(storeOpenFailure(settings.KV_PATH, error));
     Deno.exit(1);
   }
   const deps = await createDeps(kv, settings);
