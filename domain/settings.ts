@@ -40,7 +40,30 @@ export const Settings = z.object({
   KEY_CREATION_PER_MINUTE: positiveInt(20),
   PASSWORD_HASH_ITERATIONS: positiveInt(600_000),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /** Base of the absolute URLs the service writes (Link); unset, they follow the request. */
+  PUBLIC_URL: z.string().optional().transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const base = publicBase(value);
+    if (base instanceof Error) {
+      ctx.addIssue({ code: "custom", message: base.message });
+      return z.NEVER;
+    }
+    return base;
+  }),
 });
+
+/** `https://api.example.com/prefix/` as `https://api.example.com/prefix`, or why it is refused. */
+function publicBase(value: string): string | Error {
+  const refused = new Error(
+    `must be an http(s) URL without credentials, query or fragment, not "${value}"`,
+  );
+  if (!URL.canParse(value)) return refused;
+  const url = new URL(value);
+  const plain = !url.username && !url.password && !url.search && !url.hash &&
+    !value.includes("?") && !value.includes("#");
+  if (!/^https?:$/.test(url.protocol) || !plain) return refused;
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
 
 export type Settings = z.infer<typeof Settings>;
 export type SettingsInput = z.input<typeof Settings>;

@@ -5,6 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { wholeNumberParam } from "../domain/query_number.ts";
+import { publicRequestUrl } from "./public_url.ts";
 
 /** `limit` (1 to 50, default 20) and an opaque `cursor`; extend it with a listing's filters. */
 export const CursorQuery = z.object({
@@ -42,7 +43,7 @@ export function cursorPage<T extends z.ZodType>(item: T, description: string) {
 /** Announces the next page (X-Next-Cursor and Link rel="next"), or nothing on the last one. */
 export function setNextPage(c: Context, cursor: string | null) {
   if (!cursor) return;
-  const url = new URL(c.req.url);
+  const url = publicRequestUrl(c);
   url.searchParams.set("cursor", cursor);
   c.header("X-Next-Cursor", cursor);
   c.header("Link", `<${url.href}>; rel="next"`);
@@ -76,7 +77,7 @@ export function setPageLinks(c: Context, page: number, limit: number, total: num
   const lastPage = Math.max(1, Math.ceil(total / limit));
   const links: string[] = [];
   const link = (to: number, rel: string) => {
-    const url = new URL(c.req.url);
+    const url = publicRequestUrl(c);
     url.searchParams.set("page", String(to));
     url.searchParams.set("limit", String(limit));
     links.push(`<${url.href}>; rel="${rel}"`);
