@@ -2,7 +2,8 @@
  * Builds the HTTP app from its dependencies: app-wide middleware, every resource under both
  * `/api/v1` and `/v1`, and the 404/405 and error mappings.
  */
-import { OpenAPIHono } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
 import { AppError } from "../domain/errors.ts";
 import { apiCors } from "./cors.ts";
 import { registerDashboard } from "./dashboard/register.tsx";
@@ -44,25 +45,59 @@ export function createApi(): OpenAPIHono<AppEnv> {
   return api;
 }
 
-/** A route path as an exact regular expression: `:param` is one segment, the rest literal. */
+/**
+ * What a path parameter matches. Every id in the API is a UUID (tests/route_matching_test.ts
+ * holds the OpenAPI document to that), so `/tasks/not-an-id` is no path at all, like any
+ * unknown path, and `/tasks/explore` is not also a `/tasks/{id}`.
+ */
+const PARAM_SEGMENT = z.regexes.uuid().source.replace(/^\^|\$$/g, "");
+
+/** A route path as an exact regular expression: `:param` is one id, the rest literal. */
 function pathPattern(path: string): RegExp {
   const segments = path.split("/").map((segment) =>
-    segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+    segment.startsWith(":") ? PARAM_SEGMENT : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
   );
   return new RegExp(`^${segments.join("/")}$`);
 }
 
+/**
+ * Answers an API request whose path does not exist (404) or does not take its method (405)
+ * before any route runs: Hono's own matching takes any segment as an id, so it would let
+ * credentials be checked, or a neighbouring route answer, for a path that is not there.
+ */
+function knownRoutesOnly(methodsFor: (path: string) => string[]): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (!methodsFor(c.req.path).includes(c.req.method)) return c.notFound();
+    return await next();
+  };
+}
+
+/** Routes by path, bucketed by segment count: a lookup tests a handful of patterns, not all. */
+function routeTable(app: OpenAPIHono<AppEnv>) {
+  const byPath = new Map<string, string[]>();
+  for (const route of app.routes) {
+    if (route.method === "ALL") continue;
+    const methods = byPath.get(route.path) ?? [];
+    if (!methods.includes(route.method)) methods.push(route.method);
+    byPath.set(route.path, methods);
+  }
+  const buckets = new Map<number, { pattern: RegExp; methods: string[] }[]>();
+  for (const [path, methods] of byPath) {
+    const size = path.split("/").length;
+    buckets.set(size, [...buckets.get(size) ?? [], { pattern: pathPattern(path), methods }]);
+  }
+  return buckets;
+}
+
 /** Matches a request path against the app's routes to tell a wrong method from a wrong path. */
 function allowedMethods(app: OpenAPIHono<AppEnv>) {
-  let table: { pattern: RegExp; method: string }[] | null = null;
+  let table: ReturnType<typeof routeTable> | null = null;
   return (path: string): string[] => {
-    table ??= app.routes
-      .filter((r) => r.method !== "ALL")
-      .map((r) => ({
-        method: r.method,
-        pattern: pathPattern(r.path),
-      }));
-    const methods = new Set(table.filter((r) => r.pattern.test(path)).map((r) => r.method));
+    table ??= routeTable(app);
+    const methods = new Set<string>();
+    for (const route of table.get(path.split("/").length) ?? []) {
+      if (route.pattern.test(path)) { for (const method of route.methods) methods.add(method); }
+    }
     if (methods.has("GET")) methods.add("HEAD");
     return [...methods];
   };
@@ -83,7 +118,10 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.use(clientAddress(deps));
   // Before the body limit, so that even a 413 carries the CORS headers a browser needs to read it.
   const allowed = allowedMethods(app);
-  for (const prefix of API_PREFIXES) app.use(`${prefix}/*`, apiCors(allowed));
+  for (const prefix of API_PREFIXES) {
+    app.use(`${prefix}/*`, apiCors(allowed));
+    app.use(`${prefix}/*`, knownRoutesOnly(allowed));
+  }
   app.use(limitBody());
 
   registerHealth(app);
