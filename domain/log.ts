@@ -13,11 +13,25 @@ export interface Logger {
   error(msg: string, fields?: LogFields): void;
 }
 
-/** Builds a logger writing JSON lines through `write` (console.log by default). */
-export function createLogger(
-  level: LogLevel,
-  write: (line: string) => void = (line) => console.log(line),
-): Logger {
+const encoder = new TextEncoder();
+
+/**
+ * Writes a line to stdout. Not console.log: that formats its arguments first and cost 5 us a
+ * line against 1 us here, on every request (bench/http.ts). A failed write (stdout closed)
+ * loses the line rather than failing the request that logs it.
+ */
+export function writeStdout(line: string): void {
+  try {
+    const bytes = encoder.encode(line + "\n");
+    let written = 0;
+    while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
+  } catch {
+    // Nowhere left to report it.
+  }
+}
+
+/** Builds a logger writing JSON lines through `write` (stdout by default). */
+export function createLogger(level: LogLevel, write: (line: string) => void = writeStdout): Logger {
   const emit = (at: Exclude<LogLevel, "silent">) => (msg: string, fields: LogFields = {}) => {
     if (RANK[at] < RANK[level]) return;
     write(JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...fields }));
