@@ -1,5 +1,5 @@
 /** App-wide middleware: request ids, the access log, body limits and the client address. */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { monotonicFactory } from "ulid";
 import { AppError } from "../domain/errors.ts";
@@ -10,6 +10,19 @@ const newUlid = monotonicFactory();
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/**
+ * Sets a header on the finished response in place. `c.header` after the handler copies the whole
+ * response first, in case its headers are immutable (a fetched response); ours never are, but
+ * should one be, it falls back to the copy.
+ */
+function setHeader(c: Context<AppEnv>, name: string, value: string) {
+  try {
+    c.res.headers.set(name, value);
+  } catch {
+    c.header(name, value);
+  }
+}
+
 /** Takes the client's X-Request-Id when it is sane, else mints a ULID, and echoes it back. */
 export function requestId(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -17,8 +30,11 @@ export function requestId(): MiddlewareHandler<AppEnv> {
     const id = sent && SANE_REQUEST_ID.test(sent) ? sent : newUlid();
     c.set("requestId", id);
     c.set("principal", null);
-    await next();
+    // Set before the response exists, it is built in; set after, Hono copies the whole response
+    // for each header (bench/http.ts). Only a response made by hand needs it added afterwards.
     c.header("X-Request-Id", id);
+    await next();
+    if (c.res.headers.get("X-Request-Id") !== id) setHeader(c, "X-Request-Id", id);
   };
 }
 
@@ -48,7 +64,7 @@ export function jsonCharset(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await next();
     if (c.res.headers.get("Content-Type") === "application/json") {
-      c.header("Content-Type", "application/json; charset=utf-8");
+      setHeader(c, "Content-Type", "application/json; charset=utf-8");
     }
   };
 }
