@@ -1,14 +1,15 @@
 /**
- * Sliding-window arithmetic of the rate limits, pure (no storage, no clock): time is cut into
- * fixed buckets one window long, and the window ending now is estimated as the current bucket's
- * count plus the previous bucket's count weighted by how much of it the window still covers.
+ * Sliding-window arithmetic of the rate limits, pure (no storage, no clock): a window is cut into
+ * SLOTS_PER_WINDOW sub-buckets ("slots"), and the window ending now counts the slots it holds.
  */
 
-/** The counts of the bucket holding `now` and of the one before it. */
-export interface WindowCounts {
-  previous: number;
-  current: number;
-}
+/**
+ * Slots per window: one minute of an hour, a second of a minute, 15 s of 15 minutes. A unit counts
+ * from its admission until its slot is a whole window old, so for between w − w/60 and w: the
+ * limit holds over any span up to w − w/60 long, and `t` never exceeds w. Sixty keeps a subject's
+ * refresh to one small `kv.list` (at most 60 entries) while the slack stays under 2 % of w.
+ */
+export const SLOTS_PER_WINDOW = 60;
 
 /** What a limiter answers for one request, in the units the headers need. */
 export interface WindowDecision {
@@ -16,71 +17,91 @@ export interface WindowDecision {
   limit: number;
   /** Requests left after this one (0 when refused). */
   remaining: number;
-  /** Seconds until a unit frees (when refused: until a request would be allowed again). */
+  /**
+   * When (epoch ms) the oldest counted unit leaves the window; when refused, when a request
+   * would be allowed again.
+   */
+  resetAt: number;
+  /** Whole seconds from the decision until `resetAt`, at least 1. */
   resetSeconds: number;
 }
 
-// Estimates are fractional; a hair of tolerance keeps float noise from costing a unit.
-const EPSILON = 1e-6;
+/** Counts of a subject's slots by slot index; slots outside the window are ignored. */
+export type SlotCounts = ReadonlyMap<number, number>;
 
-/** The index of the fixed bucket holding `now`. */
-export function bucketIndex(now: number, windowMs: number): number {
-  return Math.floor(now / windowMs);
+/** The length of one slot of a window. */
+export function slotMs(windowMs: number): number {
+  return windowMs / SLOTS_PER_WINDOW;
 }
 
-/** Requests counted in the window ending at `now`: current + previous × uncovered share. */
-export function windowEstimate(counts: WindowCounts, now: number, windowMs: number): number {
-  const elapsed = now - bucketIndex(now, windowMs) * windowMs;
-  return counts.previous * (1 - elapsed / windowMs) + counts.current;
+/** The index of the slot holding `now`. */
+export function slotIndex(now: number, windowMs: number): number {
+  return Math.floor(now / slotMs(windowMs));
 }
 
-/** Milliseconds from `now` until the estimate falls to `target` or below if nothing is added. */
-export function msUntilAtMost(
-  counts: WindowCounts,
-  now: number,
-  windowMs: number,
-  target: number,
-): number {
-  const elapsed = now - bucketIndex(now, windowMs) * windowMs;
-  const { previous, current } = counts;
-  if (windowEstimate(counts, now, windowMs) <= target + EPSILON) return 0;
-  if (current <= target) {
-    // The previous bucket fades linearly and is gone at the bucket's end, where only
-    // `current` is left: the target is reached before then.
-    const at = windowMs * (1 - (target - current) / previous);
-    return Math.max(0, at - elapsed);
-  }
-  // Only in the next bucket, where today's `current` becomes the fading previous one.
-  const at = windowMs * (1 - Math.max(0, target) / current);
-  return windowMs - elapsed + at;
+/** The oldest slot the window ending at `now` still holds. */
+export function firstSlot(now: number, windowMs: number): number {
+  return slotIndex(now, windowMs) - SLOTS_PER_WINDOW + 1;
+}
+
+/** When the units of slot `index` leave the window: its start plus one window. */
+export function slotLeavesAt(index: number, windowMs: number): number {
+  return (index + SLOTS_PER_WINDOW) * slotMs(windowMs);
+}
+
+/** Units counted in the window ending at `now`. */
+export function windowCount(slots: SlotCounts, now: number, windowMs: number): number {
+  const first = firstSlot(now, windowMs);
+  let used = 0;
+  for (const [index, count] of slots) if (index >= first) used += count;
+  return used;
+}
+
+function secondsUntil(at: number, now: number): number {
+  return Math.max(1, Math.ceil((at - now) / 1000));
 }
 
 /**
- * Decides one request against `limit` per window. An allowed request counts (the answer
- * describes the window with it); a refused one does not.
+ * Decides one request against `limit` per window. An allowed request counts: the answer
+ * describes the window with it, so `resetAt` is when the oldest unit counted, perhaps this one,
+ * leaves. A refused one does not count; its `resetAt` is when enough units have left for one
+ * more.
  */
 export function decide(
-  counts: WindowCounts,
+  slots: SlotCounts,
   now: number,
   windowMs: number,
   limit: number,
 ): WindowDecision {
-  const used = Math.max(0, Math.ceil(windowEstimate(counts, now, windowMs) - EPSILON));
-  if (used >= limit) {
-    const wait = msUntilAtMost(counts, now, windowMs, limit - 1);
+  const current = slotIndex(now, windowMs);
+  const first = current - SLOTS_PER_WINDOW + 1;
+  let used = 0;
+  let oldest = current;
+  for (const [index, count] of slots) {
+    if (index < first || count <= 0) continue;
+    used += count;
+    if (index < oldest) oldest = index;
+  }
+  if (used < limit) {
+    const resetAt = slotLeavesAt(oldest, windowMs);
     return {
-      allowed: false,
+      allowed: true,
       limit,
-      remaining: 0,
-      resetSeconds: Math.max(1, Math.ceil(wait / 1000)),
+      remaining: limit - used - 1,
+      resetAt,
+      resetSeconds: secondsUntil(resetAt, now),
     };
   }
-  const after = { previous: counts.previous, current: counts.current + 1 };
-  const wait = msUntilAtMost(after, now, windowMs, used);
-  return {
-    allowed: true,
-    limit,
-    remaining: limit - used - 1,
-    resetSeconds: Math.max(1, Math.ceil(wait / 1000)),
-  };
+  // One more fits once `used − limit + 1` units have left: walk the slots from the oldest.
+  const indices = [...slots.keys()].filter((i) => i >= first).sort((a, b) => a - b);
+  let resetAt = slotLeavesAt(current, windowMs);
+  let gone = 0;
+  for (const index of indices) {
+    gone += slots.get(index)!;
+    if (gone >= used - limit + 1) {
+      resetAt = slotLeavesAt(index, windowMs);
+      break;
+    }
+  }
+  return { allowed: false, limit, remaining: 0, resetAt, resetSeconds: secondsUntil(resetAt, now) };
 }

@@ -1,39 +1,57 @@
 /**
- * Exact rate limits for rare actions (key creation, failed logins): each use reads the counts and
- * writes KV, in one checked atomic where the limit must hold under concurrency.
+ * Exact rate limits for rare actions (key creation, failed logins): each use reads the window's
+ * slots and writes KV, in one checked atomic where the limit must hold under concurrency.
  */
 import {
-  bucketIndex,
   decide,
-  type WindowCounts,
+  firstSlot,
+  slotIndex,
+  slotLeavesAt,
   type WindowDecision,
 } from "../domain/rate_window.ts";
 import { AppError } from "../domain/errors.ts";
 import { rateLimits } from "./keys.ts";
 import type { LimitPolicy } from "./rate_limit.ts";
+import { dueMarker } from "./rate_sweep.ts";
 
 const MAX_ATTEMPTS = 20;
 
-async function readCounts(
-  kv: Deno.Kv,
-  policy: LimitPolicy,
-  subject: string,
-  index: number,
-) {
-  const [previous, current] = await kv.getMany<Deno.KvU64[]>([
-    rateLimits.bucket(policy.name, subject, index - 1),
-    rateLimits.bucket(policy.name, subject, index),
-  ]);
-  const counts: WindowCounts = {
-    previous: Number(previous.value?.value ?? 0n),
-    current: Number(current.value?.value ?? 0n),
+/**
+ * The window's slots and the subject's version marker, from one `kv.list` (one snapshot): the
+ * marker sorts after every slot.
+ */
+async function readWindow(kv: Deno.Kv, policy: LimitPolicy, subject: string, now: number) {
+  const counts = new Map<number, number>();
+  let version: Deno.KvEntryMaybe<unknown> = {
+    key: rateLimits.version(policy.name, subject),
+    value: null,
+    versionstamp: null,
   };
-  return { counts, current };
+  const entries = kv.list({
+    start: rateLimits.slot(policy.name, subject, firstSlot(now, policy.windowMs)),
+    end: rateLimits.end(policy.name, subject),
+  });
+  for await (const entry of entries) {
+    const part = entry.key[3];
+    if (typeof part === "number") counts.set(part, Number((entry.value as Deno.KvU64).value));
+    else version = entry;
+  }
+  return { counts, version };
+}
+
+/** Counts one unit now: the slot's sum, its cleanup marker, and a bump of the version marker. */
+function countOne(op: Deno.AtomicOperation, policy: LimitPolicy, subject: string, now: number) {
+  const index = slotIndex(now, policy.windowMs);
+  return op
+    .sum(rateLimits.slot(policy.name, subject, index), 1n)
+    .sum(rateLimits.version(policy.name, subject), 1n)
+    .mutate(dueMarker(slotLeavesAt(index, policy.windowMs), policy.name, subject, index));
 }
 
 /**
- * An exact limit for rare actions: the count is read and, when allowed, bumped in one atomic
- * checked against the read, so concurrent callers on any instance never pass the limit.
+ * An exact limit for rare actions: the window is read and, when allowed, one unit added in one
+ * atomic checked against the subject's version marker, which every count bumps, so concurrent
+ * callers on any instance (even at different slots) never pass the limit together.
  */
 export async function takeExact(
   kv: Deno.Kv,
@@ -41,16 +59,11 @@ export async function takeExact(
   subject: string,
   now: number,
 ): Promise<WindowDecision> {
-  const index = bucketIndex(now, policy.windowMs);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const { counts, current } = await readCounts(kv, policy, subject, index);
+    const { counts, version } = await readWindow(kv, policy, subject, now);
     const decision = decide(counts, now, policy.windowMs, policy.limit);
     if (!decision.allowed) return decision;
-    const res = await kv.atomic()
-      .check(current)
-      .sum(rateLimits.bucket(policy.name, subject, index), 1n)
-      .delete(rateLimits.bucket(policy.name, subject, index - 2))
-      .commit();
+    const res = await countOne(kv.atomic().check(version), policy, subject, now).commit();
     if (res.ok) return decision;
   }
   throw new AppError("CONFLICT", "Too many concurrent requests to complete; try again");
@@ -63,8 +76,7 @@ export async function peekExact(
   subject: string,
   now: number,
 ): Promise<WindowDecision> {
-  const index = bucketIndex(now, policy.windowMs);
-  const { counts } = await readCounts(kv, policy, subject, index);
+  const { counts } = await readWindow(kv, policy, subject, now);
   return decide(counts, now, policy.windowMs, policy.limit);
 }
 
@@ -75,9 +87,5 @@ export async function countExact(
   subject: string,
   now: number,
 ) {
-  const index = bucketIndex(now, policy.windowMs);
-  await kv.atomic()
-    .sum(rateLimits.bucket(policy.name, subject, index), 1n)
-    .delete(rateLimits.bucket(policy.name, subject, index - 2))
-    .commit();
+  await countOne(kv.atomic(), policy, subject, now).commit();
 }

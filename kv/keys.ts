@@ -43,15 +43,39 @@ export const apiKeys = {
 };
 
 /**
- * Rate-limit counters: one Deno.KvU64 per policy, subject (key id, account, address or email)
- * and fixed bucket (the window's start, in windows since the epoch).
+ * Rate-limit counters: one Deno.KvU64 per policy, subject (key id, account, address or email) and
+ * slot (a sixtieth of the window, in slots since the epoch), so a subject's window is one
+ * contiguous range. Key parts order Uint8Array < string < bigint < number < boolean: the boolean
+ * version marker sorts after every slot.
  */
 export const rateLimits = {
-  bucket: (
-    policy: string,
-    subject: string,
-    bucket: number,
-  ): Deno.KvKey => ["rate_limits", policy, subject, bucket],
+  slot: (policy: string, subject: string, index: number): Deno.KvKey => [
+    "rate_slots",
+    policy,
+    subject,
+    index,
+  ],
+  /** Every slot of a policy, or of one subject of it. */
+  prefix: (policy: string, subject?: string): Deno.KvKey =>
+    subject === undefined ? ["rate_slots", policy] : ["rate_slots", policy, subject],
+  /** Bumped by every exact count of a subject, checked by exact takes to serialize them. */
+  version: (policy: string, subject: string): Deno.KvKey => ["rate_slots", policy, subject, false],
+  /** Past every slot and the version marker: the exclusive end of a subject's listing. */
+  end: (policy: string, subject: string): Deno.KvKey => ["rate_slots", policy, subject, true],
+  /**
+   * A slot's cleanup marker (sums cannot expire), ordered by when the slot leaves its window so
+   * that a sweep lists only the due ones.
+   */
+  due: (leavesAt: number, policy: string, subject: string, index: number): Deno.KvKey => [
+    "rate_slots_due",
+    leavesAt,
+    policy,
+    subject,
+    index,
+  ],
+  dueStart: (): Deno.KvKey => ["rate_slots_due"],
+  /** Past every marker due at or before `at` (a boolean sorts after the policy's string). */
+  dueEnd: (at: number): Deno.KvKey => ["rate_slots_due", at, true],
 };
 
 export const projects = {

@@ -1,15 +1,17 @@
 /**
- * Request budgets (the hot path) shared by every instance through counters in KV: admissions are
- * counted in memory and flushed as `sum` mutations in one atomic per tick. The exact limits of
- * rare actions are in `kv/exact_limit.ts`.
+ * Request budgets (the hot path) shared by every instance through per-slot counters in KV:
+ * admissions are counted in memory and flushed as `sum` mutations in one atomic per tick. The exact
+ * limits of rare actions are in `kv/exact_limit.ts`.
  */
 import {
-  bucketIndex,
   decide,
-  type WindowCounts,
+  firstSlot,
+  slotIndex,
+  slotLeavesAt,
   type WindowDecision,
 } from "../domain/rate_window.ts";
 import { rateLimits } from "./keys.ts";
+import { dueMarker, sweepRateSlots } from "./rate_sweep.ts";
 
 /** A named budget: `limit` requests per sliding window of `windowMs`. */
 export interface LimitPolicy {
@@ -22,67 +24,52 @@ export interface LimitPolicy {
 export const SYNC_INTERVAL_MS = 100;
 // A shared count older than this is re-read before a decision rather than trusted. A subject
 // used within this time is refreshed in the background every tick, so only a subject idle for
-// longer (or a new bucket) costs a read on the request path.
+// longer costs a read on the request path.
 const MAX_STALE_MS = 1_000;
-// Deno KV takes at most 10 keys per getMany (5 subjects × 2 buckets) and 1,000 mutations per
-// atomic; a tick's sums are chunked below that.
-const SUBJECTS_PER_READ = 5;
+// Slots that left their window are swept this often (one `kv.list` of the due markers).
+const SWEEP_INTERVAL_MS = 5_000;
+// Refresh reads in flight at once (one `kv.list` per subject), and mutations per atomic (KV
+// takes at most 1,000).
+const READS_IN_FLIGHT = 16;
 const MUTATIONS_PER_ATOMIC = 500;
 
-/** One fixed bucket of one subject, as this instance knows it. */
-interface Bucket {
-  /** The count in KV at the last read. */
-  shared: number;
-  /** Requests this instance admitted into the bucket, ever. */
+/** What this instance admitted into one slot of one subject. */
+interface LocalSlot {
+  /** Requests this instance admitted into the slot, ever. */
   noted: number;
   /** Of those, handed to a flush (committed or in flight). */
   sent: number;
   /** Of those, committed to KV. */
   committed: number;
-  /** `committed` when the last read began: later commits may be missing from `shared`. */
+  /** `committed` when the last read began: later commits may be missing from that read. */
   committedAtRead: number;
 }
 
 interface Subject {
   policy: LimitPolicy;
   id: string;
-  buckets: Map<number, Bucket>;
-  /** The bucket index the last read was for (it read that bucket and the one before). */
-  readBucket: number;
+  /** Shared count of each slot at the last read plus this instance's admissions it may lack. */
+  counts: Map<number, number>;
+  /** This instance's admissions by slot, kept until committed and out of the window. */
+  local: Map<number, LocalSlot>;
   readAt: number;
   /** When it was last used: while that is recent, each tick refreshes it in the background. */
   usedAt: number;
   loading: Promise<void> | null;
-  /** Buckets below this have been deleted from KV by this instance. */
-  cleanedBelow: number;
-}
-
-function newBucket(): Bucket {
-  return { shared: 0, noted: 0, sent: 0, committed: 0, committedAtRead: 0 };
-}
-
-/** Shared count plus this instance's admissions that the shared count may not hold yet. */
-function bucketCount(bucket: Bucket | undefined): number {
-  return bucket ? bucket.shared + bucket.noted - bucket.committedAtRead : 0;
-}
-
-function bucketOf(subject: Subject, index: number): Bucket {
-  let bucket = subject.buckets.get(index);
-  if (!bucket) subject.buckets.set(index, bucket = newBucket());
-  return bucket;
 }
 
 /**
- * Request budgets shared by every instance without a KV write per request. A decision uses the
- * last-read shared count plus this instance's unflushed admissions; `sync()` (every
+ * Request budgets shared by every instance without a KV write or read per request. A decision
+ * uses the last-read shared slot counts plus this instance's unflushed admissions; `sync()` (every
  * SYNC_INTERVAL_MS while `run` is on) commits the admissions as `sum`s in one atomic and re-reads
- * the shared counts of subjects in use. Each instance can therefore admit what it has not yet seen
- * of the others: see the README's overshoot bound.
+ * the subjects in use, one `kv.list` over each subject's window. Each instance can therefore admit
+ * what it has not yet seen of the others: see the README's overshoot bound.
  */
 export class SharedRateLimiter {
   #subjects = new Map<string, Subject>();
   #lastSync: Promise<void> = Promise.resolve();
   #syncing = false;
+  #sweptAt = -Infinity;
 
   constructor(private readonly kv: Deno.Kv, private readonly now: () => number) {}
 
@@ -94,34 +81,32 @@ export class SharedRateLimiter {
       subject = {
         policy,
         id: subjectId,
-        buckets: new Map(),
-        readBucket: -Infinity,
+        counts: new Map(),
+        local: new Map(),
         readAt: -Infinity,
         usedAt: -Infinity,
         loading: null,
-        cleanedBelow: -Infinity,
       };
       this.#subjects.set(id, subject);
     }
     subject.usedAt = this.now();
     while (true) {
       const now = this.now();
-      const index = bucketIndex(now, policy.windowMs);
-      if (subject.readBucket === index && now - subject.readAt <= MAX_STALE_MS) {
-        const counts: WindowCounts = {
-          previous: bucketCount(subject.buckets.get(index - 1)),
-          current: bucketCount(subject.buckets.get(index)),
-        };
-        const decision = decide(counts, now, policy.windowMs, policy.limit);
+      if (now - subject.readAt <= MAX_STALE_MS) {
+        const decision = decide(subject.counts, now, policy.windowMs, policy.limit);
         if (decision.allowed) {
-          bucketOf(subject, index).noted++;
+          const index = slotIndex(now, policy.windowMs);
+          subject.counts.set(index, (subject.counts.get(index) ?? 0) + 1);
+          let slot = subject.local.get(index);
+          if (!slot) subject.local.set(index, slot = newLocalSlot());
+          slot.noted++;
           // A read slower than the idle limit may have let a tick drop it meanwhile: keep it, or
           // this admission would never be flushed.
           this.#subjects.set(id, subject);
         }
         return decision;
       }
-      await (subject.loading ?? this.#load([subject]));
+      await (subject.loading ?? this.#load(subject));
     }
   }
 
@@ -156,7 +141,7 @@ export class SharedRateLimiter {
   pending(): number {
     let total = 0;
     for (const subject of this.#subjects.values()) {
-      for (const bucket of subject.buckets.values()) total += bucket.noted - bucket.committed;
+      for (const slot of subject.local.values()) total += slot.noted - slot.committed;
     }
     return total;
   }
@@ -171,17 +156,20 @@ export class SharedRateLimiter {
         if (subject.loading) continue;
         if (now - subject.usedAt <= MAX_STALE_MS) {
           stale.push(subject);
-        } else if ([...subject.buckets.values()].every((b) => b.noted === b.committed)) {
+        } else if ([...subject.local.values()].every((s) => s.noted === s.committed)) {
           // Idle and fully in KV: its next use would re-read anyway, so memory holds only the
           // subjects of the last second or two, however many addresses come and go.
           this.#subjects.delete(key);
         }
       }
-      const reads: Promise<void>[] = [];
-      for (let i = 0; i < stale.length; i += SUBJECTS_PER_READ) {
-        reads.push(this.#load(stale.slice(i, i + SUBJECTS_PER_READ)));
+      const readers = Array.from({ length: Math.min(READS_IN_FLIGHT, stale.length) }, async () => {
+        for (let subject = stale.pop(); subject; subject = stale.pop()) await this.#load(subject);
+      });
+      await Promise.all(readers);
+      if (now - this.#sweptAt >= SWEEP_INTERVAL_MS) {
+        this.#sweptAt = now;
+        await sweepRateSlots(this.kv, now);
       }
-      await Promise.all(reads);
     } finally {
       this.#syncing = false;
     }
@@ -189,26 +177,24 @@ export class SharedRateLimiter {
 
   /** Sends every unsent admission as `sum`s, in as few atomics as KV allows. */
   async #flush() {
-    const batch: { bucket: Bucket; count: number }[] = [];
+    const batch: { slot: LocalSlot; count: number }[] = [];
     const mutations: Deno.KvMutation[] = [];
     for (const subject of this.#subjects.values()) {
-      const { name } = subject.policy;
-      for (const [index, bucket] of subject.buckets) {
-        const count = bucket.noted - bucket.sent;
+      const { name, windowMs } = subject.policy;
+      for (const [index, slot] of subject.local) {
+        const count = slot.noted - slot.sent;
         if (count <= 0) continue;
-        bucket.sent += count;
-        batch.push({ bucket, count });
+        if (slot.sent === 0) {
+          // This instance's first write to the slot: have it swept once it leaves the window.
+          mutations.push(dueMarker(slotLeavesAt(index, windowMs), name, subject.id, index));
+        }
+        slot.sent += count;
+        batch.push({ slot, count });
         mutations.push({
           type: "sum",
-          key: rateLimits.bucket(name, subject.id, index),
+          key: rateLimits.slot(name, subject.id, index),
           value: new Deno.KvU64(BigInt(count)),
         });
-        // Sums cannot expire, so the first flush into a bucket deletes the one that left the
-        // window; a subject then keeps at most two counters in KV.
-        if (subject.cleanedBelow < index - 1) {
-          subject.cleanedBelow = index - 1;
-          mutations.push({ type: "delete", key: rateLimits.bucket(name, subject.id, index - 2) });
-        }
       }
     }
     if (batch.length === 0) return;
@@ -221,40 +207,47 @@ export class SharedRateLimiter {
     } catch (error) {
       // Unsent again: the next tick retries. (With several chunks, a chunk that did land is
       // counted again: an over-count, the safe direction.)
-      for (const { bucket, count } of batch) bucket.sent -= count;
+      for (const { slot, count } of batch) slot.sent -= count;
       throw error;
     }
-    for (const { bucket, count } of batch) bucket.committed += count;
+    for (const { slot, count } of batch) slot.committed += count;
   }
 
-  /** Reads the current and previous bucket of each subject in one getMany. */
-  #load(subjects: Subject[]): Promise<void> {
+  /** Reads the slots of a subject's window (and the next one) in one `kv.list`. */
+  #load(subject: Subject): Promise<void> {
     const now = this.now();
-    const plan = subjects.map((subject) => {
-      const index = bucketIndex(now, subject.policy.windowMs);
-      const buckets = [bucketOf(subject, index - 1), bucketOf(subject, index)];
-      return { subject, index, buckets, marks: buckets.map((b) => b.committed) };
-    });
-    const keys = plan.flatMap(({ subject, index }) => [
-      rateLimits.bucket(subject.policy.name, subject.id, index - 1),
-      rateLimits.bucket(subject.policy.name, subject.id, index),
-    ]);
-    const loading = this.kv.getMany<Deno.KvU64[]>(keys).then((entries) => {
-      plan.forEach(({ subject, index, buckets, marks }, i) => {
-        buckets.forEach((bucket, j) => {
-          bucket.shared = Number(entries[i * 2 + j].value?.value ?? 0n);
-          bucket.committedAtRead = marks[j];
-        });
-        for (const [old, bucket] of subject.buckets) {
-          if (old < index - 1 && bucket.noted === bucket.committed) subject.buckets.delete(old);
-        }
-        subject.readBucket = index;
-        subject.readAt = now;
+    const { name, windowMs } = subject.policy;
+    const first = firstSlot(now, windowMs);
+    const marks = new Map<LocalSlot, number>();
+    for (const slot of subject.local.values()) marks.set(slot, slot.committed);
+    const loading = (async () => {
+      const counts = new Map<number, number>();
+      const entries = this.kv.list<Deno.KvU64>({
+        start: rateLimits.slot(name, subject.id, first),
+        end: rateLimits.slot(name, subject.id, slotIndex(now, windowMs) + 2),
       });
-    }).finally(() => {
-      for (const { subject } of plan) subject.loading = null;
+      for await (const { key, value } of entries) {
+        counts.set(key[3] as number, Number(value.value));
+      }
+      for (const [index, slot] of subject.local) {
+        // Admitted during the read, or before it but left out of a slow read: not in `counts`.
+        if (marks.has(slot)) slot.committedAtRead = marks.get(slot)!;
+        if (index < first && slot.noted === slot.committed) {
+          subject.local.delete(index);
+        } else if (index >= first) {
+          counts.set(index, (counts.get(index) ?? 0) + slot.noted - slot.committedAtRead);
+        }
+      }
+      subject.counts = counts;
+      subject.readAt = now;
+    })().finally(() => {
+      subject.loading = null;
     });
-    for (const { subject } of plan) subject.loading = loading;
+    subject.loading = loading;
     return loading;
   }
+}
+
+function newLocalSlot(): LocalSlot {
+  return { noted: 0, sent: 0, committed: 0, committedAtRead: 0 };
 }

@@ -61,11 +61,14 @@ the first failure answering: 401 TOKEN_MISSING; 401 API_KEY_INVALID or TOKEN_INV
 
 Every request to a versioned path draws from an hourly budget over a sliding window shared by
 every instance: per API key (1000 by default), per account for session tokens (the same size),
-per client address without a credential. Each response that drew from a budget carries
+per client address without a credential. The window is sixty one-minute slots: a request counts
+until its minute is an hour old (59 to 60 minutes). Each response that drew from a budget carries
 \`RateLimit-Policy: "default";q=<limit>;w=3600\`, \`RateLimit: "default";r=<remaining>;t=<seconds>\`,
-\`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds). A spent
-budget answers 429 RATE_LIMITED with \`Retry-After\`. Key creation is limited per account (20 a
-minute by default) and failed logins per email (10 in 15 minutes), each with its own 429.
+\`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix seconds): \`t\` and
+\`X-RateLimit-Reset\` say when the oldest counted request leaves the window, never more than an
+hour ahead. A spent budget answers 429 RATE_LIMITED with \`Retry-After\`, the seconds until one
+more request is admitted. Key creation is limited per account (20 a minute by default) and failed
+logins per email (10 in 15 minutes), each with its own 429.
 
 ## Paging
 

@@ -45,14 +45,14 @@ export const LOGIN_FAILURE_POLICY: LimitPolicy = {
 export function rateLimitHeaders(
   decision: WindowDecision,
   windowMs: number,
-  now: number,
 ): Record<string, string> {
   return {
     "RateLimit-Policy": `"default";q=${decision.limit};w=${Math.round(windowMs / 1000)}`,
     "RateLimit": `"default";r=${decision.remaining};t=${decision.resetSeconds}`,
     "X-RateLimit-Limit": String(decision.limit),
     "X-RateLimit-Remaining": String(decision.remaining),
-    "X-RateLimit-Reset": String(Math.ceil(now / 1000) + decision.resetSeconds),
+    // The instant itself, not now + t: consecutive answers agree while the oldest unit is the same.
+    "X-RateLimit-Reset": String(Math.ceil(decision.resetAt / 1000)),
   };
 }
 
@@ -83,7 +83,7 @@ export async function enforceRequestBudget(
     ? [policies.apiKey, principal.keyId!]
     : [policies.session, principal.userId];
   const decision = await deps.rateLimiter.take(policy, subject);
-  const headers = rateLimitHeaders(decision, policy.windowMs, deps.now());
+  const headers = rateLimitHeaders(decision, policy.windowMs);
   if (!decision.allowed) {
     throw rateLimited(decision, "The request budget is spent; retry later", headers);
   }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { rateLimits } from "../kv/keys.ts";
 
 import {
   bareEnv,
@@ -132,8 +133,8 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     const { status, stderr } = await stopMain(svc.child, svc.rest, signal);
     assert.equal(status.code, 0, stderr);
     assert.equal(stderr, "");
-    assert.equal(await countedInFile(svc.cwd, ["rate_limits", "api_key", svc.keyId]), 5n);
-    assert.equal(await countedInFile(svc.cwd, ["rate_limits", "session"]), 1n, "key creation");
+    assert.equal(await countedInFile(svc.cwd, rateLimits.prefix("api_key", svc.keyId)), 5n);
+    assert.equal(await countedInFile(svc.cwd, rateLimits.prefix("session")), 1n, "key creation");
     await Deno.remove(svc.cwd, { recursive: true });
   });
 

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { slotIndex } from "../domain/rate_window.ts";
 import { rateLimits } from "../kv/keys.ts";
 import { type LimitPolicy, SharedRateLimiter } from "../kv/rate_limit.ts";
 import { apiKey, createKey, sharedInstances, signUp, type TestContext } from "./helpers.ts";
@@ -36,8 +37,8 @@ Deno.test("instances on one KV file share one limit", async (t) => {
   });
 
   await t.step("the counter in KV holds exactly the 10 admitted requests", async () => {
-    const bucket = Math.floor(HALF_PAST / HOUR);
-    const entry = await a.kv.get<Deno.KvU64>(rateLimits.bucket("api_key", key.id, bucket));
+    const slot = slotIndex(HALF_PAST, HOUR);
+    const entry = await a.kv.get<Deno.KvU64>(rateLimits.slot("api_key", key.id, slot));
     assert.equal(entry.value?.value, 10n);
     assert.equal(a.deps.rateLimiter.pending() + b.deps.rateLimiter.pending(), 0);
   });
@@ -81,19 +82,20 @@ Deno.test("worst case: N instances that have not yet synced admit at most N × l
   });
 });
 
-Deno.test("the shared limiter writes no KV per request and deletes buckets out of the window", async (t) => {
+Deno.test("the shared limiter writes no KV per request and sweeps slots out of the window", async (t) => {
   let now = HALF_PAST;
   await using kv = await Deno.openKv(":memory:");
   const limiter = new SharedRateLimiter(kv, () => now);
   const policy: LimitPolicy = { name: "test", limit: 100, windowMs: HOUR };
-  const bucket = (i: number) => rateLimits.bucket("test", "s", Math.floor(HALF_PAST / HOUR) + i);
+  const slot = (at: number) => rateLimits.slot("test", "s", slotIndex(at, HOUR));
+  const count = async (at: number) => (await kv.get<Deno.KvU64>(slot(at))).value?.value;
 
   await t.step("admissions stay in memory until sync commits them as one sum", async () => {
     for (let i = 0; i < 7; i++) assert.ok((await limiter.take(policy, "s")).allowed);
-    assert.equal((await kv.get(bucket(0))).value, null);
+    assert.equal(await count(HALF_PAST), undefined);
     assert.equal(limiter.pending(), 7);
     await limiter.sync();
-    assert.equal((await kv.get<Deno.KvU64>(bucket(0))).value?.value, 7n);
+    assert.equal(await count(HALF_PAST), 7n);
     assert.equal(limiter.pending(), 0);
   });
 
@@ -102,17 +104,25 @@ Deno.test("the shared limiter writes no KV per request and deletes buckets out o
     assert.equal(decision.remaining, 100 - 8);
   });
 
-  await t.step("the first flush into a bucket deletes the one two windows back", async () => {
+  await t.step("admissions of later minutes go to their own slots", async () => {
+    now = HALF_PAST + 60_000;
+    assert.equal((await limiter.take(policy, "s")).remaining, 100 - 9);
     await limiter.sync();
-    now += 2 * HOUR;
-    assert.ok((await limiter.take(policy, "s")).allowed);
+    assert.equal(await count(HALF_PAST), 8n);
+    assert.equal(await count(now), 1n);
+  });
+
+  await t.step("a slot that has left the window is swept with its marker", async () => {
+    now = HALF_PAST + HOUR;
     await limiter.sync();
-    assert.equal((await kv.get(bucket(0))).value, null);
-    assert.equal((await kv.get<Deno.KvU64>(bucket(2))).value?.value, 1n);
+    assert.equal(await count(HALF_PAST), undefined, "12:30 left at 13:30");
+    assert.equal(await count(HALF_PAST + 60_000), 1n, "12:31 is still in");
+    const markers = await Array.fromAsync(kv.list({ prefix: ["rate_slots_due"] }));
+    assert.equal(markers.length, 1);
+    assert.equal((await limiter.take(policy, "s")).remaining, 100 - 2);
   });
 
   await t.step("an idle subject leaves memory once flushed; its count stays in KV", async () => {
-    assert.ok((await limiter.take(policy, "s")).allowed);
     await limiter.sync();
     assert.equal(limiter.size, 1, "used within the last second: kept and refreshed");
     now += 1_001;
@@ -129,6 +139,54 @@ Deno.test("the shared limiter writes no KV per request and deletes buckets out o
     assert.ok((await limiter.take(policy, "s")).allowed);
     await stop();
     assert.equal(limiter.pending(), 0);
-    assert.equal((await kv.get<Deno.KvU64>(bucket(2))).value?.value, 4n);
+    assert.equal(await count(now), 3n);
+  });
+});
+
+Deno.test("over any span of w − w/60 the shared limiter admits at most the limit, and refuses only a full window", async (t) => {
+  const limit = 20;
+  const windowMs = HOUR;
+  const slotMs = windowMs / 60;
+  let now = HALF_PAST;
+  await using kv = await Deno.openKv(":memory:");
+  const limiter = new SharedRateLimiter(kv, () => now);
+  const policy: LimitPolicy = { name: "span", limit, windowMs };
+  // A deterministic mix of bursts and trickles over five hours, synced every simulated 100 ms.
+  let seed = 7;
+  const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+  const admitted: number[] = [];
+  const refused: number[] = [];
+  let syncedAt = now;
+  while (now < HALF_PAST + 5 * HOUR) {
+    now += Math.floor(random() < 0.2 ? random() * 15 * 60_000 : random() * 30_000);
+    const burst = random() < 0.1 ? 1 + Math.floor(random() * 2 * limit) : 1;
+    for (let i = 0; i < burst; i++) {
+      ((await limiter.take(policy, "s")).allowed ? admitted : refused).push(now);
+    }
+    if (now - syncedAt >= 100) {
+      await limiter.sync();
+      syncedAt = now;
+    }
+  }
+  const inRange = (from: number, to: number) => admitted.filter((a) => a >= from && a <= to).length;
+
+  await t.step("the traffic both filled the window and was refused", () => {
+    assert.ok(admitted.length > 3 * limit && refused.length > limit, `${admitted.length}`);
+  });
+  await t.step("any closed span of 59 minutes holds at most the limit", () => {
+    for (const from of admitted) assert.ok(inRange(from, from + windowMs - slotMs) <= limit);
+  });
+  await t.step("any 60-minute span holds at most the limit plus one minute's slot", () => {
+    for (const from of admitted) {
+      const slotEnd = (Math.floor(from / slotMs) + 1) * slotMs;
+      const edge = inRange(from, slotEnd - 1);
+      assert.ok(inRange(from, from + windowMs) <= limit + edge);
+    }
+  });
+  await t.step("each refusal came with the limit already admitted in its window", () => {
+    for (const at of refused) {
+      const first = (Math.floor(at / slotMs) - 59) * slotMs;
+      assert.equal(inRange(first, at), limit);
+    }
   });
 });

@@ -2,8 +2,14 @@ import assert from "node:assert/strict";
 import { apiKey, bearer, createKey, setup, signUp, type TestContext } from "./helpers.ts";
 
 const HOUR = 3_600_000;
-/** Half past an hour: the previous hour's bucket still weighs half. */
+const MINUTE = 60_000;
+/** Half past an hour, on a minute's start: a unit admitted now leaves exactly an hour later. */
 const HALF_PAST = Date.parse("2030-03-01T12:30:00.000Z");
+const at = (hhmmss: string) => Date.parse(`2030-03-01T${hhmmss}.000Z`);
+
+function rateLimitT(res: Response): number {
+  return Number(/^"default";r=\d+;t=(\d+)$/.exec(res.headers.get("RateLimit")!)?.[1]);
+}
 
 function me(svc: TestContext, key: string, ip?: string) {
   return svc.request("/v1/users/me", { headers: apiKey(key), ip });
@@ -45,12 +51,11 @@ Deno.test("API-key requests are limited per key, with the headers of API.md sect
         await res.body?.cancel();
         assert.equal(res.status, 200);
         assert.equal(res.headers.get("RateLimit-Policy"), '"default";q=3;w=3600');
-        const t = Number(/^"default";r=(\d+);t=(\d+)$/.exec(res.headers.get("RateLimit")!)?.[2]);
-        assert.equal(res.headers.get("RateLimit"), `"default";r=${remaining};t=${t}`);
-        assert.ok(t > 0 && t <= 7200, `t=${t}`);
+        // The oldest counted unit is the first of these, admitted on the minute: an hour.
+        assert.equal(res.headers.get("RateLimit"), `"default";r=${remaining};t=3600`);
         assert.equal(res.headers.get("X-RateLimit-Limit"), "3");
         assert.equal(res.headers.get("X-RateLimit-Remaining"), String(remaining));
-        assert.equal(res.headers.get("X-RateLimit-Reset"), String(Math.ceil(now / 1000) + t));
+        assert.equal(res.headers.get("X-RateLimit-Reset"), String(now / 1000 + 3600));
       }
     },
   );
@@ -63,12 +68,11 @@ Deno.test("API-key requests are limited per key, with the headers of API.md sect
     assert.equal(body.code, "RATE_LIMITED");
     assert.equal(body.status, 429);
     assert.equal(body.requestId, res.headers.get("X-Request-Id"));
-    // 3 requests in this hour's bucket at half past: the window holds 2 or fewer once the
-    // next bucket is a third gone, 30 + 20 minutes from now.
-    assert.equal(res.headers.get("Retry-After"), "3000");
-    assert.equal(res.headers.get("RateLimit"), '"default";r=0;t=3000');
+    // The 3 requests of 12:30 leave the window together at 13:30, an hour from now.
+    assert.equal(res.headers.get("Retry-After"), "3600");
+    assert.equal(res.headers.get("RateLimit"), '"default";r=0;t=3600');
     assert.equal(res.headers.get("X-RateLimit-Remaining"), "0");
-    assert.equal(res.headers.get("X-RateLimit-Reset"), String(now / 1000 + 3000));
+    assert.equal(res.headers.get("X-RateLimit-Reset"), String(now / 1000 + 3600));
   });
 
   await t.step("another key of the same account has its own budget", async () => {
@@ -78,11 +82,12 @@ Deno.test("API-key requests are limited per key, with the headers of API.md sect
   });
 
   await t.step("a refused request does not use budget; Retry-After is exact", async () => {
-    now += 2_999_000;
-    assert.equal(await statusOf(await me(svc, key.value)), 429);
+    now += 3_599_000;
+    const refused = await me(svc, key.value);
+    assert.equal(await statusOf(refused), 429);
+    assert.equal(refused.headers.get("Retry-After"), "1");
     now += 1_000;
-    assert.equal(await statusOf(await me(svc, key.value)), 200);
-    assert.equal(await statusOf(await me(svc, key.value)), 429);
+    assert.equal(await admitted(() => me(svc, key.value)), 3, "the whole budget is back");
   });
 
   await t.step("the budget comes before the scope (429, not 403)", async () => {
@@ -119,8 +124,8 @@ Deno.test("API-key requests are limited per key, with the headers of API.md sect
   );
 });
 
-Deno.test("the window slides: the previous hour's count fades as the hour goes by", async (t) => {
-  let now = Date.parse("2030-03-01T12:59:00.000Z");
+Deno.test("the window slides minute by minute: each request leaves it an hour after its minute began", async (t) => {
+  let now = at("12:00:30");
   await using svc = await setup({
     settings: { RATE_LIMIT_PER_HOUR: 10 },
     deps: { now: () => now },
@@ -129,28 +134,114 @@ Deno.test("the window slides: the previous hour's count fades as the hour goes b
   const key = await createKey(svc, user.token);
   const send = () => me(svc, key.value);
 
-  await t.step("10 requests at 12:59 spend the budget", async () => {
-    assert.equal(await admitted(send), 10);
-  });
-  await t.step("at 13:00 the last hour still counts whole: nothing is allowed", async () => {
-    now = Date.parse("2030-03-01T13:00:00.000Z");
+  await t.step("one request a minute from 12:00:30 to 12:09:30 spends the budget", async () => {
+    for (let minute = 0; minute < 10; minute++) {
+      now = at("12:00:30") + minute * MINUTE;
+      assert.equal(await admitted(send, 1), 1);
+    }
+    now = at("12:10:30");
     assert.equal(await admitted(send), 0);
   });
-  await t.step("at 13:30 half of it has slid out: 5 are allowed", async () => {
-    now = Date.parse("2030-03-01T13:30:00.000Z");
-    assert.equal(await admitted(send), 5);
+  await t.step("at 12:59:59 nothing has left yet", async () => {
+    now = at("12:59:59");
+    assert.equal(await admitted(send), 0);
   });
-  await t.step("at 13:45 a quarter of the 12:00 hour is left (2.5) plus 5: 2 more", async () => {
-    now = Date.parse("2030-03-01T13:45:00.000Z");
-    assert.equal(await admitted(send), 2);
+  await t.step("from 13:00 one more each minute, as each minute of requests leaves", async () => {
+    for (let minute = 0; minute < 10; minute++) {
+      now = at("13:00:00") + minute * MINUTE;
+      assert.equal(await admitted(send), 1, `at 13:0${minute}`);
+      now += 59_999;
+      assert.equal(await admitted(send), 0, `still one minute later`);
+    }
   });
-  await t.step("at 14:00 the 13:00 hour's 7 count whole: 3 are allowed", async () => {
-    now = Date.parse("2030-03-01T14:00:00.000Z");
-    assert.equal(await admitted(send), 3);
-  });
-  await t.step("two hours after the last request the whole budget is back", async () => {
-    now = Date.parse("2030-03-01T16:00:00.000Z");
+  await t.step("an hour after the last request the whole budget is back", async () => {
+    now = at("14:10:00");
     assert.equal(await admitted(send), 10);
+  });
+});
+
+Deno.test("t never exceeds w and counts down to when the oldest counted request leaves", async (t) => {
+  let now = at("12:00:10");
+  await using svc = await setup({
+    settings: { RATE_LIMIT_PER_HOUR: 10 },
+    deps: { now: () => now },
+  });
+  const user = await signUp(svc);
+  const key = await createKey(svc, user.token);
+
+  await t.step("consecutive requests agree: one reset instant, t shrinking with time", async () => {
+    const seen: { t: number; reset: string | null }[] = [];
+    for (const time of ["12:00:10", "12:00:11", "12:20:30", "12:40:50", "12:59:59"]) {
+      now = at(time);
+      const res = await me(svc, key.value);
+      assert.equal(await statusOf(res), 200);
+      seen.push({ t: rateLimitT(res), reset: res.headers.get("X-RateLimit-Reset") });
+      // The oldest counted request was admitted in the minute of 12:00: it leaves at 13:00.
+      assert.equal(rateLimitT(res), (at("13:00:00") - now) / 1000);
+    }
+    assert.deepEqual(new Set(seen.map((s) => s.reset)), new Set([String(at("13:00:00") / 1000)]));
+    assert.ok(seen.every((s) => s.t <= 3600));
+  });
+
+  await t.step("once it has left, the next oldest sets t", async () => {
+    now = at("13:00:00");
+    const res = await me(svc, key.value);
+    assert.equal(await statusOf(res), 200);
+    assert.equal(rateLimitT(res), 20 * 60, "the request of 12:20:30 leaves at 13:20");
+  });
+
+  await t.step(
+    "a fresh key's first request: t is at most w at every second of a minute",
+    async () => {
+      for (let second = 0; second < 60; second += 7) {
+        now = at("15:00:00") + second * 1000;
+        const fresh = await createKey(svc, user.token);
+        const res = await me(svc, fresh.value);
+        assert.equal(await statusOf(res), 200);
+        assert.equal(rateLimitT(res), 3600 - second);
+      }
+    },
+  );
+});
+
+Deno.test("Retry-After on a 429 is the time until a request would be admitted", async (t) => {
+  let now = at("12:00:10");
+  await using svc = await setup({
+    settings: { RATE_LIMIT_PER_HOUR: 3 },
+    deps: { now: () => now },
+  });
+  const user = await signUp(svc);
+  const key = await createKey(svc, user.token);
+  const send = () => me(svc, key.value);
+  assert.equal(await admitted(send, 1), 1);
+  now = at("12:30:00");
+  assert.equal(await admitted(send), 2);
+
+  for (const time of ["12:30:00", "12:45:00", "12:59:59"]) {
+    await t.step(
+      `at ${time}: Retry-After is the seconds until 13:00; a second early is refused`,
+      async () => {
+        now = at(time);
+        const res = await send();
+        assert.equal(await statusOf(res), 429);
+        const wait = Number(res.headers.get("Retry-After"));
+        assert.equal(wait, (at("13:00:00") - now) / 1000);
+        assert.equal(rateLimitT(res), wait);
+        if (wait > 1) {
+          now += (wait - 1) * 1000;
+          assert.equal(await statusOf(await send()), 429);
+          now = at(time);
+        }
+      },
+    );
+  }
+
+  await t.step("at 13:00:00, after the wait, exactly one is admitted", async () => {
+    now = at("13:00:00");
+    assert.equal(await admitted(send), 1);
+    const res = await send();
+    assert.equal(await statusOf(res), 429);
+    assert.equal(res.headers.get("Retry-After"), String(30 * 60), "next: the two of 12:30");
   });
 });
 

@@ -1,49 +1,60 @@
 import assert from "node:assert/strict";
-import { decide, msUntilAtMost, windowEstimate } from "../domain/rate_window.ts";
+import { decide, slotIndex, windowCount } from "../domain/rate_window.ts";
 
 const W = 3_600_000;
-const start = 100 * W; // a bucket boundary
+const MIN = 60_000;
+const start = Date.parse("2030-03-01T12:00:00.000Z"); // a slot and window boundary
+const slot = (at: number) => slotIndex(at, W);
+const counts = (...pairs: [at: number, count: number][]) =>
+  new Map(pairs.map(([at, count]) => [slot(at), count]));
 
-Deno.test("the sliding-window estimate weighs the previous bucket by what the window covers", async (t) => {
-  await t.step("at a bucket's start the previous bucket counts whole", () => {
-    assert.equal(windowEstimate({ previous: 10, current: 0 }, start, W), 10);
+Deno.test("an hour's window counts sixty one-minute slots", async (t) => {
+  await t.step("a unit counts until its minute is an hour old, then not at all", () => {
+    const slots = counts([start + 59_999, 4]);
+    assert.equal(windowCount(slots, start + 59 * MIN + 59_999, W), 4);
+    assert.equal(windowCount(slots, start + 60 * MIN - 1, W), 4);
+    assert.equal(windowCount(slots, start + 60 * MIN, W), 0);
   });
-  await t.step("halfway through, half of it", () => {
-    assert.equal(windowEstimate({ previous: 10, current: 3 }, start + W / 2, W), 8);
-  });
-  await t.step("the current bucket always counts whole", () => {
-    assert.equal(windowEstimate({ previous: 0, current: 7 }, start + W - 1, W), 7);
-  });
-});
-
-Deno.test("msUntilAtMost finds when the estimate falls to a target with no new requests", async (t) => {
-  await t.step("already there: 0", () => {
-    assert.equal(msUntilAtMost({ previous: 2, current: 1 }, start, W, 5), 0);
-  });
-  await t.step("within this bucket, as the previous one fades", () => {
-    // 10 × (1 − e/W) ≤ 4 once e = 0.6 W
-    assert.equal(msUntilAtMost({ previous: 10, current: 0 }, start, W, 4), 0.6 * W);
-  });
-  await t.step("only in the next bucket, when this one's count is over the target", () => {
-    // from half past: W/2 to the boundary, then 4 × (1 − e'/W) ≤ 3 once e' = W/4
-    assert.equal(msUntilAtMost({ previous: 0, current: 4 }, start + W / 2, W, 3), 0.75 * W);
-  });
-  await t.step("a target of 0 is reached when both buckets have slid out", () => {
-    assert.equal(msUntilAtMost({ previous: 5, current: 5 }, start, W, 0), 2 * W);
+  await t.step("slots older than the window are ignored, whatever they hold", () => {
+    const slots = counts([start - 1, 100], [start, 1], [start + 30 * MIN, 2]);
+    assert.equal(windowCount(slots, start + 30 * MIN, W), 103);
+    assert.equal(windowCount(slots, start + 59 * MIN, W), 3);
   });
 });
 
 Deno.test("decide counts an allowed request and refuses at the limit", async (t) => {
-  await t.step("allowed: remaining excludes this request, reset is when a unit frees", () => {
-    const d = decide({ previous: 0, current: 0 }, start, W, 3);
-    assert.deepEqual(d, { allowed: true, limit: 3, remaining: 2, resetSeconds: 7200 });
+  await t.step("allowed: remaining excludes this request, reset is when the oldest leaves", () => {
+    const d = decide(counts([start + 5 * MIN, 1]), start + 20 * MIN + 30_000, W, 3);
+    const resetAt = start + 65 * MIN;
+    assert.deepEqual(d, {
+      allowed: true,
+      limit: 3,
+      remaining: 1,
+      resetAt,
+      resetSeconds: (resetAt - start - 20 * MIN - 30_000) / 1000,
+    });
   });
-  await t.step("refused: remaining 0 and reset is when one request fits again", () => {
-    const d = decide({ previous: 0, current: 3 }, start + W / 2, W, 3);
-    assert.deepEqual(d, { allowed: false, limit: 3, remaining: 0, resetSeconds: 3000 });
+  await t.step("alone in the window, this request is the oldest: t is at most w", () => {
+    const d = decide(new Map(), start, W, 3);
+    assert.equal(d.resetSeconds, 3600);
+    assert.equal(decide(new Map(), start + 59_999, W, 3).resetSeconds, 3541);
   });
-  await t.step("a fractional estimate rounds up: 9.5 of 10 leaves nothing", () => {
-    const d = decide({ previous: 1, current: 9 }, start + W / 2, W, 10);
-    assert.equal(d.allowed, false);
+  await t.step("refused: reset is when enough units have left for one more", () => {
+    // 5 in the window, limit 4: two must leave, the one of 12:01 and one of 12:10.
+    const slots = counts([start + MIN, 1], [start + 10 * MIN, 3], [start + 20 * MIN, 1]);
+    const d = decide(slots, start + 30 * MIN, W, 4);
+    assert.deepEqual(d, {
+      allowed: false,
+      limit: 4,
+      remaining: 0,
+      resetAt: start + 70 * MIN,
+      resetSeconds: 40 * 60,
+    });
+  });
+  await t.step("t never exceeds w, at any instant of a slot", () => {
+    for (let at = start; at < start + MIN; at += 997) {
+      const d = decide(new Map(), at, W, 1);
+      assert.ok(d.resetSeconds <= 3600 && d.resetSeconds > 3540, `t=${d.resetSeconds}`);
+    }
   });
 });

@@ -1,0 +1,47 @@
+/**
+ * The shared limiter in-process (`SharedRateLimiter`, :memory: KV): one decision for a key in
+ * steady use, one across 1,000 subjects, and one sync tick. Compared against the same file run on
+ * the commit before sliding slots (two fixed buckets): see the README's "Rate limits".
+ */
+import { type LimitPolicy, SharedRateLimiter } from "../kv/rate_limit.ts";
+
+const HOUR = 3_600_000;
+const policy: LimitPolicy = { name: "bench", limit: 1_000_000_000, windowMs: HOUR };
+const start = Date.parse("2030-03-01T12:00:00.000Z");
+
+/** A limiter whose subjects were used every minute of the last hour, synced each minute. */
+async function warmed(subjects: number) {
+  const kv = await Deno.openKv(":memory:");
+  let now = start;
+  const limiter = new SharedRateLimiter(kv, () => now);
+  for (let minute = 0; minute < 60; minute++) {
+    now = start + minute * 60_000 + 30_000;
+    for (let s = 0; s < subjects; s++) await limiter.take(policy, `s${s}`);
+    await limiter.sync();
+  }
+  // The clock stays here: every view is fresh, so a take never reads KV.
+  return { limiter, kv };
+}
+
+const one = await warmed(1);
+Deno.bench(
+  "take: one key in steady use (60 slots)",
+  { group: "take", baseline: true },
+  async () => {
+    await one.limiter.take(policy, "s0");
+  },
+);
+
+const many = await warmed(1_000);
+let next = 0;
+Deno.bench("take: 1,000 subjects in turn", { group: "take" }, async () => {
+  await many.limiter.take(policy, `s${next++ % 1_000}`);
+});
+
+const ticking = await warmed(100);
+Deno.bench("sync tick: 100 subjects used, 10 takes each", { group: "sync" }, async () => {
+  for (let s = 0; s < 100; s++) {
+    for (let i = 0; i < 10; i++) await ticking.limiter.take(policy, `s${s}`);
+  }
+  await ticking.limiter.sync();
+});
