@@ -87,6 +87,8 @@ export const projects = {
 
 export const tasks = {
   record: (taskId: string): Deno.KvKey => ["tasks", taskId],
+  /** Every task record, for whole-store scans (benchmarks, checks). */
+  recordPrefix: (): Deno.KvKey => ["tasks"],
   /** Every live task of a user, newest first by order key; value: list item and search terms. */
   byUser: (userId: string, orderKey: string): Deno.KvKey => ["tasks_by_user", userId, orderKey],
   byUserPrefix: (userId: string): Deno.KvKey => ["tasks_by_user", userId],

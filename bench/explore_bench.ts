@@ -1,0 +1,518 @@
+/**
+ * `deno task bench:explore [--sizes=10000,100000,1000000] [--queries=200] [--fresh]`: GET
+ * /tasks/explore at scale. Per size it loads generated tasks through kv/ (cached between runs,
+ * see explore_cache.ts), then, each in a fresh process so that peak memory is the phase's own:
+ * the route's query function (and the route itself over app.request) on the explore indexes,
+ * the same queries answered by a brute-force scan of every task record, and "newest 20 within
+ * R km" answered by Redis GEOSEARCH on the same points. Prints markdown tables.
+ */
+import { type ExploreFilters, exploreFilters, matchExplore } from "../domain/explore.ts";
+import { searchTerms, type TaskRecord } from "../domain/task.ts";
+import { exploreTasks } from "../kv/explore_query.ts";
+import { tasks } from "../kv/keys.ts";
+import { setup } from "../tests/helpers.ts";
+import {
+  buildCache,
+  kvPath,
+  loadAverage,
+  type LoadManifest,
+  peakRss,
+  readManifest,
+} from "./explore_cache.ts";
+import { generateTask, type QueryKind, queryKinds, queryString } from "./explore_data.ts";
+import { Redis } from "./resp.ts";
+
+const PAGE = 20;
+/** Queries run before timing each kind, so that code and caches are warm. */
+const WARMUP = 10;
+
+interface Timing {
+  p50: number;
+  p99: number;
+  count: number;
+}
+
+interface KindResult {
+  name: string;
+  index: Timing;
+  http: Timing;
+  /** Mean items on the first page. */
+  items: number;
+  /** Pages cut short by the storage budget (fewer than 20 items but a cursor). */
+  short: number;
+  plans: string;
+  entries: number;
+  docs: number;
+}
+
+interface QueryPhase {
+  kinds: KindResult[];
+  peakBytes: number;
+  loadAverage: string;
+}
+
+interface BruteResult {
+  name: string;
+  brute: Timing;
+  agree: number;
+  compared: number;
+}
+
+interface RedisResult {
+  name: string;
+  within: Timing;
+  nearest: Timing;
+  /** Mean members GEOSEARCH returned for "all within R". */
+  members: number;
+}
+
+interface RedisPhase {
+  points: number;
+  loadSeconds: number;
+  usedMemoryBytes: number;
+  kinds: RedisResult[];
+}
+
+function timing(ms: number[]): Timing {
+  const sorted = [...ms].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+  return { p50: at(0.5), p99: at(0.99), count: sorted.length };
+}
+
+async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
+  const t0 = performance.now();
+  const value = await f();
+  return [value, performance.now() - t0];
+}
+
+// ---- phases, each run in its own process ----
+
+async function queryPhase(n: number, count: number): Promise<QueryPhase> {
+  const kv = await Deno.openKv(kvPath(n));
+  const results: KindResult[] = [];
+  for (const kind of queryKinds(count)) {
+    const ms: number[] = [];
+    let items = 0;
+    let short = 0;
+    let entries = 0;
+    let docs = 0;
+    const plans = new Map<string, number>();
+    for (let k = -WARMUP; k < kind.queries.length; k++) {
+      const filters = exploreFilters(kind.queries[Math.max(0, k)]);
+      const [page, t] = await timed(() => exploreTasks(kv, filters, null, PAGE));
+      if (k < 0) continue;
+      ms.push(t);
+      items += page.items.length;
+      if (page.items.length < PAGE && page.next !== null) short++;
+      entries += page.work.entries;
+      docs += page.work.docs;
+      plans.set(page.plan, (plans.get(page.plan) ?? 0) + 1);
+    }
+    const q = kind.queries.length;
+    results.push({
+      name: kind.name,
+      index: timing(ms),
+      http: { p50: 0, p99: 0, count: 0 },
+      items: items / q,
+      short,
+      plans: [...plans].map(([p, c]) => (plans.size > 1 ? `${p} ${c}` : p)).join(", "),
+      entries: entries / q,
+      docs: docs / q,
+    });
+  }
+  // The same queries through the route: validation, cursor, JSON, middleware (log, rate limit).
+  await using svc = await setup({
+    kv,
+    settings: { ANON_RATE_LIMIT_PER_HOUR: "1000000000", LOG_LEVEL: "silent" },
+  });
+  const httpCount = Math.min(count, 50);
+  for (const [i, kind] of queryKinds(httpCount).entries()) {
+    const ms: number[] = [];
+    for (let k = -WARMUP; k < kind.queries.length; k++) {
+      const url = `/v1/tasks/explore?limit=${PAGE}&${queryString(kind.queries[Math.max(0, k)])}`;
+      const [status, t] = await timed(async () => {
+        const res = await svc.request(url);
+        await res.arrayBuffer();
+        return res.status;
+      });
+      if (status !== 200) throw new Error(`${url} answered ${status}`);
+      if (k >= 0) ms.push(t);
+    }
+    results[i].http = timing(ms);
+  }
+  kv.close();
+  return { kinds: results, peakBytes: await peakRss(), loadAverage: loadAverage() };
+}
+
+/** The newest `limit` matches of a full scan of the task records, by the reference matcher. */
+async function bruteForce(
+  kv: Deno.Kv,
+  filters: ExploreFilters,
+  limit: number,
+): Promise<string[]> {
+  const best: TaskRecord[] = [];
+  for await (
+    const entry of kv.list<TaskRecord>({ prefix: tasks.recordPrefix() }, { batchSize: 1000 })
+  ) {
+    const task = entry.value;
+    if (best.length === limit && task.orderKey <= best[limit - 1].orderKey) continue;
+    // Words are only worth normalizing when the query searches.
+    const terms = filters.search.length > 0 ? searchTerms(task) : [];
+    if (!matchExplore(task, terms, filters)) continue;
+    let at = best.length;
+    while (at > 0 && best[at - 1].orderKey < task.orderKey) at--;
+    best.splice(at, 0, task);
+    if (best.length > limit) best.pop();
+  }
+  return best.map((t) => t.id);
+}
+
+async function brutePhase(n: number, count: number): Promise<BruteResult[]> {
+  const kv = await Deno.openKv(kvPath(n));
+  const results: BruteResult[] = [];
+  for (const kind of queryKinds(count)) {
+    const ms: number[] = [];
+    let agree = 0;
+    let compared = 0;
+    for (const query of kind.queries) {
+      const filters = exploreFilters(query);
+      const [ids, t] = await timed(() => bruteForce(kv, filters, PAGE));
+      ms.push(t);
+      // The index's answer must be the reference's, unless its page was cut short.
+      const page = await exploreTasks(kv, filters, null, PAGE);
+      if (page.items.length === PAGE || page.next === null) {
+        compared++;
+        if (JSON.stringify(page.items.map((i) => i.id)) === JSON.stringify(ids)) agree++;
+      }
+    }
+    results.push({ name: kind.name, brute: timing(ms), agree, compared });
+  }
+  kv.close();
+  return results;
+}
+
+async function freePort(): Promise<number> {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+async function redisPhase(n: number, count: number): Promise<RedisPhase> {
+  const port = await freePort();
+  const server = new Deno.Command("redis-server", {
+    args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  try {
+    let redis: Redis | null = null;
+    for (let attempt = 0; attempt < 100 && !redis; attempt++) {
+      redis = await Redis.connect(port).catch(() => null);
+      if (!redis) await new Promise((r) => setTimeout(r, 50));
+    }
+    if (!redis) throw new Error("redis-server did not start");
+    // City-type points, member = order key, so members sort by creation time (newest last).
+    const started = performance.now();
+    let points = 0;
+    let batch: (string | number)[] = ["GEOADD", "tasks"];
+    const pending: (string | number)[][] = [];
+    for (let i = 0; i < n; i++) {
+      const t = generateTask(i, n);
+      if (t.location.type !== "city") continue;
+      const [lon, lat] = t.location.coordinates;
+      if (Math.abs(lat) > 85.05) continue;
+      batch.push(lon, lat, t.orderKey);
+      points++;
+      if (batch.length >= 2 + 3 * 1000) {
+        pending.push(batch);
+        batch = ["GEOADD", "tasks"];
+        if (pending.length === 20) await redis.pipeline(pending.splice(0));
+      }
+    }
+    if (batch.length > 2) pending.push(batch);
+    await redis.pipeline(pending);
+    const loadSeconds = (performance.now() - started) / 1000;
+    const info = String(await redis.command("INFO", "memory"));
+    const usedMemoryBytes = Number(/used_memory:(\d+)/.exec(info)?.[1] ?? 0);
+    const kinds: RedisResult[] = [];
+    for (
+      const kind of queryKinds(count).filter((k) =>
+        k.name.startsWith("geo") && !k.name.includes("search")
+      )
+    ) {
+      const within: number[] = [];
+      const nearest: number[] = [];
+      for (let k = -WARMUP; k < kind.queries.length; k++) {
+        const q = kind.queries[Math.max(0, k)];
+        const [, t1] = await timed(async () => {
+          const reply = await redis.command(
+            "GEOSEARCH",
+            "tasks",
+            "FROMLONLAT",
+            q.longitude!,
+            q.latitude!,
+            "BYRADIUS",
+            q.radiusKm!,
+            "km",
+          ) as string[];
+          // GEOSEARCH orders by distance only: the newest 20 need every member, sorted here.
+          return reply.sort().slice(-PAGE).reverse();
+        });
+        const [, t2] = await timed(() =>
+          redis.command(
+            "GEOSEARCH",
+            "tasks",
+            "FROMLONLAT",
+            q.longitude!,
+            q.latitude!,
+            "BYRADIUS",
+            q.radiusKm!,
+            "km",
+            "ASC",
+            "COUNT",
+            PAGE,
+          )
+        );
+        if (k < 0) continue;
+        within.push(t1);
+        nearest.push(t2);
+      }
+      kinds.push({ name: kind.name, within: timing(within), nearest: timing(nearest), members: 0 });
+    }
+    // Members inside each circle, counted once per kind outside the timed loop.
+    for (const r of kinds) {
+      const kind = queryKinds(count).find((k) => k.name === r.name)!;
+      let total = 0;
+      for (const q of kind.queries.slice(0, 20)) {
+        total += Number(
+          await redis.command(
+            "GEOSEARCHSTORE",
+            "tmp",
+            "tasks",
+            "FROMLONLAT",
+            q.longitude!,
+            q.latitude!,
+            "BYRADIUS",
+            q.radiusKm!,
+            "km",
+          ),
+        );
+      }
+      r.members = total / Math.min(20, kind.queries.length);
+    }
+    redis.close();
+    return { points, loadSeconds, usedMemoryBytes, kinds };
+  } finally {
+    server.kill("SIGTERM");
+    await server.status;
+  }
+}
+
+// ---- the orchestrator ----
+
+const FLAGS = [
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-run",
+  "--allow-net=127.0.0.1",
+  "--allow-sys",
+];
+
+/** Runs a phase of this file in a fresh process and returns what it printed last, as JSON. */
+async function child<T>(...args: string[]): Promise<T> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...FLAGS, import.meta.filename!, ...args],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout).trim();
+  if (!out.success) throw new Error(`phase ${args.join(" ")} failed:\n${text}`);
+  return JSON.parse(text.split("\n").at(-1)!) as T;
+}
+
+function arg(name: string): string | undefined {
+  const prefix = `--${name}=`;
+  return Deno.args.find((a) => a.startsWith(prefix))?.slice(prefix.length);
+}
+
+const ms = (v: number) => (v < 10 ? v.toFixed(2) : v.toFixed(1));
+const mb = (b: number) => (b / 2 ** 20).toFixed(0);
+
+async function fileBytes(path: string): Promise<number> {
+  let total = 0;
+  for (const suffix of ["", "-wal"]) {
+    total += await Deno.stat(path + suffix).then((s) => s.size).catch(() => 0);
+  }
+  return total;
+}
+
+function table(head: string[], rows: (string | number)[][]): string {
+  const line = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
+  return [line(head), line(head.map(() => "---")), ...rows.map(line)].join("\n");
+}
+
+interface SizeReport {
+  n: number;
+  manifest: LoadManifest;
+  fileBytes: number;
+  query: QueryPhase;
+  brute: BruteResult[] | null;
+  redis: RedisPhase | null;
+}
+
+async function main() {
+  const phase = arg("phase");
+  const n = Number(arg("n") ?? 0);
+  const count = Number(arg("queries") ?? 200);
+  if (phase === "query") return console.log(JSON.stringify(await queryPhase(n, count)));
+  if (phase === "brute") return console.log(JSON.stringify(await brutePhase(n, count)));
+  if (phase === "redis") return console.log(JSON.stringify(await redisPhase(n, count)));
+
+  const sizes = (arg("sizes") ?? "10000,100000,1000000").split(",").map(Number);
+  const bruteMax = Number(arg("brute-max") ?? 100_000);
+  const fresh = Deno.args.includes("--fresh");
+  const redisMin = Number(arg("redis-min") ?? 0);
+  const reports: SizeReport[] = [];
+  for (const size of sizes) {
+    let manifest = fresh ? null : await readManifest(size);
+    if (!manifest) {
+      console.error(`loading ${size} tasks into ${kvPath(size)} ...`);
+      manifest = await buildCache(size, console.error);
+    }
+    console.error(`${size}: querying (load average ${loadAverage()}) ...`);
+    const query = await child<QueryPhase>(`--phase=query`, `--n=${size}`, `--queries=${count}`);
+    let brute: BruteResult[] | null = null;
+    if (size <= bruteMax) {
+      // A scan reads every record: fewer queries, or the run takes hours.
+      const bruteCount = Math.max(5, Math.min(count, Math.round(30 * 10_000 / size)));
+      console.error(`${size}: brute force, ${bruteCount} queries per kind ...`);
+      brute = await child<BruteResult[]>(`--phase=brute`, `--n=${size}`, `--queries=${bruteCount}`);
+    }
+    let redis: RedisPhase | null = null;
+    if (size >= redisMin) {
+      console.error(`${size}: Redis GEOSEARCH ...`);
+      redis = await child<RedisPhase>(`--phase=redis`, `--n=${size}`, `--queries=${count}`);
+    }
+    const report = {
+      n: size,
+      manifest,
+      fileBytes: await fileBytes(kvPath(size)),
+      query,
+      brute,
+      redis,
+    };
+    reports.push(report);
+    console.log(sizeReport(report));
+  }
+  console.log(summary(reports));
+}
+
+function sizeReport(r: SizeReport): string {
+  const m = r.manifest;
+  const perTask = (m.stats.indexEntries / m.stats.tasks).toFixed(1);
+  const explorePerTask = (m.stats.explore / m.stats.tasks).toFixed(1);
+  const lines = [
+    `\n### ${r.n.toLocaleString("en")} tasks`,
+    "",
+    `Load ${m.seconds.toFixed(0)} s (${(m.stats.tasks / m.seconds).toFixed(0)} tasks/s, ` +
+    `${m.stats.commits} atomics, load average ${m.loadAverage}); KV file ${mb(r.fileBytes)} MiB; ` +
+    `index entries per task ${perTask} (explore ${explorePerTask}) + ` +
+    `${m.stats.counters.toLocaleString("en")} counters in all; ` +
+    `peak RSS of the query process ${mb(r.query.peakBytes)} MiB ` +
+    `(load average while querying ${r.query.loadAverage}).`,
+    "",
+  ];
+  const brute = new Map((r.brute ?? []).map((b) => [b.name, b]));
+  lines.push(table(
+    [
+      "query",
+      "index p50 ms",
+      "index p99 ms",
+      "HTTP p50 ms",
+      "HTTP p99 ms",
+      "brute p50 ms",
+      "brute p99 ms",
+      "agree",
+      "items",
+      "short",
+      "entries",
+      "docs",
+      "plan",
+    ],
+    r.query.kinds.map((k) => {
+      const b = brute.get(k.name);
+      return [
+        k.name,
+        ms(k.index.p50),
+        ms(k.index.p99),
+        ms(k.http.p50),
+        ms(k.http.p99),
+        b ? ms(b.brute.p50) : "-",
+        b ? ms(b.brute.p99) : "-",
+        b ? `${b.agree}/${b.compared}` : "-",
+        k.items.toFixed(1),
+        k.short,
+        k.entries.toFixed(0),
+        k.docs.toFixed(0),
+        k.plans,
+      ];
+    }),
+  ));
+  if (r.redis) {
+    lines.push(
+      "",
+      `Redis ${r.redis.points.toLocaleString("en")} city points loaded in ` +
+        `${r.redis.loadSeconds.toFixed(0)} s, used_memory ${mb(r.redis.usedMemoryBytes)} MiB.`,
+      "",
+      table(
+        [
+          "query",
+          "KV index p50 / p99 ms",
+          "GEOSEARCH all, newest 20 p50 / p99 ms",
+          "GEOSEARCH ASC COUNT 20 (nearest) p50 / p99 ms",
+          "members in circle",
+        ],
+        r.redis.kinds.map((k) => {
+          const kvRow = r.query.kinds.find((q) => q.name === k.name)!;
+          return [
+            k.name,
+            `${ms(kvRow.index.p50)} / ${ms(kvRow.index.p99)}`,
+            `${ms(k.within.p50)} / ${ms(k.within.p99)}`,
+            `${ms(k.nearest.p50)} / ${ms(k.nearest.p99)}`,
+            k.members.toFixed(0),
+          ];
+        }),
+      ),
+    );
+  }
+  return lines.join("\n");
+}
+
+function summary(reports: SizeReport[]): string {
+  if (reports.length === 0) return "";
+  const first = reports[0];
+  const last = reports[reports.length - 1];
+  const head = ["query", ...reports.map((r) => `${r.n.toLocaleString("en")} p50 / p99 ms`)];
+  if (reports.length > 1) head.push(`p50 ${last.n}/${first.n}`);
+  const rows = first.query.kinds.map((k, i) => {
+    const cells: (string | number)[] = [k.name];
+    for (const r of reports) {
+      const t = r.query.kinds[i].index;
+      cells.push(`${ms(t.p50)} / ${ms(t.p99)}`);
+    }
+    if (reports.length > 1) {
+      cells.push((last.query.kinds[i].index.p50 / k.index.p50).toFixed(2));
+    }
+    return cells;
+  });
+  rows.push(["load time s", ...reports.map((r) => r.manifest.seconds.toFixed(0))]);
+  rows.push(["KV file MiB", ...reports.map((r) => mb(r.fileBytes))]);
+  rows.push(["peak RSS, query process MiB", ...reports.map((r) => mb(r.query.peakBytes))]);
+  return `\n### Index queries across sizes (in-process exploreTasks, first page of 20)\n\n${
+    table(head, rows)
+  }`;
+}
+
+if (import.meta.main) await main();
