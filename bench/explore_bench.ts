@@ -19,7 +19,7 @@ import {
   peakRss,
   readManifest,
 } from "./explore_cache.ts";
-import { generateTask, type QueryKind, queryKinds, queryString } from "./explore_data.ts";
+import { generateTask, queryKinds, queryString } from "./explore_data.ts";
 import { Redis } from "./resp.ts";
 
 const PAGE = 20;
@@ -191,7 +191,7 @@ async function brutePhase(n: number, count: number): Promise<BruteResult[]> {
   return results;
 }
 
-async function freePort(): Promise<number> {
+function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
@@ -199,7 +199,7 @@ async function freePort(): Promise<number> {
 }
 
 async function redisPhase(n: number, count: number): Promise<RedisPhase> {
-  const port = await freePort();
+  const port = freePort();
   const server = new Deno.Command("redis-server", {
     args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
     stdout: "null",

@@ -59,7 +59,7 @@ export async function buildCache(n: number, log: (line: string) => void): Promis
   const kv = await Deno.openKv(path);
   const started = performance.now();
   const stats = await loadTasks(kv, n, (i) => generateTask(i, n), (done) => {
-    if (done % 50_000 === 0) {
+    if (done % 100_000 === 0 || done === n) {
       log(`  loaded ${done} of ${n} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
     }
   });
