@@ -62,6 +62,40 @@ function secondsUntil(at: number, now: number): number {
 }
 
 /**
+ * What a decision needs of a window's slots, kept by the shared limiter between requests so that a
+ * decision does not walk 60 slots: valid while the window starts at `first` and the slots change
+ * only by admissions, which `admit` applies.
+ */
+export interface WindowTally {
+  first: number;
+  used: number;
+  /** The oldest slot holding a counted unit, Infinity when none. */
+  oldest: number;
+  /** When refused, when one more fits: found once per tally, not per refused request. */
+  freeAt: number | null;
+}
+
+/** Tallies the slots of the window ending at `now`. */
+export function tally(slots: SlotCounts, now: number, windowMs: number): WindowTally {
+  const first = firstSlot(now, windowMs);
+  let used = 0;
+  let oldest = Infinity;
+  for (const [index, count] of slots) {
+    if (index < first || count <= 0) continue;
+    used += count;
+    if (index < oldest) oldest = index;
+  }
+  return { first, used, oldest, freeAt: null };
+}
+
+/** Counts one admission at `now` into a tally (its slots got the same unit). */
+export function admit(window: WindowTally, now: number, windowMs: number) {
+  window.used++;
+  window.oldest = Math.min(window.oldest, slotIndex(now, windowMs));
+  window.freeAt = null;
+}
+
+/**
  * Decides one request against `limit` per window. An allowed request counts: the answer
  * describes the window with it, so `resetAt` is when the oldest unit counted, perhaps this one,
  * leaves. A refused one does not count; its `resetAt` is when enough units have left for one
@@ -73,17 +107,20 @@ export function decide(
   windowMs: number,
   limit: number,
 ): WindowDecision {
-  const current = slotIndex(now, windowMs);
-  const first = current - SLOTS_PER_WINDOW + 1;
-  let used = 0;
-  let oldest = current;
-  for (const [index, count] of slots) {
-    if (index < first || count <= 0) continue;
-    used += count;
-    if (index < oldest) oldest = index;
-  }
+  return decideTallied(tally(slots, now, windowMs), slots, now, windowMs, limit);
+}
+
+/** `decide` from a tally of `slots` for the window ending at `now`. */
+export function decideTallied(
+  window: WindowTally,
+  slots: SlotCounts,
+  now: number,
+  windowMs: number,
+  limit: number,
+): WindowDecision {
+  const { used } = window;
   if (used < limit) {
-    const resetAt = slotLeavesAt(oldest, windowMs);
+    const resetAt = slotLeavesAt(Math.min(window.oldest, slotIndex(now, windowMs)), windowMs);
     return {
       allowed: true,
       limit,
@@ -92,16 +129,24 @@ export function decide(
       resetSeconds: secondsUntil(resetAt, now),
     };
   }
-  // One more fits once `used − limit + 1` units have left: walk the slots from the oldest.
-  const indices = [...slots.keys()].filter((i) => i >= first).sort((a, b) => a - b);
-  let resetAt = slotLeavesAt(current, windowMs);
+  window.freeAt ??= freeAt(slots, window, limit, windowMs, slotIndex(now, windowMs));
+  const resetAt = window.freeAt;
+  return { allowed: false, limit, remaining: 0, resetAt, resetSeconds: secondsUntil(resetAt, now) };
+}
+
+/** When `used − limit + 1` units have left, walking the window's slots from the oldest. */
+function freeAt(
+  slots: SlotCounts,
+  window: WindowTally,
+  limit: number,
+  windowMs: number,
+  current: number,
+): number {
+  const indices = [...slots.keys()].filter((i) => i >= window.first).sort((a, b) => a - b);
   let gone = 0;
   for (const index of indices) {
     gone += slots.get(index)!;
-    if (gone >= used - limit + 1) {
-      resetAt = slotLeavesAt(index, windowMs);
-      break;
-    }
+    if (gone >= window.used - limit + 1) return slotLeavesAt(index, windowMs);
   }
-  return { allowed: false, limit, remaining: 0, resetAt, resetSeconds: secondsUntil(resetAt, now) };
+  return slotLeavesAt(current, windowMs); // a limit of 0: nothing ever fits; say one window
 }
