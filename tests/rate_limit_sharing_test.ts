@@ -190,3 +190,37 @@ Deno.test("over any span of w − w/60 the shared limiter admits at most the lim
     }
   });
 });
+
+Deno.test("a refresh re-reads the two newest slots each tick and the whole window within 10 s", async (t) => {
+  let now = HALF_PAST + 30_000;
+  await using kv = await Deno.openKv(":memory:");
+  const limiter = new SharedRateLimiter(kv, () => now);
+  const policy: LimitPolicy = { name: "fresh", limit: 100, windowMs: HOUR };
+  const add = (at: number, n: bigint) =>
+    kv.atomic().sum(rateLimits.slot("fresh", "s", slotIndex(at, HOUR)), n).commit();
+  assert.equal((await limiter.take(policy, "s")).remaining, 99);
+
+  await t.step(
+    "another instance's count in this minute or the last is seen at the next tick",
+    async () => {
+      await add(now, 5n);
+      await add(now - 60_000, 7n);
+      now += 100;
+      await limiter.sync();
+      assert.equal((await limiter.take(policy, "s")).remaining, 100 - 14);
+    },
+  );
+
+  await t.step(
+    "a late count in an older minute is seen once the window is listed again",
+    async () => {
+      await add(now - 10 * 60_000, 3n);
+      now += 100;
+      await limiter.sync();
+      assert.equal((await limiter.take(policy, "s")).remaining, 100 - 15, "not yet");
+      now += 10_000;
+      await limiter.sync();
+      assert.equal((await limiter.take(policy, "s")).remaining, 100 - 19);
+    },
+  );
+});

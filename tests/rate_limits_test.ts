@@ -318,9 +318,12 @@ Deno.test("session requests draw from a per-account budget of RATE_LIMIT_PER_HOU
 
 Deno.test("POST /api/v1/keys is limited to KEY_CREATION_PER_MINUTE per account, exactly", async (t) => {
   let now = HALF_PAST;
+  /** When set, the clock reads alternately the last millisecond of a second and the next one. */
+  let straddle: number | null = null;
+  let reads = 0;
   await using svc = await setup({
     settings: { KEY_CREATION_PER_MINUTE: 3 },
-    deps: { now: () => now },
+    deps: { now: () => straddle === null ? now : straddle - 1 + (reads++ % 2) },
   });
   const user = await signUp(svc);
   const create = () =>
@@ -362,6 +365,26 @@ Deno.test("POST /api/v1/keys is limited to KEY_CREATION_PER_MINUTE per account, 
     });
     assert.equal(await statusOf(res), 201);
   });
+
+  await t.step(
+    "concurrent creations on either side of a slot boundary: still exactly three",
+    async () => {
+      const other = await signUp(svc);
+      straddle = HALF_PAST + 5 * MINUTE;
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          svc.request("/api/v1/keys", {
+            method: "POST",
+            headers: bearer(other.token),
+            json: { name: "k", scopes: ["tasks:read"], expiresInDays: 1 },
+          })),
+      );
+      straddle = null;
+      for (const res of answers) await res.body?.cancel();
+      assert.equal(answers.filter((r) => r.status === 201).length, 3);
+      assert.equal(answers.filter((r) => r.status === 429).length, 5);
+    },
+  );
 });
 
 Deno.test("failed logins are limited per email: 10 per 15 minutes, then 429", async (t) => {
