@@ -19,7 +19,7 @@ import {
   peakRss,
   readManifest,
 } from "./explore_cache.ts";
-import { generateTask, queryKinds, queryString } from "./explore_data.ts";
+import { generateTask, type QueryKind, queryKinds, queryString } from "./explore_data.ts";
 import { Redis } from "./resp.ts";
 
 const PAGE = 20;
@@ -85,12 +85,18 @@ async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
   return [value, performance.now() - t0];
 }
 
+/** The query kinds measured: all, or those whose name contains --kinds=text. */
+function selectedKinds(count: number): QueryKind[] {
+  const only = arg("kinds");
+  return queryKinds(count).filter((k) => !only || k.name.includes(only));
+}
+
 // ---- phases, each run in its own process ----
 
 async function queryPhase(n: number, count: number): Promise<QueryPhase> {
   const kv = await Deno.openKv(kvPath(n));
   const results: KindResult[] = [];
-  for (const kind of queryKinds(count)) {
+  for (const kind of selectedKinds(count)) {
     const ms: number[] = [];
     let items = 0;
     let short = 0;
@@ -126,7 +132,7 @@ async function queryPhase(n: number, count: number): Promise<QueryPhase> {
     settings: { ANON_RATE_LIMIT_PER_HOUR: "1000000000", LOG_LEVEL: "silent" },
   });
   const httpCount = Math.min(count, 50);
-  for (const [i, kind] of queryKinds(httpCount).entries()) {
+  for (const [i, kind] of selectedKinds(httpCount).entries()) {
     const ms: number[] = [];
     for (let k = -WARMUP; k < kind.queries.length; k++) {
       const url = `/v1/tasks/explore?limit=${PAGE}&${queryString(kind.queries[Math.max(0, k)])}`;
@@ -170,7 +176,7 @@ async function bruteForce(
 async function brutePhase(n: number, count: number): Promise<BruteResult[]> {
   const kv = await Deno.openKv(kvPath(n));
   const results: BruteResult[] = [];
-  for (const kind of queryKinds(count)) {
+  for (const kind of selectedKinds(count)) {
     const ms: number[] = [];
     let agree = 0;
     let compared = 0;
@@ -322,6 +328,8 @@ const FLAGS = [
 
 /** Runs a phase of this file in a fresh process and returns what it printed last, as JSON. */
 async function child<T>(...args: string[]): Promise<T> {
+  const kinds = arg("kinds");
+  if (kinds) args.push(`--kinds=${kinds}`);
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", ...FLAGS, import.meta.filename!, ...args],
     stdout: "piped",
