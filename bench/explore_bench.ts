@@ -482,7 +482,7 @@ function sizeReport(r: SizeReport): string {
           "GEOSEARCH ASC COUNT 20 (nearest) p50 / p99 ms",
           "members in circle",
         ],
-        r.redis.kinds.map((k) => {
+        r.redis.kinds.filter((k) => r.query.kinds.some((q) => q.name === k.name)).map((k) => {
           const kvRow = r.query.kinds.find((q) => q.name === k.name)!;
           return [
             k.name,
