@@ -3,6 +3,7 @@ import { bearer, setup, signUp, type TestContext } from "./helpers.ts";
 import { assertTaskIndexesConsistent } from "./task_consistency.ts";
 import { postTask } from "./task_fixtures.ts";
 import { purgeUser } from "../kv/user_purge.ts";
+import { tasks as taskKeys } from "../kv/keys.ts";
 
 async function send(svc: TestContext, token: string, method: string, id: string, json?: unknown) {
   const res = await svc.request(`/api/v1/tasks/${id}`, { method, headers: bearer(token), json });
@@ -55,11 +56,11 @@ Deno.test("every index entry and counter agrees with the task records", async (t
   await t.step("the checker notices a stale index entry", async () => {
     const { token } = users[0];
     const task = await postTask(svc, token);
-    const stored = await svc.kv.get<{ userId: string; orderKey: string }>(["tasks", task.id]);
+    const stored = await svc.kv.get<{ userId: string; orderKey: string }>(taskKeys.record(task.id));
     await send(svc, token, "DELETE", task.id);
-    await svc.kv.set(["tasks_by_user", stored.value!.userId, stored.value!.orderKey], {});
+    await svc.kv.set(taskKeys.byUser(stored.value!.userId, stored.value!.orderKey), {});
     await assert.rejects(assertTaskIndexesConsistent(svc.kv), /stale index entry/);
-    await svc.kv.delete(["tasks_by_user", stored.value!.userId, stored.value!.orderKey]);
+    await svc.kv.delete(taskKeys.byUser(stored.value!.userId, stored.value!.orderKey));
     await assertTaskIndexesConsistent(svc.kv);
   });
 });
@@ -88,7 +89,7 @@ Deno.test("deleting an account takes its tasks out of every index", async (t) =>
   await t.step("the purge soft-deletes every task; indexes and counters agree", async () => {
     await purgeUser({ kv: svc.kv, now: svc.deps.now }, { userId: ada.id });
     for (const task of tasks) {
-      const stored = await svc.kv.get<{ deletedAt: string | null }>(["tasks", task.id]);
+      const stored = await svc.kv.get<{ deletedAt: string | null }>(taskKeys.record(task.id));
       assert.ok(stored.value?.deletedAt, task.id);
     }
     const report = await assertTaskIndexesConsistent(svc.kv);

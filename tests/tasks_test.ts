@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { apiKey, bearer, createKey, setup, signUp, type TestContext } from "./helpers.ts";
 import { postTask, taskBody } from "./task_fixtures.ts";
+import { tasks } from "../kv/keys.ts";
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -451,7 +452,7 @@ Deno.test("DELETE /tasks/:id soft-deletes a task of one's own", async (t) => {
   await t.step("the record is kept with deletedAt", async () => {
     const task = await postTask(svc, owner.token);
     await del(svc, task.id, bearer(owner.token));
-    const stored = await svc.kv.get<{ deletedAt: string | null }>(["tasks", task.id]);
+    const stored = await svc.kv.get<{ deletedAt: string | null }>(tasks.record(task.id));
     assert.match(stored.value!.deletedAt!, ISO_MS);
   });
 
