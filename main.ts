@@ -7,7 +7,7 @@ import { runWorkers } from "./kv/workers.ts";
 import { createApp } from "./routes/app.ts";
 import { FLUSH_INTERVAL_MS } from "./kv/last_used.ts";
 import { SYNC_INTERVAL_MS } from "./kv/rate_limit.ts";
-import { POLL_INTERVAL_MS } from "./kv/api_key_cache.ts";
+import { POLL_INTERVAL_MS } from "./kv/polled_cache.ts";
 import { createDeps } from "./routes/deps.ts";
 
 const DEFAULT_KV_PATH = "./data/marketplace.sqlite3";
@@ -68,6 +68,10 @@ async function main() {
     POLL_INTERVAL_MS,
     (error) => deps.log.error("could not poll API-key changes", { error: error?.message }),
   );
+  const stopUserPolls = deps.userCache.run(
+    POLL_INTERVAL_MS,
+    (error) => deps.log.error("could not poll user changes", { error: error?.message }),
+  );
   const workers = runWorkers({ kv, now: deps.now }).catch((error) =>
     deps.log.error("queue worker stopped", { error: (error as Error).message })
   );
@@ -84,6 +88,7 @@ async function main() {
     deps.log.info("shutting down", { signal });
     clearInterval(flusher);
     stopKeyPolls();
+    stopUserPolls();
     await server.shutdown();
     await stopLimiter().catch((error: Error) =>
       deps.log.error("could not flush rate-limit counters", { error: error?.message })

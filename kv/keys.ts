@@ -21,6 +21,8 @@ export const users = {
   /** Present while a deleted account's content is being removed: readers hide its tasks. */
   purge: (userId: string): Deno.KvKey => ["user_purges", userId],
   purgePrefix: (): Deno.KvKey => ["user_purges"],
+  /** Rewritten by every change to a profile or an account's deletion; instances poll it. */
+  changed: (): Deno.KvKey => ["users_changed"],
 };
 
 export const sessions = {

@@ -53,7 +53,9 @@ export async function updateUser(
     const entry = await kv.get<StoredUser>(users.record(userId));
     if (!entry.value || entry.value.deletedAt) return null;
     const next = change(entry.value);
-    const res = await kv.atomic().check(entry).set(users.record(userId), next).commit();
+    // The change marker is written blind, as the key cache's is (kv/polled_cache.ts).
+    const res = await kv.atomic().check(entry).set(users.record(userId), next)
+      .set(users.changed(), userId).commit();
     if (res.ok) return next;
   }
   throw new AppError("CONFLICT", "The user changed too often to update; try again");
@@ -97,6 +99,7 @@ export async function markUserDeleted(
       .delete(users.byEmail(emailKey(deleted.email)))
       .delete(users.byTime(deleted.listKey))
       .set(users.purge(userId), at)
+      .set(users.changed(), userId)
       .enqueue(message, { keysIfUndelivered: [users.purge(userId)] })
       .commit();
     if (res.ok) return deleted;

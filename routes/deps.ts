@@ -2,7 +2,8 @@
 import { createLogger } from "../domain/log.ts";
 import type { Settings } from "../domain/settings.ts";
 import { loadJwtSecret } from "../kv/config.ts";
-import { ApiKeyCache } from "../kv/api_key_cache.ts";
+import { newApiKeyCache } from "../kv/api_key_cache.ts";
+import { newUserCache } from "../kv/user_cache.ts";
 import { LastUsedBuffer } from "../kv/last_used.ts";
 import { SharedRateLimiter } from "../kv/rate_limit.ts";
 import type { Deps } from "./env.ts";
@@ -21,7 +22,8 @@ export async function createDeps(
     lastUsed: new LastUsedBuffer(kv),
     // Reads deps.now at each call, so a clock swapped in later drives the limiter too.
     rateLimiter: new SharedRateLimiter(kv, () => deps.now()),
-    apiKeyCache: new ApiKeyCache(kv, () => deps.now()),
+    apiKeyCache: newApiKeyCache(kv, () => deps.now()),
+    userCache: newUserCache(kv, () => deps.now()),
     ...overrides,
   };
   return deps;

@@ -3,6 +3,7 @@ import type { Logger } from "../domain/log.ts";
 import type { Principal } from "../domain/auth.ts";
 import type { Settings } from "../domain/settings.ts";
 import type { ApiKeyCache } from "../kv/api_key_cache.ts";
+import type { UserCache } from "../kv/user_cache.ts";
 import type { LastUsedBuffer } from "../kv/last_used.ts";
 import type { SharedRateLimiter } from "../kv/rate_limit.ts";
 
@@ -19,6 +20,8 @@ export interface Deps {
   lastUsed: LastUsedBuffer;
   /** API-key records for authentication, cached; cleared across instances by a polled marker. */
   apiKeyCache: ApiKeyCache;
+  /** Live user records (task authors), cached; cleared across instances by a polled marker. */
+  userCache: UserCache;
   /** Request budgets shared through KV; counts in memory, flushed by `main.ts` every tick. */
   rateLimiter: SharedRateLimiter;
 }

@@ -39,7 +39,6 @@ import {
   updateTask,
   type UserTaskFilter,
 } from "../kv/tasks.ts";
-import { getUser } from "../kv/users.ts";
 import { principalOf } from "./authenticate.ts";
 import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv, Deps } from "./env.ts";
@@ -171,9 +170,13 @@ const deleteTaskRoute = defineRoute({ scope: "tasks:write" }, {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** The single-task shape, with the author as stored now; a vanished author hides the task. */
+/**
+ * The single-task shape with its author, read through the user cache: a change to the author's
+ * profile, or their account's deletion (which hides the task), shows on this instance at once
+ * and on every other within a second, as a revoked API key does.
+ */
 async function detailOf(deps: Deps, task: TaskRecord) {
-  const author = await getUser(deps.kv, task.userId);
+  const author = await deps.userCache.find(task.userId);
   if (!author) throw notFound("Task");
   return toTaskDetail(task, author);
 }

@@ -150,7 +150,7 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(updateRoute, async (c) => {
-    const { kv, now } = c.var.deps;
+    const { kv, now, userCache } = c.var.deps;
     const { id } = c.req.valid("param");
     await requireSelf(kv, principalOf(c).userId, id, "update");
     const change = c.req.valid("json");
@@ -161,15 +161,17 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
       profilePic: change.profilePic === undefined ? user.profilePic : change.profilePic,
       updatedAt: new Date(now()).toISOString(),
     }));
+    userCache.clear(); // at once here; other instances see the change marker move
     if (!updated) throw notFound("User");
     return c.json(toPrivateProfile(updated), 200);
   });
 
   api.openapi(deleteRoute, async (c) => {
-    const { kv, now, apiKeyCache } = c.var.deps;
+    const { kv, now, apiKeyCache, userCache } = c.var.deps;
     const { id } = c.req.valid("param");
     await requireSelf(kv, principalOf(c).userId, id, "delete");
     const deleted = await markUserDeleted(kv, id, new Date(now()).toISOString());
+    userCache.clear();
     if (!deleted) throw notFound("User");
     await revokeAllApiKeys(kv, id, now());
     apiKeyCache.clear();

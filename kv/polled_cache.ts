@@ -1,0 +1,93 @@
+/**
+ * A read-through cache of KV records for hot request paths, kept true across instances by one
+ * global change marker: every change that matters rewrites the marker in the same atomic, each
+ * instance polls it and drops its whole cache when it moves, and the instance that made the
+ * change drops its cache at once.
+ */
+
+/** How often a running cache polls its change marker. */
+export const POLL_INTERVAL_MS = 250;
+// A lookup first polls itself when the last poll is older than this (a stalled timer, or no
+// timer at all as in tests): a change is never trusted away for longer.
+const MAX_POLL_AGE_MS = 1_000;
+// A safety net only: the marker is what keeps entries true.
+const ENTRY_TTL_MS = 60_000;
+const MAX_ENTRIES = 10_000;
+
+interface Entry<V> {
+  value: V;
+  at: number;
+}
+
+export class PolledCache<V> {
+  #entries = new Map<string, Entry<V>>();
+  /** The marker's versionstamp at the last poll; undefined before the first. */
+  #seen: string | null | undefined = undefined;
+  #polledAt = -Infinity;
+  #polling: Promise<void> | null = null;
+  /** Bumped on every drop, so a read that raced a drop is not cached. */
+  #generation = 0;
+
+  /**
+   * @param marker the key every relevant change rewrites
+   * @param load reads the record for a cache key from KV; null when there is none (not cached,
+   *   so that made-up keys cannot crowd out real ones)
+   */
+  constructor(
+    private readonly kv: Deno.Kv,
+    private readonly now: () => number,
+    private readonly marker: Deno.KvKey,
+    private readonly load: (key: string) => Promise<V | null>,
+  ) {}
+
+  /** The record for `key`, from memory when cached and the marker has not moved. */
+  async find(key: string): Promise<V | null> {
+    const now = this.now();
+    if (now - this.#polledAt > MAX_POLL_AGE_MS) await this.poll();
+    const hit = this.#entries.get(key);
+    if (hit && now - hit.at <= ENTRY_TTL_MS) return hit.value;
+    const generation = this.#generation;
+    const value = await this.load(key);
+    if (value !== null && generation === this.#generation) {
+      this.#entries.delete(key);
+      if (this.#entries.size >= MAX_ENTRIES) {
+        this.#entries.delete(this.#entries.keys().next().value!); // the oldest
+      }
+      this.#entries.set(key, { value, at: now });
+    }
+    return value;
+  }
+
+  /** Drops every cached record: called at once by the instance that made a change. */
+  clear() {
+    this.#generation++;
+    this.#entries.clear();
+  }
+
+  /** Reads the change marker; drops the cache when another change was committed since. */
+  poll(): Promise<void> {
+    this.#polling ??= (async () => {
+      const startedAt = this.now();
+      try {
+        const marker = await this.kv.get(this.marker);
+        if (this.#seen !== undefined && marker.versionstamp !== this.#seen) this.clear();
+        this.#seen = marker.versionstamp;
+        this.#polledAt = startedAt;
+      } finally {
+        this.#polling = null;
+      }
+    })();
+    return this.#polling;
+  }
+
+  /** Polls every `intervalMs` until the returned function is called. */
+  run(intervalMs: number, onError: (error: Error) => void): () => void {
+    const timer = setInterval(() => this.poll().catch(onError), intervalMs);
+    return () => clearInterval(timer);
+  }
+
+  /** Cached records, for tests. */
+  get size(): number {
+    return this.#entries.size;
+  }
+}

@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { users } from "../kv/keys.ts";
+import { bearer, setup, sharedInstances, signUp, type TestContext } from "./helpers.ts";
+import { postTask } from "./task_fixtures.ts";
+
+async function author(svc: TestContext, taskId: string): Promise<string | number> {
+  const res = await svc.request(`/api/v1/tasks/${taskId}`);
+  if (res.status !== 200) {
+    await res.body?.cancel();
+    return res.status;
+  }
+  return (await res.json()).authorFirstName;
+}
+
+Deno.test("GET /tasks/:id reads a task's author from memory once cached, not from KV per request", async () => {
+  await using svc = await setup();
+  const user = await signUp(svc, { firstName: "Ada" });
+  const task = await postTask(svc, user.token);
+  assert.equal(await author(svc, task.id), "Ada");
+  assert.equal(svc.deps.userCache.size, 1);
+  // Change the record behind the cache's back, without the marker: a KV read would see it.
+  const entry = await svc.kv.get<Record<string, unknown>>(users.record(user.id));
+  await svc.kv.set(users.record(user.id), { ...entry.value, firstName: "Grace" });
+  assert.equal(await author(svc, task.id), "Ada");
+});
+
+Deno.test("author changes on one instance reach another's task pages within a second", async (t) => {
+  let now = Date.parse("2030-03-01T12:00:00.000Z");
+  await using group = await sharedInstances(2, { deps: { now: () => now } });
+  const [a, b] = group.list;
+  const user = await signUp(a, { firstName: "Ada" });
+  const task = await postTask(a, user.token);
+
+  await t.step("B shows the author and caches the record", async () => {
+    assert.equal(await author(b, task.id), "Ada");
+    assert.equal(b.deps.userCache.size, 1);
+  });
+
+  await t.step("a first name changed via A shows on A at once", async () => {
+    assert.equal(await author(a, task.id), "Ada");
+    const res = await a.request(`/v1/users/${user.id}`, {
+      method: "PUT",
+      headers: bearer(user.token),
+      json: { firstName: "Grace" },
+    });
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+    assert.equal(await author(a, task.id), "Grace");
+  });
+
+  await t.step("B shows it after its next poll (every 250 ms)", async () => {
+    assert.equal(await author(b, task.id), "Ada", "B has not polled yet");
+    await b.deps.userCache.poll();
+    assert.equal(await author(b, task.id), "Grace");
+  });
+
+  await t.step("with no poll timer at all, B checks once its view is a second old", async () => {
+    const res = await a.request(`/v1/users/${user.id}`, {
+      method: "PUT",
+      headers: bearer(user.token),
+      json: { firstName: "Hedy" },
+    });
+    await res.body?.cancel();
+    now += 1_001;
+    assert.equal(await author(b, task.id), "Hedy");
+  });
+
+  await t.step(
+    "an account deleted via A: its task is 404 on A at once and on B after a poll",
+    async () => {
+      assert.equal(await author(a, task.id), "Hedy");
+      const res = await a.request(`/v1/users/${user.id}`, {
+        method: "DELETE",
+        headers: bearer(user.token),
+      });
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+      assert.equal(await author(a, task.id), 404);
+      await b.deps.userCache.poll();
+      assert.equal(await author(b, task.id), 404);
+    },
+  );
+});
