@@ -2,6 +2,7 @@
  * Entry point: reads settings, opens Deno KV (a local file, or Deno Deploy's own store), serves
  * the app, and on SIGINT/SIGTERM stops accepting, finishes in-flight requests, flushes, closes KV.
  */
+import { flushStdout } from "./domain/log.ts";
 import { parseSettings, type Settings } from "./domain/settings.ts";
 import { runWorkers } from "./kv/workers.ts";
 import { createApp } from "./routes/app.ts";
@@ -96,6 +97,7 @@ async function main() {
     await flush();
     kv.close();
     await workers;
+    flushStdout();
     Deno.exit(0);
   };
   Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
