@@ -12,19 +12,29 @@ export const FLUSH_INTERVAL_MS = 10_000;
 const REFRESH_AFTER_MS = MINUTE - FLUSH_INTERVAL_MS;
 
 export class LastUsedBuffer {
-  #pending = new Map<string, { userId: string; keyId: string; at: string }>();
-  #written = new Map<string, number>();
+  #pending = new Map<string, { userId: string; keyId: string; at: number }>();
+  /** The newest time known to be stored per key: written here, or read from its record. */
+  #stored = new Map<string, number>();
 
   constructor(private readonly kv: Deno.Kv) {}
 
-  /** Notes a use; it is queued only when the stored time is close to a minute behind. */
+  /**
+   * Notes a use; it is queued only when the stored time is close to a minute behind. Runs on
+   * every keyed request, so the common case is one map lookup, without parsing a date.
+   */
   note(userId: string, keyId: string, storedLastUsed: string | null, now: number) {
-    const known = Math.max(
-      storedLastUsed ? Date.parse(storedLastUsed) : 0,
-      this.#written.get(keyId) ?? 0,
-    );
-    if (now - known < REFRESH_AFTER_MS) return;
-    this.#pending.set(keyId, { userId, keyId, at: new Date(now).toISOString() });
+    if (now - (this.#stored.get(keyId) ?? -Infinity) < REFRESH_AFTER_MS) return;
+    const pending = this.#pending.get(keyId);
+    if (pending) {
+      pending.at = now;
+      return;
+    }
+    const stored = storedLastUsed ? Date.parse(storedLastUsed) : -Infinity;
+    if (now - stored < REFRESH_AFTER_MS) {
+      this.#stored.set(keyId, stored);
+      return;
+    }
+    this.#pending.set(keyId, { userId, keyId, at: now });
   }
 
   /** Writes every pending use. */
@@ -32,7 +42,10 @@ export class LastUsedBuffer {
     if (this.#pending.size === 0) return;
     const uses = [...this.#pending.values()];
     this.#pending.clear();
-    for (const use of uses) this.#written.set(use.keyId, Date.parse(use.at));
-    await recordLastUsed(this.kv, uses);
+    for (const use of uses) this.#stored.set(use.keyId, use.at);
+    await recordLastUsed(
+      this.kv,
+      uses.map((use) => ({ ...use, at: new Date(use.at).toISOString() })),
+    );
   }
 }
