@@ -13,15 +13,8 @@ import { registerHealth } from "./health.ts";
 import { registerKeys } from "./keys.ts";
 import { registerProjects } from "./projects.ts";
 import { registerReference } from "./reference.ts";
-import {
-  accessLog,
-  clientAddress,
-  headLikeGet,
-  jsonCharset,
-  limitBody,
-  requestId,
-} from "./middleware.ts";
-import { errorHandler, problemResponse, wrapNonErrors } from "./problem.ts";
+import { limitBody, requestLifecycle } from "./middleware.ts";
+import { errorHandler, problemResponse } from "./problem.ts";
 import { registerSessions } from "./sessions.ts";
 import { registerUsers } from "./users.ts";
 import { registerExplore } from "./explore.ts";
@@ -106,16 +99,8 @@ function allowedMethods(app: OpenAPIHono<AppEnv>) {
 /** The whole service, ready for `Deno.serve` or `app.request()`. */
 export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  app.use(headLikeGet());
-  app.use(requestId());
-  app.use(jsonCharset());
-  app.use(accessLog(deps));
-  app.use(wrapNonErrors());
-  app.use(async (c, next) => {
-    c.set("deps", deps);
-    await next();
-  });
-  app.use(clientAddress(deps));
+  const onError = errorHandler(deps);
+  app.use(requestLifecycle(deps, onError));
   // Before the body limit, so that even a 413 carries the CORS headers a browser needs to read it.
   const allowed = allowedMethods(app);
   for (const prefix of API_PREFIXES) {
@@ -142,6 +127,6 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
     }
     return problemResponse(c, new AppError("NOT_FOUND", `No route for ${c.req.path}`));
   });
-  app.onError(errorHandler(deps));
+  app.onError(onError);
   return app;
 }

@@ -1,9 +1,11 @@
-/** App-wide middleware: request ids, the access log, body limits and the client address. */
+/** App-wide middleware: the request lifecycle (id, client address, access log) and body limits. */
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { monotonicFactory } from "ulid";
 import { AppError } from "../domain/errors.ts";
 import { inRanges, parseAddress } from "../domain/ip.ts";
+import type { Settings } from "../domain/settings.ts";
+import { asError } from "./problem.ts";
 import type { AppEnv, Deps } from "./env.ts";
 
 const newUlid = monotonicFactory();
@@ -23,19 +25,62 @@ function setHeader(c: Context<AppEnv>, name: string, value: string) {
   }
 }
 
-/** Takes the client's X-Request-Id when it is sane, else mints a ULID, and echoes it back. */
-export function requestId(): MiddlewareHandler<AppEnv> {
+/**
+ * Everything the app does around every request, in one layer (each Hono layer is a closure, a
+ * promise and an await per request): the request id, the client address and the deps before the
+ * handler; after it, the response fixed up (request id, JSON charset, HEAD) and the access log.
+ * A thrown non-Error value answers through `onError` like any other failure.
+ */
+export function requestLifecycle(
+  deps: Deps,
+  onError: (error: Error, c: Context<AppEnv>) => Response,
+): MiddlewareHandler<AppEnv> {
+  const trusted = deps.settings.TRUST_PROXY;
   return async (c, next) => {
-    const sent = c.req.header("X-Request-Id");
-    const id = sent && SANE_REQUEST_ID.test(sent) ? sent : newUlid();
-    c.set("requestId", id);
+    const started = performance.now();
+    const id = assignRequestId(c);
+    c.set("deps", deps);
     c.set("principal", null);
-    // Set before the response exists, it is built in; set after, Hono copies the whole response
-    // for each header (bench/http.ts). Only a response made by hand needs it added afterwards.
-    c.header("X-Request-Id", id);
-    await next();
-    if (c.res.headers.get("X-Request-Id") !== id) setHeader(c, "X-Request-Id", id);
+    c.set("clientIp", clientAddress(c, trusted));
+    try {
+      await next();
+    } catch (thrown) {
+      if (thrown instanceof Error) throw thrown;
+      c.res = onError(asError(thrown), c);
+    }
+    finishHeaders(c, id);
+    if (c.req.method === "HEAD") await headLikeGet(c);
+    deps.log.info("request", {
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      requestId: id,
+      userId: c.get("principal")?.userId,
+    });
   };
+}
+
+/** Takes the client's X-Request-Id when it is sane, else mints a ULID, and echoes it back. */
+function assignRequestId(c: Context<AppEnv>): string {
+  const sent = c.req.header("X-Request-Id");
+  const id = sent && SANE_REQUEST_ID.test(sent) ? sent : newUlid();
+  c.set("requestId", id);
+  // Set before the response exists, it is built in; set after, Hono copies the whole response
+  // for each header (bench/http.ts). Only a response made by hand needs it added afterwards.
+  c.header("X-Request-Id", id);
+  return id;
+}
+
+/**
+ * The request id on a response made by hand, and JSON labelled `application/json;
+ * charset=utf-8`, as the contract fixes (API.md §1).
+ */
+function finishHeaders(c: Context<AppEnv>, id: string) {
+  if (c.res.headers.get("X-Request-Id") !== id) setHeader(c, "X-Request-Id", id);
+  if (c.res.headers.get("Content-Type") === "application/json") {
+    setHeader(c, "Content-Type", "application/json; charset=utf-8");
+  }
 }
 
 /**
@@ -43,46 +88,16 @@ export function requestId(): MiddlewareHandler<AppEnv> {
  * GET body's length becomes `Content-Length`, because a bodiless response otherwise leaves the
  * server to announce `Content-Length: 0`, which is false for the resource.
  */
-export function headLikeGet(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    await next();
-    if (c.req.method !== "HEAD") return;
-    const res = c.res;
-    const headers = new Headers(res.headers);
-    const bodiless = res.status === 204 || res.status === 304;
-    if (res.body && !bodiless && !headers.has("Content-Length")) {
-      headers.set("Content-Length", String((await res.arrayBuffer()).byteLength));
-    } else {
-      await res.body?.cancel();
-    }
-    c.res = new Response(null, { status: res.status, headers });
-  };
-}
-
-/** Labels JSON responses `application/json; charset=utf-8`, as the contract fixes (API.md §1). */
-export function jsonCharset(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    await next();
-    if (c.res.headers.get("Content-Type") === "application/json") {
-      setHeader(c, "Content-Type", "application/json; charset=utf-8");
-    }
-  };
-}
-
-/** One JSON log line per request: method, path, status, duration, request id; never a secret. */
-export function accessLog(deps: Deps): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const started = performance.now();
-    await next();
-    deps.log.info("request", {
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
-      requestId: c.get("requestId"),
-      userId: c.get("principal")?.userId,
-    });
-  };
+async function headLikeGet(c: Context<AppEnv>) {
+  const res = c.res;
+  const headers = new Headers(res.headers);
+  const bodiless = res.status === 204 || res.status === 304;
+  if (res.body && !bodiless && !headers.has("Content-Length")) {
+    headers.set("Content-Length", String((await res.arrayBuffer()).byteLength));
+  } else {
+    await res.body?.cancel();
+  }
+  c.res = new Response(null, { status: res.status, headers });
 }
 
 /** Refuses bodies over 64 KiB, whether announced by Content-Length or streamed. */
@@ -96,24 +111,20 @@ export function limitBody(): MiddlewareHandler<AppEnv> {
 }
 
 /**
- * Resolves the client address: the TCP peer, or, when the peer is a trusted proxy, the
- * right-most X-Forwarded-For entry that is not itself a trusted proxy.
+ * The client address: the TCP peer, or, when the peer is a trusted proxy, the right-most
+ * X-Forwarded-For entry that is not itself a trusted proxy.
  */
-export function clientAddress(deps: Deps): MiddlewareHandler<AppEnv> {
-  const trusted = deps.settings.TRUST_PROXY;
-  return async (c, next) => {
-    const peerText = c.env?.remoteAddr?.hostname ?? "";
-    let client = parseAddress(peerText);
-    if (client && trusted.length > 0 && inRanges(client, trusted)) {
-      const hops = (c.req.header("X-Forwarded-For") ?? "").split(",").map((s) => s.trim());
-      for (let i = hops.length - 1; i >= 0; i--) {
-        const hop = parseAddress(hops[i]);
-        if (!hop) break;
-        client = hop;
-        if (!inRanges(hop, trusted)) break;
-      }
+function clientAddress(c: Context<AppEnv>, trusted: Settings["TRUST_PROXY"]): string {
+  const peerText = c.env?.remoteAddr?.hostname ?? "";
+  let client = parseAddress(peerText);
+  if (client && trusted.length > 0 && inRanges(client, trusted)) {
+    const hops = (c.req.header("X-Forwarded-For") ?? "").split(",").map((s) => s.trim());
+    for (let i = hops.length - 1; i >= 0; i--) {
+      const hop = parseAddress(hops[i]);
+      if (!hop) break;
+      client = hop;
+      if (!inRanges(hop, trusted)) break;
     }
-    c.set("clientIp", client?.toString() ?? peerText);
-    await next();
-  };
+  }
+  return client?.toString() ?? peerText;
 }

@@ -1,5 +1,5 @@
 /** The one place where errors become HTTP: RFC 9457 problem+json bodies with a `code`. */
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
@@ -88,15 +88,10 @@ function describeThrown(value: unknown): string {
  * with a plain object) would escape the app and answer a bare 500 without the request id or a log
  * line. This wraps such values in an Error so they take the same road as any other failure.
  */
-export function wrapNonErrors(): MiddlewareHandler<AppEnv> {
-  return async (_c, next) => {
-    try {
-      await next();
-    } catch (thrown) {
-      if (thrown instanceof Error) throw thrown;
-      throw new Error(`non-Error value thrown: ${describeThrown(thrown)}`, { cause: thrown });
-    }
-  };
+export function asError(thrown: unknown): Error {
+  return thrown instanceof Error
+    ? thrown
+    : new Error(`non-Error value thrown: ${describeThrown(thrown)}`, { cause: thrown });
 }
 
 /** The app's `onError`: known errors answer as themselves, anything else as a bare 500. */
