@@ -237,6 +237,7 @@ async function main() {
     };
     try {
       const floorGet = await spawnFloor("floor-get", "floor-get");
+      const floorHeaders = await spawnFloor("floor-get-headers", "floor-get-headers");
       const svcGet = await spawnService("service-get");
       const svcList = await spawnService("service-list");
       const floorPost = await spawnFloor("floor-post", "floor-post");
@@ -251,6 +252,14 @@ async function main() {
           label: "(a)",
           what: "floor: bare Hono, one kv.get of a task",
           server: floorGet,
+          method: "GET",
+          pathsFile: await file("floor-get.txt", ids.map((id) => `/tasks/${id}`).join("\n")),
+          expect: 200,
+        }),
+        scenario({
+          label: "(ah)",
+          what: "floor (a) plus the contract's headers",
+          server: floorHeaders,
           method: "GET",
           pathsFile: await file("floor-get.txt", ids.map((id) => `/tasks/${id}`).join("\n")),
           expect: 200,
@@ -385,6 +394,7 @@ Load average (1/5/15 min) before: ${loadBefore}; after each round: ${loads.join(
   const cpuRatio = (a: string, b: string) => stats.get(b)!.cpu / stats.get(a)!.cpu;
   const verdict = (ok: boolean) => ok ? "meets" : "MISSES";
   const rb = ratio("(b)", "(a)");
+  const rh = ratio("(ah)", "(a)");
   const rc = ratio("(c)", "(a)");
   const rd = ratio("(d)", "(d0)");
   const services = scenarios.filter((s) => !s.label.includes("a") && s.label !== "(d0)");
@@ -393,6 +403,12 @@ Load average (1/5/15 min) before: ${loadBefore}; after each round: ${loads.join(
 (b)/(a) = ${rb.toFixed(2)} by req/s, ${
     cpuRatio("(b)", "(a)").toFixed(2)
   } by CPU   target >= 0.70: ${verdict(rb >= 0.7)}
+(ah)/(a) = ${rh.toFixed(2)} by req/s, ${
+    cpuRatio("(ah)", "(a)").toFixed(2)
+  } by CPU   (what the contract's response headers cost alone)
+(b)/(ah) = ${ratio("(b)", "(ah)").toFixed(2)} by req/s, ${
+    cpuRatio("(b)", "(ah)").toFixed(2)
+  } by CPU   (the service against a floor that sends the same headers)
 (c)/(a) = ${rc.toFixed(2)} by req/s, ${
     cpuRatio("(c)", "(a)").toFixed(2)
   } by CPU   (no target: a page of 20 against one kv.get)

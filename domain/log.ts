@@ -62,6 +62,19 @@ export function flushStdout(): void {
 
 globalThis.addEventListener("unload", flushStdout);
 
+let stampedAt = NaN;
+let stamp = "";
+
+/** The current time in ISO 8601; formatting it took half of a log line, so once per millisecond. */
+function timestamp(): string {
+  const now = Date.now();
+  if (now !== stampedAt) {
+    stampedAt = now;
+    stamp = new Date(now).toISOString();
+  }
+  return stamp;
+}
+
 /** Builds a logger writing JSON lines through `write` (stdout by default). */
 export function createLogger(
   level: LogLevel,
@@ -69,7 +82,7 @@ export function createLogger(
 ): Logger {
   const emit = (at: Exclude<LogLevel, "silent">) => (msg: string, fields: LogFields = {}) => {
     if (RANK[at] < RANK[level]) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: at, msg, ...fields }));
+    write(JSON.stringify({ time: timestamp(), level: at, msg, ...fields }));
   };
   return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
 }
