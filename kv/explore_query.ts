@@ -20,7 +20,17 @@ import {
   GEO_LAYERS,
   TYPE_CODES,
 } from "./explore_index.ts";
-import { type Candidate, DOC_COST, PrefixStream, UnionStream, Work } from "./explore_stream.ts";
+import {
+  type Candidate,
+  DOC_COST,
+  ENTRY_COST,
+  FIRST_BATCH,
+  LIST_COST,
+  MAX_FIRST_BATCH,
+  PrefixStream,
+  UnionStream,
+  Work,
+} from "./explore_stream.ts";
 import { explore, type PaidClass } from "./keys.ts";
 import { pendingPurges } from "./users.ts";
 
@@ -42,8 +52,6 @@ export interface ExploreOptions {
 export const DEFAULT_BUDGET = 7000;
 /** A query word expanding to more dictionary words than this drives no scan. */
 export const MAX_EXPANSION = 32;
-/** Finest cover whose cell count stays within this, as measured in EXPLORE-NOTES.md. */
-export const MAX_CELLS = 12;
 
 const GETMANY_MAX = 10;
 const WORD_END = "\u{10FFFF}";
@@ -73,7 +81,7 @@ export async function exploreTasks(
     return { items: [], next: null, plan: "none", work };
   }
   const [driver, hidden] = await Promise.all([
-    planScan(kv, filters, after, work),
+    planScan(kv, filters, after, limit, work),
     pendingPurges(kv),
   ]);
   // Planning and the first batch of every stream are a fixed fee; the budget bounds the rest.
@@ -177,6 +185,7 @@ async function planScan(
   kv: Deno.Kv,
   filters: ExploreFilters,
   after: string | null,
+  limit: number,
   work: Work,
 ): Promise<Driver> {
   const prefixStreams = (prefixes: Deno.KvKey[], docs = false) => () =>
@@ -198,7 +207,7 @@ async function planScan(
     counts(kv, classes.map((c) => explore.count("paid", c)), work)
       .then((n) => base(n.reduce((a, b) => a + b, 0))),
   ];
-  if (filters.geo) pending.push(geoDriver(kv, filters.geo, after, work));
+  if (filters.geo) pending.push(geoDriver(kv, filters.geo, after, limit, work));
   if (filters.countryCode !== undefined) {
     const cc = filters.countryCode;
     pending.push(
@@ -297,65 +306,127 @@ function capAreaKm2(radiusKm: number): number {
   return 2 * Math.PI * EARTH_RADIUS_KM ** 2 * (1 - Math.cos(angle));
 }
 
+/** Most cells a finer cover may take before the planner stops considering it (CPU bound). */
+export const MAX_FINE_CELLS = 32;
 /**
- * The geo driver: per layer, the cover of the search circle widened by the layer's largest task
- * radius, at the finest precision within MAX_CELLS. Counters of the coarse cells estimate the
- * count (assuming an even spread inside each cell) and skip cells known to be empty.
+ * How much deeper than the even-spread estimate a cover is planned for; 3 read the fewest
+ * entries and lists at 100k and 1M bench tasks among 1, 2, 3 and 10.
+ */
+const SHARE_SAFETY = 3;
+
+interface CellPlan {
+  cell: string;
+  /** Tasks the cell holds: exact at the counters' precision, else an even-spread estimate. */
+  size: number;
+}
+
+/**
+ * Storage work to read a cell's stream down to the page's frontier: a list, then the fraction
+ * `share` of its entries that is newer than the frontier (at least a first batch, at most all).
+ */
+function streamCost(size: number, share: number): number {
+  return LIST_COST + Math.min(size, Math.max(FIRST_BATCH, share * size)) * ENTRY_COST;
+}
+
+/**
+ * The cells that cover one counter cell's part of the search circle, at whichever precision
+ * costs least: the counter cell itself (one list, its exact count known) where it is sparse,
+ * or its finer cells inside the circle where fewer entries outweigh more list calls.
+ */
+function cheapestCells(
+  parent: string,
+  count: number,
+  finer: string[][],
+  share: number,
+): CellPlan[] {
+  let best: CellPlan[] = [{ cell: parent, size: count }];
+  let bestCost = streamCost(count, share);
+  for (const cells of finer) {
+    const inside = cells.filter((c) => c.startsWith(parent));
+    if (inside.length === 0) continue;
+    const size = count / 32 ** (inside[0].length - parent.length);
+    const cost = inside.length * streamCost(size, share);
+    if (cost < bestCost) {
+      best = inside.map((cell) => ({ cell, size }));
+      bestCost = cost;
+    }
+  }
+  return best;
+}
+
+/**
+ * The geo driver: per layer, the search circle widened by the layer's largest task radius,
+ * covered cell by counter cell at the cheapest precision (see `cheapestCells`). Counters of the
+ * coarse cells estimate the count (assuming an even spread inside each cell), skip cells known
+ * to be empty, and size each stream's first batch to what the page is expected to need from it,
+ * so that a sparse cell is read whole in one list.
  */
 async function geoDriver(
   kv: Deno.Kv,
   geo: GeoFilter,
   after: string | null,
+  limit: number,
   work: Work,
 ): Promise<Driver> {
   const layers = GEO_LAYERS.map((layer) => {
-    const options = { precisions: layer.precisions, extraKm: layer.maxRadiusKm };
-    const cover = coverCircle(geo.lon, geo.lat, geo.radiusKm, MAX_CELLS, options);
+    const extraKm = layer.maxRadiusKm;
     const coarse = coverCircle(geo.lon, geo.lat, geo.radiusKm, 1024, {
       precisions: [COUNT_PRECISION],
-      extraKm: layer.maxRadiusKm,
+      extraKm,
     }).cells;
-    return { layer, cells: cover.cells, coarse };
+    // Finer covers within MAX_FINE_CELLS; coverCircle falls back to the counters' precision
+    // (without enumerating the finer grid) when one would take more.
+    const finer = layer.precisions.filter((p) => p > COUNT_PRECISION).map((p) =>
+      coverCircle(geo.lon, geo.lat, geo.radiusKm, MAX_FINE_CELLS, {
+        precisions: [p, COUNT_PRECISION],
+        extraKm,
+      })
+    ).filter((c) => c.precision > COUNT_PRECISION).map((c) => c.cells);
+    return { layer, coarse, finer };
   });
   const counterKeys: Deno.KvKey[] = [];
-  const index = new Map<string, number>();
   for (const { layer, coarse } of layers) {
-    for (const cell of coarse) {
-      index.set(`${layer.name}:${cell}`, counterKeys.length);
-      counterKeys.push(explore.count("cell", layer.name, cell));
-    }
+    for (const cell of coarse) counterKeys.push(explore.count("cell", layer.name, cell));
   }
   const n = await counts(kv, counterKeys, work);
-  const countOf = (layer: string, cell: string) => {
-    const i = index.get(`${layer}:${cell.slice(0, COUNT_PRECISION)}`);
-    // A cell coarser than the counters, or missing from the coarse cover, cannot be skipped.
-    return i === undefined || cell.length < COUNT_PRECISION ? Infinity : n[i];
-  };
   let estimate = 0;
   let upper = 0;
-  const prefixes: Deno.KvKey[] = [];
-  for (const { layer, cells, coarse } of layers) {
+  let at = 0;
+  const sized = layers.map(({ layer, coarse, finer }) => {
+    const parents = coarse.map((cell) => ({ cell, count: n[at++] })).filter((p) => p.count > 0);
     let inCells = 0;
     let area = 0;
-    for (const cell of coarse) {
-      const c = countOf(layer.name, cell);
-      if (c > 0) {
-        inCells += c;
-        area += boxAreaKm2(cell);
-      }
+    for (const p of parents) {
+      inCells += p.count;
+      area += boxAreaKm2(p.cell);
     }
     upper += inCells;
     if (inCells > 0) {
       estimate += inCells * Math.min(1, capAreaKm2(geo.radiusKm + layer.maxRadiusKm) / area);
     }
-    for (const cell of cells) {
-      if (countOf(layer.name, cell) > 0) prefixes.push(explore.byCellPrefix(layer.name, cell));
+    return { layer, parents, finer };
+  });
+  // The page ends at the frontier where limit + 1 matches are found; with matches spread evenly
+  // in time, every stream is read down to the same share of its entries.
+  const share = Math.min(1, (limit + 1) / Math.max(estimate, 1));
+  // Covers are chosen as if the page read deeper than that: the estimate counts a radius class
+  // up to its largest radius and assumes an even spread, so it runs high outside cities, and a
+  // coarse cell read deeper than planned costs in proportion to its whole size.
+  const planShare = Math.min(1, SHARE_SAFETY * share);
+  const plans: { prefix: Deno.KvKey; batch: number }[] = [];
+  for (const { layer, parents, finer } of sized) {
+    for (const parent of parents) {
+      for (const { cell, size } of cheapestCells(parent.cell, parent.count, finer, planShare)) {
+        // One more than expected, so that a stream read whole knows it is done.
+        const batch = Math.min(MAX_FIRST_BATCH, Math.max(FIRST_BATCH, Math.ceil(share * size) + 1));
+        plans.push({ prefix: explore.byCellPrefix(layer.name, cell), batch });
+      }
     }
   }
   return {
     name: "geo",
     estimate,
     upper,
-    streams: () => prefixes.map((p) => new PrefixStream(kv, p, after, work)),
+    streams: () => plans.map((p) => new PrefixStream(kv, p.prefix, after, work, false, p.batch)),
   };
 }

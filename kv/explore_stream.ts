@@ -26,7 +26,9 @@ export const ENTRY_COST = 1;
 export const DOC_COST = 7;
 
 // The prototype found 16 the best first batch; later batches grow when a stream keeps giving.
-const FIRST_BATCH = 16;
+export const FIRST_BATCH = 16;
+/** Largest first batch a planner may ask for, when counters say a stream is worth reading whole. */
+export const MAX_FIRST_BATCH = 256;
 const MAX_BATCH = 512;
 
 /** Entries of one key prefix whose last part is an order key, newest first, below `before`. */

@@ -1,13 +1,15 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import type { ExploreFilters } from "../domain/explore.ts";
-import type { TaskRecord } from "../domain/task.ts";
+import { geohashEncode } from "../domain/geo.ts";
+import type { Location, TaskRecord } from "../domain/task.ts";
 import { queryWords } from "../domain/text.ts";
-import { exploreIndexEntries } from "../kv/explore_index.ts";
+import { exploreIndexEntries, layerOf } from "../kv/explore_index.ts";
 import { exploreTasks } from "../kv/explore_query.ts";
 import {
   allPages,
   generateFilters,
   generateTasks,
+  near,
   PLACES,
   random,
   reference,
@@ -155,5 +157,75 @@ Deno.test("explore search reads long texts from the overflow index", async (t) =
   await t.step("rule: the task's words cost no index entry each", () => {
     const entries = exploreIndexEntries(task);
     assertEquals(entries.length < 10, true);
+  });
+});
+
+// Tasks of the fixtures' shape placed by hand: `count` of them at points from `at(i)`.
+function placedTasks(
+  seed: number,
+  count: number,
+  at: (i: number) => Location,
+): TaskRecord[] {
+  return generateTasks(seed, count).map((task, i) => ({
+    ...task,
+    status: "published",
+    location: at(i),
+  }));
+}
+
+Deno.test("explore geo reads few lists in a sparse area and few entries in a dense one", async (t) => {
+  await using kv = await Deno.openKv(":memory:");
+  const rnd = random(5);
+  // A sparse area: 60 tasks over 4 x 4 degrees of steppe, a third of them radius-type.
+  const sparse = placedTasks(11, 60, (i) => {
+    const coordinates: [number, number] = [60 + rnd() * 4, 48 + rnd() * 4];
+    return i % 3 === 0
+      ? { type: "radius", name: "Steppe", coordinates, radiusKm: [10, 60, 300][i % 9 / 3] }
+      : { type: "city", name: "Steppe", coordinates };
+  });
+  // A dense city: 1500 tasks within a few km of one point.
+  const dense = placedTasks(12, 1500, () => ({
+    type: "city",
+    name: "Dense",
+    coordinates: near(rnd, { name: "Dense", lon: 10, lat: 50, sigmaKm: 3 }),
+  }));
+  const tasks = [...sparse, ...dense];
+  for (const task of tasks) await writeTask(kv, null, task);
+
+  await t.step(
+    "rule: a sparse counter cell is read whole, in one list per layer cell",
+    async () => {
+      const filters: ExploreFilters = { search: [], geo: { lon: 62, lat: 50, radiusKm: 50 } };
+      const page = await exploreTasks(kv, filters, null, 20);
+      assertEquals(page.items, reference(tasks, filters).slice(0, 20));
+      // Every (layer, precision-2 cell) pair holding a sparse task, read at most once.
+      const cells = new Set(sparse.map((task) => {
+        const layer = layerOf(task.location.type, task.location.radiusKm)!;
+        const [lon, lat] = task.location.coordinates;
+        return `${layer.name}:${geohashEncode(lon, lat, 2)}`;
+      }));
+      assertEquals(page.work.lists <= cells.size, true, `${page.work.lists} lists`);
+    },
+  );
+
+  await t.step("rule: a small circle in a dense city reads fine cells, not the city", async () => {
+    const filters: ExploreFilters = { search: [], geo: { lon: 10, lat: 50, radiusKm: 1 } };
+    const page = await exploreTasks(kv, filters, null, 20);
+    assertEquals(page.items, reference(tasks, filters).slice(0, 20));
+    // About a quarter of the city lies newer than the page's frontier; reading its counter cell
+    // whole would take all 1500.
+    assertEquals(page.work.entries < dense.length / 2, true, `${page.work.entries} entries`);
+  });
+
+  await t.step("rule: both kinds page to the end exactly", async () => {
+    for (const radiusKm of [1, 50, 300]) {
+      for (const [lon, lat] of [[62, 50], [10, 50], [36, 50]]) {
+        const filters: ExploreFilters = { search: [], geo: { lon, lat, radiusKm } };
+        for (const limit of [7, 20]) {
+          const got = await allPages(kv, filters, limit);
+          assertEquals(got.items, reference(tasks, filters), `${JSON.stringify(filters)} ${limit}`);
+        }
+      }
+    }
   });
 });
