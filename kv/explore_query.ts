@@ -50,6 +50,8 @@ export interface ExploreOptions {
 
 /** About 20 ms of storage work on the local backend (units of ~3 µs). */
 export const DEFAULT_BUDGET = 7000;
+/** Refills read this many times the entries the pass rate so far says the page still needs. */
+const NEED_SLACK = 1.5;
 /** A query word expanding to more dictionary words than this drives no scan. */
 export const MAX_EXPANSION = 32;
 
@@ -90,13 +92,22 @@ export async function exploreTasks(
   const results: { key: string; result: ExploreItem }[] = [];
   let frontier = after;
   let exhausted = false;
+  // Candidates taken from the stream and how many passed the facet, for the refill size.
+  let consumed = 0;
+  let passed = 0;
   // One more than the page: finding it is what proves that another page follows.
   while (results.length <= limit && !exhausted) {
     const want = limit + 1 - results.length;
     const chunk: { candidate: Candidate; pass: boolean }[] = [];
     let passing = 0;
     while (passing < want && (chunk.length === 0 || work.units < limitUnits)) {
+      // Doubling batches overshoot a long scan's end by up to half of what it read: once the
+      // pass rate is known, a refill reads about what the rest of the page needs.
+      if (consumed > 0 && passed + passing > 0) {
+        stream.need = NEED_SLACK * (want - passing) * consumed / (passed + passing);
+      }
       const candidate = await stream.next();
+      consumed++;
       if (limitUnits === Infinity) limitUnits = work.units + budget;
       if (!candidate) {
         exhausted = true;
@@ -106,6 +117,7 @@ export async function exploreTasks(
       chunk.push({ candidate, pass });
       if (pass) passing++;
     }
+    passed += passing;
     await loadDocs(kv, chunk.filter((c) => c.pass).map((c) => c.candidate), work);
     let full = false;
     for (const { candidate, pass } of chunk) {

@@ -65,12 +65,15 @@ export class PrefixStream {
     this.#at++;
   }
 
-  /** Reads the next batch, strictly older than everything read so far. */
-  async fill(): Promise<void> {
+  /**
+   * Reads the next batch, strictly older than everything read so far; `cap` bounds a batch that
+   * would otherwise have doubled past what the page is expected to need.
+   */
+  async fill(cap = Infinity): Promise<void> {
     const selector: Deno.KvListSelector = this.#before === null
       ? { prefix: this.prefix }
       : { start: this.prefix, end: [...this.prefix, this.#before] };
-    const batch = this.#batch;
+    const batch = Math.min(this.#batch, Math.max(FIRST_BATCH, Math.ceil(cap)));
     const buffer: Candidate[] = [];
     const iter = this.kv.list(selector, { reverse: true, limit: batch, batchSize: batch });
     for await (const entry of iter) {
@@ -95,12 +98,15 @@ export class PrefixStream {
 
 /** Several streams merged newest first; a candidate found in more than one comes out once. */
 export class UnionStream {
+  /** Entries the caller still expects to need; no refill reads more than this. */
+  need = Infinity;
+
   constructor(private readonly streams: PrefixStream[]) {}
 
   /** The newest remaining candidate of all streams, or null when all are spent. */
   async next(): Promise<Candidate | null> {
     const empty = this.streams.filter((s) => s.needsFill);
-    if (empty.length > 0) await Promise.all(empty.map((s) => s.fill()));
+    if (empty.length > 0) await Promise.all(empty.map((s) => s.fill(this.need)));
     let best: Candidate | null = null;
     for (const s of this.streams) {
       const head = s.head;
