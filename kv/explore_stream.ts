@@ -35,6 +35,7 @@ const MAX_BATCH = 512;
 export class PrefixStream {
   #buffer: Candidate[] = [];
   #at = 0;
+  #taken = 0;
   #done = false;
   #batch: number;
   #before: string | null;
@@ -61,13 +62,30 @@ export class PrefixStream {
     return this.#at < this.#buffer.length ? this.#buffer[this.#at] : null;
   }
 
+  /** Read but not yet taken. */
+  get buffered(): number {
+    return this.#buffer.length - this.#at;
+  }
+
+  /** Taken so far: the stream's share of the merge. */
+  get taken(): number {
+    return this.#taken;
+  }
+
+  /** True when the store may hold more than was read. */
+  get more(): boolean {
+    return !this.#done;
+  }
+
   advance(): void {
     this.#at++;
+    this.#taken++;
   }
 
   /**
-   * Reads the next batch, strictly older than everything read so far; `cap` bounds a batch that
-   * would otherwise have doubled past what the page is expected to need.
+   * Reads the next batch, strictly older than everything read so far, after what is still
+   * buffered; `cap` bounds a batch that would otherwise have doubled past what the page is
+   * expected to need.
    */
   async fill(cap = Infinity): Promise<void> {
     const selector: Deno.KvListSelector = this.#before === null
@@ -88,7 +106,9 @@ export class PrefixStream {
     this.work.lists++;
     this.work.entries += buffer.length;
     this.work.units += LIST_COST + buffer.length * ENTRY_COST;
-    this.#buffer = buffer;
+    this.#buffer = this.#at < this.#buffer.length
+      ? [...this.#buffer.slice(this.#at), ...buffer]
+      : buffer;
     this.#at = 0;
     if (buffer.length < batch) this.#done = true;
     else this.#before = buffer[buffer.length - 1].key;
@@ -106,7 +126,7 @@ export class UnionStream {
   /** The newest remaining candidate of all streams, or null when all are spent. */
   async next(): Promise<Candidate | null> {
     const empty = this.streams.filter((s) => s.needsFill);
-    if (empty.length > 0) await Promise.all(empty.map((s) => s.fill(this.need)));
+    if (empty.length > 0) await Promise.all(this.#refills(empty));
     let best: Candidate | null = null;
     for (const s of this.streams) {
       const head = s.head;
@@ -121,5 +141,23 @@ export class UnionStream {
       }
     }
     return best;
+  }
+
+  /**
+   * The empty streams' refills, and in the same round trip those of the streams that, at their
+   * share of the merge so far, will run dry before the page ends: refilled one by one as each ran
+   * dry, a sparse geo page took ~7 sequential round trips at 1M bench tasks.
+   */
+  #refills(empty: PrefixStream[]): Promise<void>[] {
+    const fills = empty.map((s) => s.fill(this.need));
+    if (this.need === Infinity) return fills;
+    const taken = this.streams.reduce((sum, s) => sum + s.taken, 0);
+    if (taken === 0) return fills;
+    for (const s of this.streams) {
+      if (s.needsFill || !s.more) continue;
+      const expected = this.need * s.taken / taken;
+      if (s.buffered < expected) fills.push(s.fill(expected - s.buffered));
+    }
+    return fills;
   }
 }
