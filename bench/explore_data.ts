@@ -7,8 +7,11 @@ import type { ExploreFilterQuery } from "../domain/explore.ts";
 import type { Location, TaskRecord } from "../domain/task.ts";
 import { orderKey } from "../kv/order_key.ts";
 
-/** Bumped whenever the generated data changes, so a cached KV file of another version is rebuilt. */
-export const DATA_VERSION = 2;
+/**
+ * Bumped whenever the generated data or the stored index layout changes, so a cached KV file of
+ * another version is rebuilt (3: words indexed by zone too).
+ */
+export const DATA_VERSION = 3;
 
 interface City {
   name: string;

@@ -48,6 +48,7 @@ export const EXPLORE_INDEX_ROOTS: readonly string[] = [
   "xp_by_country",
   "xp_by_name",
   "xp_by_word",
+  "xp_by_word_zone",
   "xp_overflow",
 ];
 
@@ -83,11 +84,26 @@ export const GEO_LAYERS: readonly GeoLayer[] = [
 export const COUNT_PRECISION = 2;
 
 /**
- * Most distinct words indexed per task; a task with more is listed in the overflow index instead,
- * which every search also reads. Keeps a whole edit (old words out, new in, with their counters)
- * well under the 1000 mutations an atomic allows.
+ * Words of geo-placed tasks are indexed a second time by zone, so that a search within a circle
+ * scans the words of its neighbourhood instead of the whole world's (search near a place is the
+ * common marketplace query, and neither the word nor the geo index alone is selective for it).
+ * A near zone is the `ZONE_PRECISION` cell of the centre, for the layers whose tasks reach at
+ * most `NEAR_REACH_KM` beyond it; the rest (radius classes up to 500 km) share one far zone.
  */
-export const MAX_INDEXED_WORDS = 150;
+export const ZONE_PRECISION = COUNT_PRECISION;
+export const NEAR_REACH_KM = 100;
+
+/** The near zone of a geo-placed task's centre, or null when it belongs to the far zone. */
+export function nearZone(layer: GeoLayer, lon: number, lat: number): string | null {
+  return layer.maxRadiusKm <= NEAR_REACH_KM ? geohashEncode(lon, lat, ZONE_PRECISION) : null;
+}
+
+/**
+ * Most distinct words indexed per task; a task with more is listed in the overflow index instead,
+ * which every search also reads. Keeps a whole edit (old words out, new in, each with its zone
+ * entry and counter) well under the 1000 mutations an atomic allows.
+ */
+export const MAX_INDEXED_WORDS = 100;
 
 /** The geo layer a location is indexed in, or null when it takes no part in geo queries. */
 export function layerOf(type: Location["type"], radiusKm = 0): GeoLayer | null {
@@ -141,8 +157,8 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
   const loc = task.location;
   const entries: IndexEntry[] = [{ key: explore.all(paidClass(task.budget), ok), value: doc }];
   const layer = layerOf(loc.type, loc.radiusKm);
+  const [lon, lat] = loc.coordinates;
   if (layer) {
-    const [lon, lat] = loc.coordinates;
     const finest = geohashEncode(lon, lat, Math.max(...layer.precisions));
     for (const p of layer.precisions) {
       entries.push({ key: explore.byCell(layer.name, finest.slice(0, p), ok), value: facet });
@@ -153,7 +169,13 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
   if (terms.length > MAX_INDEXED_WORDS) {
     entries.push({ key: explore.overflow(ok), value: facet });
   } else {
-    for (const word of terms) entries.push({ key: explore.byWord(word, ok), value: facet });
+    const zone = layer ? nearZone(layer, lon, lat) : null;
+    for (const word of terms) {
+      entries.push({ key: explore.byWord(word, ok), value: facet });
+      if (!layer) continue;
+      const key = zone === null ? explore.byWordFar(word, ok) : explore.byWordNear(word, zone, ok);
+      entries.push({ key, value: facet });
+    }
   }
   return entries;
 }
@@ -167,6 +189,7 @@ export function exploreCounterKeys(task: ExploreTask): Deno.KvKey[] {
   if (layer) {
     const [lon, lat] = loc.coordinates;
     keys.push(explore.count("cell", layer.name, geohashEncode(lon, lat, COUNT_PRECISION)));
+    if (nearZone(layer, lon, lat) === null) keys.push(explore.count("far"));
   }
   if (loc.countryCode) keys.push(explore.count("country", loc.countryCode));
   keys.push(explore.count("name", normalizeName(loc.name), nameKind(loc.type)));

@@ -18,7 +18,9 @@ import {
   type ExploreDoc,
   type Facet,
   GEO_LAYERS,
+  NEAR_REACH_KM,
   TYPE_CODES,
+  ZONE_PRECISION,
 } from "./explore_index.ts";
 import {
   type Candidate,
@@ -215,9 +217,9 @@ async function planScan(
     filters.search.length > 0;
   if (!hasIndexedFilter) return base(0);
 
+  const classCounts = counts(kv, classes.map((c) => explore.count("paid", c)), work);
   const pending: Promise<Driver | null>[] = [
-    counts(kv, classes.map((c) => explore.count("paid", c)), work)
-      .then((n) => base(n.reduce((a, b) => a + b, 0))),
+    classCounts.then((n) => base(n.reduce((a, b) => a + b, 0))),
   ];
   if (filters.geo) pending.push(geoDriver(kv, filters.geo, after, limit, work));
   if (filters.countryCode !== undefined) {
@@ -253,11 +255,23 @@ async function planScan(
         })),
     );
   }
+  const wordPending: Promise<Driver[]>[] = [];
   if (filters.search.length > 0) {
     const overflow = counts(kv, [explore.count("overflow")], work).then(([n]) => n);
-    for (const word of filters.search) pending.push(wordDriver(kv, word, overflow, after, work));
+    // Every explorable task, whichever payment class the query asks for: zone counters count both.
+    const total = filters.payment === undefined
+      ? classCounts.then((n) => n.reduce((a, b) => a + b, 0))
+      : counts(kv, [explore.count("paid", "paid"), explore.count("paid", "free")], work)
+        .then((n) => n.reduce((a, b) => a + b, 0));
+    const zones = filters.geo ? zoneCover(kv, filters.geo, total, work) : null;
+    for (const word of filters.search) {
+      wordPending.push(wordDrivers(kv, word, overflow, zones, after, work));
+    }
   }
-  const drivers = (await Promise.all(pending)).filter((d): d is Driver => d !== null);
+  const drivers = [
+    ...(await Promise.all(pending)).filter((d): d is Driver => d !== null),
+    ...(await Promise.all(wordPending)).flat(),
+  ];
   // A scan's length to fill a page is about proportional to its driver's size, but not its cost
   // per candidate: with a search, a geo, country or name scan reads a document for every
   // candidate its facet passes, only to learn the words, while a word scan rejects on the facet
@@ -265,22 +279,20 @@ async function planScan(
   // Against a word scan, whose count is exact, a geo scan counts at its upper bound: its estimate
   // assumes tasks spread evenly over coarse cells, and is ~25x low for a circle on a city.
   const cost = (d: Driver) =>
-    filters.search.length > 0 && !["search", "all", "payment"].includes(d.name)
+    filters.search.length > 0 && !["search", "searchArea", "all", "payment"].includes(d.name)
       ? (d.upper ?? d.estimate) * (1 + DOC_COST)
       : d.estimate;
   // Ties go to the narrower index: the base one comes first and is only kept when strictly smaller.
   return drivers.reduce((best, d) => (cost(d) <= cost(best) ? d : best));
 }
 
-/** A query word drives by the dictionary words it starts, plus the overflow tasks. */
-async function wordDriver(
+/** The dictionary words a query word starts, and how many tasks hold them; null past the cap. */
+async function expandWord(
   kv: Deno.Kv,
   prefix: string,
-  overflow: Promise<number>,
-  after: string | null,
   work: Work,
-): Promise<Driver | null> {
-  const found: string[] = [];
+): Promise<{ words: string[]; total: number } | null> {
+  const words: string[] = [];
   let total = 0;
   const iter = kv.list<Deno.KvU64>(
     { start: explore.word(prefix), end: explore.word(prefix + WORD_END) },
@@ -291,18 +303,84 @@ async function wordDriver(
     listed++;
     const n = Number(entry.value.value);
     if (n === 0) continue;
-    found.push(entry.key[1] as string);
+    words.push(entry.key[1] as string);
     total += n;
   }
   work.lists++;
   work.units += 30 + listed;
-  if (found.length > MAX_EXPANSION || listed === MAX_EXPANSION * 2) return null;
-  const prefixes = [...found.map((w) => explore.byWordPrefix(w)), explore.overflowPrefix()];
-  return {
+  if (words.length > MAX_EXPANSION || listed === MAX_EXPANSION * 2) return null;
+  return { words, total };
+}
+
+/**
+ * A query word drives by the dictionary words it starts, plus the overflow tasks; with a geo
+ * filter, also by those words in the zones around the circle (see `nearZone`).
+ */
+async function wordDrivers(
+  kv: Deno.Kv,
+  prefix: string,
+  overflow: Promise<number>,
+  zones: Promise<ZoneCover | null> | null,
+  after: string | null,
+  work: Work,
+): Promise<Driver[]> {
+  const expansion = await expandWord(kv, prefix, work);
+  if (!expansion) return [];
+  const extra = await overflow;
+  const streams = (prefixes: Deno.KvKey[]) => () =>
+    [...prefixes, explore.overflowPrefix()].map((p) => new PrefixStream(kv, p, after, work));
+  const drivers: Driver[] = [{
     name: "search",
-    estimate: total + await overflow,
-    streams: () => prefixes.map((p) => new PrefixStream(kv, p, after, work)),
-  };
+    estimate: expansion.total + extra,
+    streams: streams(expansion.words.map((w) => explore.byWordPrefix(w))),
+  }];
+  const cover = zones && await zones;
+  if (cover) {
+    drivers.push({
+      name: "searchArea",
+      estimate: expansion.total * cover.share + extra,
+      streams: streams(expansion.words.flatMap((w) => [
+        ...cover.cells.map((cell) => explore.byWordNearPrefix(w, cell)),
+        explore.byWordFarPrefix(w),
+      ])),
+    });
+  }
+  return drivers;
+}
+
+/** The near zones a search circle reaches, and the share of explorable tasks they and the far zone hold. */
+interface ZoneCover {
+  cells: string[];
+  share: number;
+}
+
+/** Most near zones a search within a circle reads per word before the plain word scan is better. */
+export const MAX_ZONE_CELLS = 4;
+
+/**
+ * The near zones whose tasks can reach the circle (it widened by `NEAR_REACH_KM`), with the
+ * counters' share of all explorable tasks in them plus the far zone; null when the circle needs
+ * more than `MAX_ZONE_CELLS` zones (each is a list per word).
+ */
+async function zoneCover(
+  kv: Deno.Kv,
+  geo: GeoFilter,
+  total: Promise<number>,
+  work: Work,
+): Promise<ZoneCover | null> {
+  const cells = coverCircle(geo.lon, geo.lat, geo.radiusKm, MAX_ZONE_CELLS, {
+    precisions: [ZONE_PRECISION],
+    extraKm: NEAR_REACH_KM,
+  }).cells;
+  if (cells.length > MAX_ZONE_CELLS) return null;
+  const near = GEO_LAYERS.filter((layer) => layer.maxRadiusKm <= NEAR_REACH_KM);
+  const keys = [
+    explore.count("far"),
+    ...near.flatMap((layer) => cells.map((cell) => explore.count("cell", layer.name, cell))),
+  ];
+  const n = await counts(kv, keys, work);
+  const all = await total;
+  return { cells, share: all > 0 ? Math.min(1, n.reduce((a, b) => a + b, 0) / all) : 1 };
 }
 
 // Area of the part of a sphere between two latitudes and two longitudes, in km².

@@ -229,3 +229,54 @@ Deno.test("explore geo reads few lists in a sparse area and few entries in a den
     }
   });
 });
+
+Deno.test("explore search near a place scans the words of its zones, not the world's", async (t) => {
+  await using kv = await Deno.openKv(":memory:");
+  const rnd = random(7);
+  // Two cities an ocean apart, their tasks' titles and descriptions drawn from the same words.
+  const city = (seed: number, lon: number, lat: number) =>
+    placedTasks(
+      seed,
+      600,
+      (i) =>
+        i % 10 === 0 ? { type: "radius", name: "Area", coordinates: [lon, lat], radiusKm: 300 } : {
+          type: "city",
+          name: "Town",
+          coordinates: near(rnd, { name: "Town", lon, lat, sigmaKm: 5 }),
+        },
+    );
+  const here = city(21, 10, 50);
+  const there = city(22, -75, 40);
+  const tasks = [...here, ...there];
+  for (const task of tasks) await writeTask(kv, null, task);
+  const word = queryWords(here[0].title)[0];
+
+  await t.step("rule: a search within a circle pages exactly as the reference", async () => {
+    for (const radiusKm of [5, 50, 500]) {
+      for (const payment of [undefined, "Paid" as const]) {
+        const filters: ExploreFilters = {
+          search: [word],
+          payment,
+          geo: { lon: 10, lat: 50, radiusKm },
+        };
+        for (const limit of [7, 20]) {
+          const got = await allPages(kv, filters, limit);
+          assertEquals(got.items, reference(tasks, filters), `${describe(filters)} ${limit}`);
+        }
+      }
+    }
+  });
+
+  await t.step(
+    "rule: it reads the word's entries near the circle, not those across the ocean",
+    async () => {
+      const filters: ExploreFilters = { search: [word], geo: { lon: 10, lat: 50, radiusKm: 50 } };
+      const page = await exploreTasks(kv, filters, null, 20);
+      assertEquals(page.plan, "searchArea");
+      assertEquals(page.items, reference(tasks, filters).slice(0, 20));
+      const matching = reference(tasks, { search: [word] }).length;
+      // The plain word scan would read both cities' entries down to the page's frontier.
+      assertEquals(page.work.entries < matching / 4, true, `${page.work.entries} of ${matching}`);
+    },
+  );
+});
