@@ -335,7 +335,8 @@ async function wordDrivers(
     streams: streams(expansion.words.map((w) => explore.byWordPrefix(w))),
   }];
   const cover = zones && await zones;
-  if (cover) {
+  // Zones holding every task would read the same entries as the plain scan, in more lists.
+  if (cover && cover.share < 1) {
     drivers.push({
       name: "searchArea",
       estimate: expansion.total * cover.share + extra,
