@@ -93,9 +93,14 @@ export const COUNT_PRECISION = 2;
 export const ZONE_PRECISION = COUNT_PRECISION;
 export const NEAR_REACH_KM = 100;
 
+/** Whether a layer's tasks reach too far for a near zone. */
+export function inFarZone(layer: GeoLayer): boolean {
+  return layer.maxRadiusKm > NEAR_REACH_KM;
+}
+
 /** The near zone of a geo-placed task's centre, or null when it belongs to the far zone. */
 export function nearZone(layer: GeoLayer, lon: number, lat: number): string | null {
-  return layer.maxRadiusKm <= NEAR_REACH_KM ? geohashEncode(lon, lat, ZONE_PRECISION) : null;
+  return inFarZone(layer) ? null : geohashEncode(lon, lat, ZONE_PRECISION);
 }
 
 /**
@@ -189,7 +194,7 @@ export function exploreCounterKeys(task: ExploreTask): Deno.KvKey[] {
   if (layer) {
     const [lon, lat] = loc.coordinates;
     keys.push(explore.count("cell", layer.name, geohashEncode(lon, lat, COUNT_PRECISION)));
-    if (nearZone(layer, lon, lat) === null) keys.push(explore.count("far"));
+    if (inFarZone(layer)) keys.push(explore.count("far"));
   }
   if (loc.countryCode) keys.push(explore.count("country", loc.countryCode));
   keys.push(explore.count("name", normalizeName(loc.name), nameKind(loc.type)));

@@ -18,6 +18,7 @@ import {
   type ExploreDoc,
   type Facet,
   GEO_LAYERS,
+  inFarZone,
   NEAR_REACH_KM,
   TYPE_CODES,
   ZONE_PRECISION,
@@ -186,12 +187,28 @@ function docMatch(doc: ExploreDoc, filters: ExploreFilters): ExploreItem | null 
   return filters.geo ? { ...doc.item, distanceKm: roundKm(d) } : doc.item;
 }
 
-async function counts(kv: Deno.Kv, keys: Deno.KvKey[], work: Work): Promise<number[]> {
-  const groups: Deno.KvKey[][] = [];
-  for (let i = 0; i < keys.length; i += GETMANY_MAX) groups.push(keys.slice(i, i + GETMANY_MAX));
-  const values = await Promise.all(groups.map((g) => kv.getMany<Deno.KvU64[]>(g)));
-  work.units += keys.length * DOC_COST;
-  return values.flat().map((e) => (e.value ? Number(e.value.value) : 0));
+/** Reads counters (ten keys per getMany); 0 for a counter never written. */
+type CounterReader = (keys: Deno.KvKey[]) => Promise<number[]>;
+
+/**
+ * A counter reader for one plan: drivers overlap (the geo driver and the zones read the same
+ * cell counters, the payment and zone shares the same class counters), so each key is read once.
+ */
+function counterReader(kv: Deno.Kv, work: Work): CounterReader {
+  const read = new Map<string, Promise<number>>();
+  return (keys) => {
+    const fresh = [...new Map(keys.map((k) => [JSON.stringify(k), k])).entries()]
+      .filter(([id]) => !read.has(id));
+    for (let i = 0; i < fresh.length; i += GETMANY_MAX) {
+      const group = fresh.slice(i, i + GETMANY_MAX);
+      const values = kv.getMany<Deno.KvU64[]>(group.map(([, key]) => key));
+      group.forEach(([id], j) =>
+        read.set(id, values.then((v) => (v[j].value ? Number(v[j].value.value) : 0)))
+      );
+    }
+    work.units += fresh.length * DOC_COST;
+    return Promise.all(keys.map((k) => read.get(JSON.stringify(k))!));
+  };
 }
 
 /** The candidate drivers of a query, with estimated sizes; the smallest wins. */
@@ -217,15 +234,16 @@ async function planScan(
     filters.search.length > 0;
   if (!hasIndexedFilter) return base(0);
 
-  const classCounts = counts(kv, classes.map((c) => explore.count("paid", c)), work);
+  const counts = counterReader(kv, work);
+  const classCounts = counts(classes.map((c) => explore.count("paid", c)));
   const pending: Promise<Driver | null>[] = [
     classCounts.then((n) => base(n.reduce((a, b) => a + b, 0))),
   ];
-  if (filters.geo) pending.push(geoDriver(kv, filters.geo, after, limit, work));
+  if (filters.geo) pending.push(geoDriver(kv, counts, filters.geo, after, limit, work));
   if (filters.countryCode !== undefined) {
     const cc = filters.countryCode;
     pending.push(
-      counts(kv, [explore.count("country", cc)], work).then(([n]) => ({
+      counts([explore.count("country", cc)]).then(([n]) => ({
         name: "country",
         estimate: n,
         streams: prefixStreams([explore.byCountryPrefix(cc)]),
@@ -235,7 +253,7 @@ async function planScan(
   if (filters.cityName !== undefined) {
     const name = filters.cityName;
     pending.push(
-      counts(kv, [explore.count("name", name, "city")], work).then(([n]) => ({
+      counts([explore.count("name", name, "city")]).then(([n]) => ({
         name: "cityName",
         estimate: n,
         streams: prefixStreams([explore.byNamePrefix(name, "city")]),
@@ -244,7 +262,7 @@ async function planScan(
   } else if (filters.regionName !== undefined) {
     const name = filters.regionName;
     pending.push(
-      counts(kv, [explore.count("name", name, "city"), explore.count("name", name, "other")], work)
+      counts([explore.count("name", name, "city"), explore.count("name", name, "other")])
         .then(([a, b]) => ({
           name: "regionName",
           estimate: a + b,
@@ -257,13 +275,11 @@ async function planScan(
   }
   const wordPending: Promise<Driver[]>[] = [];
   if (filters.search.length > 0) {
-    const overflow = counts(kv, [explore.count("overflow")], work).then(([n]) => n);
+    const overflow = counts([explore.count("overflow")]).then(([n]) => n);
     // Every explorable task, whichever payment class the query asks for: zone counters count both.
-    const total = filters.payment === undefined
-      ? classCounts.then((n) => n.reduce((a, b) => a + b, 0))
-      : counts(kv, [explore.count("paid", "paid"), explore.count("paid", "free")], work)
-        .then((n) => n.reduce((a, b) => a + b, 0));
-    const zones = filters.geo ? zoneCover(kv, filters.geo, total, work) : null;
+    const total = counts([explore.count("paid", "paid"), explore.count("paid", "free")])
+      .then((n) => n.reduce((a, b) => a + b, 0));
+    const zones = filters.geo ? zoneCover(counts, filters.geo, total) : null;
     for (const word of filters.search) {
       wordPending.push(wordDrivers(kv, word, overflow, zones, after, work));
     }
@@ -364,22 +380,21 @@ export const MAX_ZONE_CELLS = 4;
  * more than `MAX_ZONE_CELLS` zones (each is a list per word).
  */
 async function zoneCover(
-  kv: Deno.Kv,
+  counts: CounterReader,
   geo: GeoFilter,
   total: Promise<number>,
-  work: Work,
 ): Promise<ZoneCover | null> {
   const cells = coverCircle(geo.lon, geo.lat, geo.radiusKm, MAX_ZONE_CELLS, {
     precisions: [ZONE_PRECISION],
     extraKm: NEAR_REACH_KM,
   }).cells;
   if (cells.length > MAX_ZONE_CELLS) return null;
-  const near = GEO_LAYERS.filter((layer) => layer.maxRadiusKm <= NEAR_REACH_KM);
+  const near = GEO_LAYERS.filter((layer) => !inFarZone(layer));
   const keys = [
     explore.count("far"),
     ...near.flatMap((layer) => cells.map((cell) => explore.count("cell", layer.name, cell))),
   ];
-  const n = await counts(kv, keys, work);
+  const n = await counts(keys);
   const all = await total;
   return { cells, share: all > 0 ? Math.min(1, n.reduce((a, b) => a + b, 0) / all) : 1 };
 }
@@ -454,6 +469,7 @@ function cheapestCells(
  */
 async function geoDriver(
   kv: Deno.Kv,
+  counts: CounterReader,
   geo: GeoFilter,
   after: string | null,
   limit: number,
@@ -479,7 +495,7 @@ async function geoDriver(
   for (const { layer, coarse } of layers) {
     for (const cell of coarse) counterKeys.push(explore.count("cell", layer.name, cell));
   }
-  const n = await counts(kv, counterKeys, work);
+  const n = await counts(counterKeys);
   let estimate = 0;
   let upper = 0;
   let at = 0;
