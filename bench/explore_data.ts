@@ -9,9 +9,10 @@ import { orderKey } from "../kv/order_key.ts";
 
 /**
  * Bumped whenever the generated data or the stored index layout changes, so a cached KV file of
- * another version is rebuilt (3: words indexed by zone too).
+ * another version is rebuilt (3: words indexed by zone too; 4: geo, country and name entries
+ * carry the list item).
  */
-export const DATA_VERSION = 3;
+export const DATA_VERSION = 4;
 
 interface City {
   name: string;

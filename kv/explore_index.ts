@@ -31,14 +31,23 @@ export const TYPE_CODES: readonly Location["type"][] = [
 export type StoredExploreItem = Omit<ExploreItem, "distanceKm">;
 
 /**
- * Value of the all-tasks index: what a page shows, what search checks, what filters read, and
- * the author, whose tasks hide while the account's purge runs.
+ * What a page shows of a task, what filters read, and the author, whose tasks hide while the
+ * account's purge runs: the value of the entries that drive a scan without search (geo, country,
+ * name), so that such a page reads no record at all.
  */
-export interface ExploreDoc {
+export interface ExploreCard {
   item: StoredExploreItem;
-  terms: string[];
   facet: Facet;
   userId: string;
+}
+
+/**
+ * Value of the all-tasks index: the card and the search words. Word entries carry only the
+ * facet: a search must read the words anyway (every query word must start one), so its page
+ * reads this document for each candidate the facet lets through.
+ */
+export interface ExploreDoc extends ExploreCard {
+  terms: string[];
 }
 
 /** First key part of every explore index, for the task index consistency check. */
@@ -158,7 +167,8 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
   const ok = task.orderKey;
   const facet = facetOf(task);
   const terms = searchTerms(task);
-  const doc: ExploreDoc = { item: itemOf(task), terms, facet, userId: task.userId };
+  const card: ExploreCard = { item: itemOf(task), facet, userId: task.userId };
+  const doc: ExploreDoc = { ...card, terms };
   const loc = task.location;
   const entries: IndexEntry[] = [{ key: explore.all(paidClass(task.budget), ok), value: doc }];
   const layer = layerOf(loc.type, loc.radiusKm);
@@ -166,11 +176,11 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
   if (layer) {
     const finest = geohashEncode(lon, lat, Math.max(...layer.precisions));
     for (const p of layer.precisions) {
-      entries.push({ key: explore.byCell(layer.name, finest.slice(0, p), ok), value: facet });
+      entries.push({ key: explore.byCell(layer.name, finest.slice(0, p), ok), value: card });
     }
   }
-  if (loc.countryCode) entries.push({ key: explore.byCountry(loc.countryCode, ok), value: facet });
-  entries.push({ key: explore.byName(facet[6], nameKind(loc.type), ok), value: facet });
+  if (loc.countryCode) entries.push({ key: explore.byCountry(loc.countryCode, ok), value: card });
+  entries.push({ key: explore.byName(facet[6], nameKind(loc.type), ok), value: card });
   if (terms.length > MAX_INDEXED_WORDS) {
     entries.push({ key: explore.overflow(ok), value: facet });
   } else {

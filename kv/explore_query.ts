@@ -79,6 +79,7 @@ export async function exploreTasks(
 ): Promise<ExplorePage> {
   const work = new Work();
   const budget = options.budget ?? DEFAULT_BUDGET;
+  const needsTerms = filters.search.length > 0;
   if (
     filters.cityName !== undefined && filters.regionName !== undefined &&
     filters.cityName !== filters.regionName
@@ -121,7 +122,7 @@ export async function exploreTasks(
       if (pass) passing++;
     }
     passed += passing;
-    await loadDocs(kv, chunk.filter((c) => c.pass).map((c) => c.candidate), work);
+    await loadDocs(kv, chunk.filter((c) => c.pass).map((c) => c.candidate), needsTerms, work);
     let full = false;
     for (const { candidate, pass } of chunk) {
       if (results.length === limit + 1) {
@@ -129,8 +130,8 @@ export async function exploreTasks(
         break;
       }
       if (results.length < limit) frontier = candidate.key;
-      if (!pass || !candidate.doc) continue;
-      const result = hidden.has(candidate.doc.userId) ? null : docMatch(candidate.doc, filters);
+      if (!pass || !candidate.card) continue;
+      const result = hidden.has(candidate.card.userId) ? null : finalMatch(candidate, filters);
       if (result) results.push({ key: candidate.key, result });
     }
     if (results.length > limit || full) {
@@ -152,9 +153,17 @@ function page(
   return { items: results.map((r) => r.result), next, plan, work };
 }
 
-/** Reads the documents candidates lack, ten keys per getMany, all at once. */
-async function loadDocs(kv: Deno.Kv, candidates: Candidate[], work: Work): Promise<void> {
-  const missing = candidates.filter((c) => !c.doc);
+/**
+ * Reads the documents of the candidates whose entries do not hold what the page needs (the
+ * card, and the search words when there is a search), ten keys per getMany, all at once.
+ */
+async function loadDocs(
+  kv: Deno.Kv,
+  candidates: Candidate[],
+  needsTerms: boolean,
+  work: Work,
+): Promise<void> {
+  const missing = candidates.filter((c) => !c.card || (needsTerms && !c.terms));
   const groups: Candidate[][] = [];
   for (let i = 0; i < missing.length; i += GETMANY_MAX) {
     groups.push(missing.slice(i, i + GETMANY_MAX));
@@ -163,7 +172,13 @@ async function loadDocs(kv: Deno.Kv, candidates: Candidate[], work: Work): Promi
     const keys = group.map((c) => explore.all(c.facet[2] ? "paid" : "free", c.key));
     const entries = await kv.getMany<ExploreDoc[]>(keys);
     entries.forEach((entry, i) => {
-      if (entry.value) group[i].doc = entry.value;
+      if (entry.value) {
+        group[i].card = entry.value;
+        group[i].terms = entry.value.terms;
+      } else {
+        // Gone since the entry was listed: the task was deleted or changed in between.
+        group[i].card = undefined;
+      }
     });
   }));
   work.docs += missing.length;
@@ -180,11 +195,18 @@ function facetMatch(f: Facet, filters: ExploreFilters): number | null {
   return geoMatch(filters.geo, TYPE_CODES[f[3]], f[0], f[1], f[4]);
 }
 
-/** The final check, on the document as stored now: every filter, search included. */
-function docMatch(doc: ExploreDoc, filters: ExploreFilters): ExploreItem | null {
-  const d = facetMatch(doc.facet, filters);
-  if (d === null || !matchesTerms(filters.search, doc.terms)) return null;
-  return filters.geo ? { ...doc.item, distanceKm: roundKm(d) } : doc.item;
+/**
+ * The final check, on the card as read (the document's, when it was read after the entry):
+ * every filter, search included.
+ */
+function finalMatch(candidate: Candidate, filters: ExploreFilters): ExploreItem | null {
+  const card = candidate.card!;
+  const d = facetMatch(card.facet, filters);
+  if (d === null) return null;
+  if (filters.search.length > 0 && !matchesTerms(filters.search, candidate.terms ?? [])) {
+    return null;
+  }
+  return filters.geo ? { ...card.item, distanceKm: roundKm(d) } : card.item;
 }
 
 /** Reads counters (ten keys per getMany); 0 for a counter never written. */
@@ -219,15 +241,15 @@ async function planScan(
   limit: number,
   work: Work,
 ): Promise<Driver> {
-  const prefixStreams = (prefixes: Deno.KvKey[], docs = false) => () =>
-    prefixes.map((p) => new PrefixStream(kv, p, after, work, docs));
+  const prefixStreams = (prefixes: Deno.KvKey[]) => () =>
+    prefixes.map((p) => new PrefixStream(kv, p, after, work));
   const classes: PaidClass[] = filters.payment === undefined
     ? ["paid", "free"]
     : [filters.payment === "Paid" ? "paid" : "free"];
   const base = (estimate: number): Driver => ({
     name: filters.payment === undefined ? "all" : "payment",
     estimate,
-    streams: prefixStreams(classes.map((c) => explore.allPrefix(c)), true),
+    streams: prefixStreams(classes.map((c) => explore.allPrefix(c))),
   });
   const hasIndexedFilter = filters.geo || filters.countryCode !== undefined ||
     filters.cityName !== undefined || filters.regionName !== undefined ||
@@ -534,6 +556,6 @@ async function geoDriver(
     name: "geo",
     estimate,
     upper,
-    streams: () => plans.map((p) => new PrefixStream(kv, p.prefix, after, work, false, p.batch)),
+    streams: () => plans.map((p) => new PrefixStream(kv, p.prefix, after, work, p.batch)),
   };
 }

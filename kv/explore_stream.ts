@@ -2,13 +2,28 @@
  * Newest-first streams over explore index prefixes, and their union: the merge that lets many
  * geohash cells or dictionary words be read as one list, a small batch at a time.
  */
-import type { ExploreDoc, Facet } from "./explore_index.ts";
+import type { ExploreCard, ExploreDoc, Facet } from "./explore_index.ts";
 
-/** One candidate: its order key, its facet, and its document when the index holds it. */
+/**
+ * One candidate: its order key, its facet, its card when the index holds it (geo, country,
+ * name, all) and its search words when the index holds the whole document (all).
+ */
 export interface Candidate {
   key: string;
   facet: Facet;
-  doc?: ExploreDoc;
+  card?: ExploreCard;
+  terms?: string[];
+}
+
+/** A candidate from an index entry's value: a facet (words), a card, or a document (all). */
+export function candidateOf(key: string, value: Facet | ExploreCard | ExploreDoc): Candidate {
+  if (Array.isArray(value)) return { key, facet: value };
+  return {
+    key,
+    facet: value.facet,
+    card: value,
+    terms: "terms" in value ? value.terms : undefined,
+  };
 }
 
 /** Counts the storage work of one query, so that a page can stop at a fixed budget. */
@@ -45,7 +60,6 @@ export class PrefixStream {
     private readonly prefix: Deno.KvKey,
     before: string | null,
     private readonly work: Work,
-    private readonly holdsDocs = false,
     batch = FIRST_BATCH,
   ) {
     this.#before = before;
@@ -93,15 +107,13 @@ export class PrefixStream {
       : { start: this.prefix, end: [...this.prefix, this.#before] };
     const batch = Math.min(this.#batch, Math.max(FIRST_BATCH, Math.ceil(cap)));
     const buffer: Candidate[] = [];
-    const iter = this.kv.list(selector, { reverse: true, limit: batch, batchSize: batch });
+    const iter = this.kv.list<Facet | ExploreCard | ExploreDoc>(selector, {
+      reverse: true,
+      limit: batch,
+      batchSize: batch,
+    });
     for await (const entry of iter) {
-      const key = entry.key[entry.key.length - 1] as string;
-      if (this.holdsDocs) {
-        const doc = entry.value as ExploreDoc;
-        buffer.push({ key, facet: doc.facet, doc });
-      } else {
-        buffer.push({ key, facet: entry.value as Facet });
-      }
+      buffer.push(candidateOf(entry.key[entry.key.length - 1] as string, entry.value));
     }
     this.work.lists++;
     this.work.entries += buffer.length;
@@ -134,9 +146,9 @@ export class UnionStream {
     }
     if (best === null) return null;
     for (const s of this.streams) {
-      // Prefer the copy that carries the document.
+      // Prefer the copy that carries the most: the document, else the card.
       if (s.head?.key === best.key) {
-        if (s.head.doc && !best.doc) best = s.head;
+        if (richness(s.head) > richness(best)) best = s.head;
         s.advance();
       }
     }
@@ -160,4 +172,8 @@ export class UnionStream {
     }
     return fills;
   }
+}
+
+function richness(c: Candidate): number {
+  return c.terms ? 2 : c.card ? 1 : 0;
 }

@@ -119,6 +119,7 @@ Deno.test("GET /tasks/explore index answers exactly as the brute-force reference
         let after: TaskRecord;
         if (r < 0.05) after = { ...before, deletedAt: "2031-01-01T00:00:00.000Z" };
         else if (r < 0.1) after = { ...before, status: "completed" };
+        else if (r < 0.15) after = { ...before, title: `Renamed: ${before.title}` };
         else if (r < 0.2) {
           const other = tasks[(i * 7919) % tasks.length];
           after = {
@@ -133,6 +134,17 @@ Deno.test("GET /tasks/explore index answers exactly as the brute-force reference
       }
       await assertTaskIndexesConsistent(kv);
       await checkQueries(kv, tasks, [...edgeFilters(), ...randomFilters.slice(0, 60)], [undefined]);
+    },
+  );
+
+  await t.step(
+    "rule: a page without search reads index entries only, no task record",
+    async () => {
+      const queries = [...edgeFilters(), ...randomFilters].filter((f) => f.search.length === 0);
+      for (const filters of queries) {
+        const page = await exploreTasks(kv, filters, null, 20);
+        assertEquals(page.work.docs, 0, `${describe(filters)}: plan ${page.plan}`);
+      }
     },
   );
 
