@@ -10,16 +10,8 @@ import { FLUSH_INTERVAL_MS } from "./kv/last_used.ts";
 import { SYNC_INTERVAL_MS } from "./kv/rate_limit.ts";
 import { POLL_INTERVAL_MS } from "./kv/polled_cache.ts";
 import { createDeps } from "./routes/deps.ts";
-
-const DEFAULT_KV_PATH = "./data/marketplace.sqlite3";
-
-/** Opens the store: KV_PATH when set, Deno Deploy's KV there, else a file under ./data. */
-async function openStore(settings: Settings): Promise<Deno.Kv> {
-  if (settings.KV_PATH) return await Deno.openKv(settings.KV_PATH);
-  if (Deno.env.get("DENO_DEPLOYMENT_ID")) return await Deno.openKv();
-  await Deno.mkdir("./data", { recursive: true });
-  return await Deno.openKv(DEFAULT_KV_PATH);
-}
+import { openStore } from "./kv/store.ts";
+import { checkIndexLayout, INDEX_LAYOUT } from "./kv/index_layout.ts";
 
 /**
  * Why the store did not open. NotCapable means Deno's own permissions refused the path: the start
@@ -45,12 +37,22 @@ async function main() {
   }
   let kv: Deno.Kv;
   try {
-    kv = await openStore(settings);
+    kv = await openStore(settings.KV_PATH);
   } catch (error) {
     console.error(storeOpenFailure(settings.KV_PATH, error));
     Deno.exit(1);
   }
   const deps = await createDeps(kv, settings);
+  const layout = await checkIndexLayout(kv);
+  if (!layout.current) {
+    // Served anyway (records, keys and accounts are whole), but loudly: listings and explore
+    // read indexes of another layout and may miss or misplace tasks until they are rebuilt.
+    deps.log.error(
+      "the task indexes were written in an older layout: stop the service and run " +
+        "`deno task reindex` (see README, Explore at scale)",
+      { storedLayout: layout.stored, currentLayout: INDEX_LAYOUT },
+    );
+  }
   const app = createApp(deps);
   // A failed flush must not become an unhandled rejection, which would end the process.
   const flush = () =>

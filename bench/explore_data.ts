@@ -5,14 +5,14 @@
  */
 import type { ExploreFilterQuery } from "../domain/explore.ts";
 import type { Location, TaskRecord } from "../domain/task.ts";
+import { INDEX_LAYOUT } from "../kv/index_layout.ts";
 import { orderKey } from "../kv/order_key.ts";
 
 /**
- * Bumped whenever the generated data or the stored index layout changes, so a cached KV file of
- * another version is rebuilt (3: words indexed by zone too; 4: geo, country and name entries
- * carry the list item).
+ * Names the cached KV files, so that one of another version is rebuilt: the store's index layout
+ * (kv/index_layout.ts), since the generated data has not changed; should it, add a revision.
  */
-export const DATA_VERSION = 4;
+export const DATA_VERSION = INDEX_LAYOUT;
 
 interface City {
   name: string;

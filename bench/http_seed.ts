@@ -2,6 +2,7 @@
  * Seeds the store that bench/http.ts serves: an account, an API key whitelisted for 127.0.0.1,
  * and tasks written by the service's own code (kv/tasks.ts createTask, the path POST /tasks takes).
  */
+import { checkIndexLayout } from "../kv/index_layout.ts";
 import { parseSettings } from "../domain/settings.ts";
 import { newTask, TaskCreate } from "../domain/task.ts";
 import { orderKey } from "../kv/order_key.ts";
@@ -53,6 +54,8 @@ async function call(app: ReturnType<typeof createApp>, path: string, init: Reque
 export async function seedStore(path: string, tasks: number): Promise<BenchStore> {
   const kv = await Deno.openKv(path);
   try {
+    // Marks the new store as of the current index layout, as the service does on first start.
+    await checkIndexLayout(kv);
     const settings = parseSettings({
       KV_PATH: path,
       PASSWORD_HASH_ITERATIONS: "1000",

@@ -12,6 +12,11 @@ export const health = {
   probe: (): Deno.KvKey => ["health", "probe"],
 };
 
+export const meta = {
+  /** The task index layout the store's index entries and counters were written in. */
+  indexLayout: (): Deno.KvKey => ["meta", "index_layout"],
+};
+
 export const users = {
   record: (userId: string): Deno.KvKey => ["users", userId],
   byEmail: (email: string): Deno.KvKey => ["users_by_email", email],
@@ -146,6 +151,8 @@ export const explore = {
     orderKey,
   ],
   byCellPrefix: (layer: string, cell: string): Deno.KvKey => ["xp_by_cell", layer, cell],
+  /** Every geo entry of every layer (checks and tests). */
+  byCellRoot: (): Deno.KvKey => ["xp_by_cell"],
   /** Upper-case country code; value: facet. */
   byCountry: (countryCode: string, orderKey: string): Deno.KvKey => [
     "xp_by_country",
@@ -189,6 +196,8 @@ export const explore = {
     orderKey,
   ],
   byWordFarPrefix: (word: string): Deno.KvKey => ["xp_by_word_zone", word, "far"],
+  /** Every word-zone entry (checks and tests). */
+  byWordZoneRoot: (): Deno.KvKey => ["xp_by_word_zone"],
   /** Tasks with more distinct words than are indexed; every search reads them too. */
   overflow: (orderKey: string): Deno.KvKey => ["xp_overflow", orderKey],
   overflowPrefix: (): Deno.KvKey => ["xp_overflow"],

@@ -3,14 +3,15 @@
  * once, and posts a few hundred tasks around real cities through the API itself, so explore
  * has something to show at once. Uses the same store as the service (KV_PATH or ./data).
  */
-import { parseSettings, type Settings } from "../domain/settings.ts";
+import { parseSettings } from "../domain/settings.ts";
 import { type Scope, SCOPES } from "../domain/auth.ts";
 import { createApp } from "../routes/app.ts";
 import { createDeps } from "../routes/deps.ts";
 import type { Deps } from "../routes/env.ts";
+import { checkIndexLayout } from "../kv/index_layout.ts";
+import { openStore } from "../kv/store.ts";
 import { CITIES, type City, NEIGHBOURS, PER_EURO, TEMPLATES } from "./seed_data.ts";
 
-const DEFAULT_KV_PATH = "./data/marketplace.sqlite3";
 const DAY_MS = 86_400_000;
 const COUNTRY_NAMES = new Intl.DisplayNames(["en"], { type: "region" });
 const ALL_SCOPES: Scope[] = [...SCOPES];
@@ -211,12 +212,6 @@ export async function seed(
   return { email, password, userId: demo.userId, apiKey, tasksCreated: created };
 }
 
-async function openStore(settings: Settings): Promise<Deno.Kv> {
-  if (settings.KV_PATH) return await Deno.openKv(settings.KV_PATH);
-  await Deno.mkdir("./data", { recursive: true });
-  return await Deno.openKv(DEFAULT_KV_PATH);
-}
-
 function flag(name: string): string | undefined {
   const arg = Deno.args.find((a) => a.startsWith(`--${name}=`));
   return arg?.slice(name.length + 3);
@@ -225,7 +220,10 @@ function flag(name: string): string | undefined {
 if (import.meta.main) {
   // Quiet by default: one log line per seeding request would bury the key.
   const settings = parseSettings({ LOG_LEVEL: "warn", ...Deno.env.toObject() });
-  const kv = await openStore(settings);
+  const kv = await openStore(settings.KV_PATH);
+  if (!(await checkIndexLayout(kv)).current) {
+    console.error("This store's task indexes are of an older layout: run `deno task reindex` too.");
+  }
   let clock: number | null = null;
   const deps = await createDeps(kv, settings, { now: () => clock ?? Date.now() });
   try {

@@ -84,3 +84,23 @@ export async function stopMain(
   ]);
   return { status, stderr, log };
 }
+
+/**
+ * Runs the script of a `deno task` (a `deno run` line of deno.json) from `cwd`, with the task's
+ * own flags, so that its relative paths (./data) resolve there as they do for a user.
+ */
+export function taskCommand(task: string, cwd: string, env: Record<string, string>): Deno.Command {
+  const config = JSON.parse(Deno.readTextFileSync(`${root}deno.json`));
+  const words: string[] = config.tasks[task].split(/\s+/);
+  if (words[0] !== "deno" || words[1] !== "run") throw new Error(`${task} is not a deno run task`);
+  const args = words.slice(2).map((word) => word.endsWith(".ts") ? `${root}${word}` : word);
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", `--config=${root}deno.json`, ...args],
+    cwd,
+    env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  });
+}
