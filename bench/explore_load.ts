@@ -7,7 +7,13 @@
  */
 import type { TaskRecord } from "../domain/task.ts";
 import { tasks } from "../kv/keys.ts";
-import { keyId, MAX_MUTATIONS, taskCounterKeys, taskIndexEntries } from "../kv/task_indexes.ts";
+import {
+  keyBytes,
+  keyId,
+  MAX_MUTATIONS,
+  taskCounterKeys,
+  taskIndexEntries,
+} from "../kv/task_indexes.ts";
 
 // Deno KV refuses an atomic over 1000 mutations, 800 KiB of keys and values, or 80 KiB of keys
 // (ext/kv limits); stay well under each, since sizes here are over-estimates.
@@ -35,13 +41,6 @@ interface Write {
   value: unknown;
   bytes: number;
   keyBytes: number;
-}
-
-// An over-estimate of a key's encoded size: each part costs its UTF-8 length plus tag and end.
-function keyBytes(key: Deno.KvKey): number {
-  let n = 0;
-  for (const part of key) n += (typeof part === "string" ? part.length * 3 : 9) + 2;
-  return n;
 }
 
 // Over-estimates of V8's encoding (at most 2 bytes per UTF-16 unit, plus structure).

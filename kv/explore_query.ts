@@ -35,6 +35,7 @@ import {
   Work,
 } from "./explore_stream.ts";
 import { explore, type PaidClass } from "./keys.ts";
+import { keyId } from "./task_indexes.ts";
 import { pendingPurges } from "./users.ts";
 
 /** A page of results and the order key to resume after, or null on the last page. */
@@ -219,7 +220,7 @@ type CounterReader = (keys: Deno.KvKey[]) => Promise<number[]>;
 function counterReader(kv: Deno.Kv, work: Work): CounterReader {
   const read = new Map<string, Promise<number>>();
   return (keys) => {
-    const fresh = [...new Map(keys.map((k) => [JSON.stringify(k), k])).entries()]
+    const fresh = [...new Map(keys.map((k) => [keyId(k), k])).entries()]
       .filter(([id]) => !read.has(id));
     for (let i = 0; i < fresh.length; i += GETMANY_MAX) {
       const group = fresh.slice(i, i + GETMANY_MAX);
@@ -229,7 +230,7 @@ function counterReader(kv: Deno.Kv, work: Work): CounterReader {
       );
     }
     work.units += fresh.length * DOC_COST;
-    return Promise.all(keys.map((k) => read.get(JSON.stringify(k))!));
+    return Promise.all(keys.map((k) => read.get(keyId(k))!));
   };
 }
 

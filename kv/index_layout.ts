@@ -5,7 +5,12 @@
  */
 import type { TaskRecord } from "../domain/task.ts";
 import { meta, tasks } from "./keys.ts";
-import { TASK_COUNTER_ROOTS, TASK_INDEX_ROOTS, writeTaskTransition } from "./task_indexes.ts";
+import {
+  keyBytes,
+  TASK_COUNTER_ROOTS,
+  TASK_INDEX_ROOTS,
+  writeTaskTransition,
+} from "./task_indexes.ts";
 
 /**
  * Bumped with every change to what `taskIndexEntries` or `taskCounterKeys` produce. 3: words
@@ -58,17 +63,17 @@ export async function rebuildTaskIndexes(
   for (const root of [...TASK_INDEX_ROOTS, ...TASK_COUNTER_ROOTS]) {
     let op = kv.atomic();
     let count = 0;
-    let keyBytes = 0;
+    let size = 0;
     for await (const entry of kv.list({ prefix: [root] }, { batchSize: MAX_DELETES })) {
       op.delete(entry.key);
       count++;
-      keyBytes += keySize(entry.key);
-      if (count === MAX_DELETES || keyBytes > MAX_DELETE_KEY_BYTES) {
+      size += keyBytes(entry.key);
+      if (count === MAX_DELETES || size > MAX_DELETE_KEY_BYTES) {
         await commitOrThrow(op);
         report.removed += count;
         op = kv.atomic();
         count = 0;
-        keyBytes = 0;
+        size = 0;
       }
     }
     if (count > 0) await commitOrThrow(op);
@@ -86,15 +91,6 @@ export async function rebuildTaskIndexes(
   await kv.set(meta.indexLayout(), INDEX_LAYOUT);
   progress(report);
   return report;
-}
-
-/** An upper bound of a key's encoded size. */
-function keySize(key: Deno.KvKey): number {
-  let bytes = 0;
-  for (const part of key) {
-    bytes += 2 + (typeof part === "string" ? 3 * part.length : 16);
-  }
-  return bytes;
 }
 
 async function commitOrThrow(op: Deno.AtomicOperation): Promise<void> {

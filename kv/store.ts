@@ -1,6 +1,6 @@
 /** Opens the service's store: the same one for the service and for its maintenance scripts. */
 
-export const DEFAULT_KV_PATH = "./data/marketplace.sqlite3";
+const DEFAULT_KV_PATH = "./data/marketplace.sqlite3";
 
 /** KV_PATH when set, Deno Deploy's own KV there, else a file under ./data. */
 export async function openStore(kvPath: string | undefined): Promise<Deno.Kv> {

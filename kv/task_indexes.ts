@@ -70,6 +70,16 @@ export function taskCounterKeys(task: TaskRecord): Deno.KvKey[] {
   return [tasks.countByUserStatus(task.userId, task.status), ...exploreCounterKeys(task)];
 }
 
+/**
+ * An over-estimate of a key's encoded size, for keeping an atomic under Deno KV's limit on the
+ * keys it writes: each part costs its UTF-8 length plus tag and end.
+ */
+export function keyBytes(key: Deno.KvKey): number {
+  let n = 0;
+  for (const part of key) n += (typeof part === "string" ? part.length * 3 : 9) + 2;
+  return n;
+}
+
 /** A string that is equal for equal keys, to compare key sets. */
 export function keyId(key: Deno.KvKey): string {
   return JSON.stringify(key.map((part) => {

@@ -13,27 +13,12 @@ export function bareEnv(extra: Record<string, string> = {}): Record<string, stri
   return { ...env, NO_COLOR: "1", ...extra };
 }
 
-/** The permission flags of `deno task start`, read from deno.json so the test follows the task. */
-function startFlags(): string[] {
-  const config = JSON.parse(Deno.readTextFileSync(`${root}deno.json`));
-  const words: string[] = config.tasks.start.split(/\s+/);
-  return words.filter((word) => word.startsWith("--allow-"));
-}
-
 /**
- * Runs `main.ts` from `cwd` with the permissions of `deno task start`, so a test passing here
- * means the task's grants are enough.
+ * Runs `main.ts` from `cwd` as `deno task start` does (its flags read from deno.json), so a test
+ * passing here means the task's grants are enough.
  */
 export function mainCommand(cwd: string, env: Record<string, string>): Deno.Command {
-  return new Deno.Command(Deno.execPath(), {
-    args: ["run", `--config=${root}deno.json`, ...startFlags(), `${root}main.ts`],
-    cwd,
-    env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  });
+  return taskCommand("start", cwd, env);
 }
 
 /** Starts `main.ts` in `cwd` with exactly `env`. */
