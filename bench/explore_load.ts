@@ -5,6 +5,7 @@
  * atomics, not one: the stored result is what one createTask per task leaves, reached far
  * faster (see "Explore at scale" in README.md).
  */
+import { commit as commitOp } from "../kv/commit.ts";
 import type { TaskRecord } from "../domain/task.ts";
 import { tasks } from "../kv/keys.ts";
 import {
@@ -79,7 +80,7 @@ export async function loadTasks(
       if (w.value instanceof Deno.KvU64) op.sum(w.key, w.value.value);
       else op.set(w.key, w.value);
     }
-    const res = await op.commit();
+    const res = await commitOp(op);
     if (!res.ok) throw new Error("a bulk load commit failed");
     stats.commits++;
   };

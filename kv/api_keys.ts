@@ -4,13 +4,10 @@
  */
 import { type ApiKeyRecord, isActive, MAX_ACTIVE_KEYS } from "../domain/api_key.ts";
 import { AppError } from "../domain/errors.ts";
+import { atomically, commit } from "./commit.ts";
 import { apiKeys } from "./keys.ts";
 
-const MAX_ATTEMPTS = 20;
-
-function conflict(): AppError {
-  return new AppError("CONFLICT", "The account's keys changed too often to complete; try again");
-}
+const CONFLICT = "The account's keys changed too often to complete; try again";
 
 /** Every key of an account, revoked ones included. */
 async function listAll(kv: Deno.Kv, userId: string): Promise<ApiKeyRecord[]> {
@@ -25,8 +22,8 @@ async function listAll(kv: Deno.Kv, userId: string): Promise<ApiKeyRecord[]> {
  * Stores a new key unless the account already has 10 active ones. The count is read and the
  * version key checked and bumped in one atomic, so concurrent creations cannot pass the limit.
  */
-export async function createApiKey(kv: Deno.Kv, key: ApiKeyRecord, now: number) {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+export function createApiKey(kv: Deno.Kv, key: ApiKeyRecord, now: number): Promise<void> {
+  return atomically(CONFLICT, async () => {
     const version = await kv.get(apiKeys.version(key.userId));
     const active = (await listAll(kv, key.userId)).filter((k) => isActive(k, now));
     if (active.length >= MAX_ACTIVE_KEYS) {
@@ -35,16 +32,14 @@ export async function createApiKey(kv: Deno.Kv, key: ApiKeyRecord, now: number) 
         `An account may have at most ${MAX_ACTIVE_KEYS} active API keys; revoke one first`,
       );
     }
-    const res = await kv.atomic()
+    const op = kv.atomic()
       .check(version)
       .check({ key: apiKeys.byDigest(key.digest), versionstamp: null })
       .set(apiKeys.record(key.userId, key.id), key)
       .set(apiKeys.byDigest(key.digest), { userId: key.userId, keyId: key.id })
-      .set(apiKeys.version(key.userId), crypto.randomUUID())
-      .commit();
-    if (res.ok) return;
-  }
-  throw conflict();
+      .set(apiKeys.version(key.userId), crypto.randomUUID());
+    return { value: undefined, op };
+  });
 }
 
 /** The account's keys that are not revoked, newest first. */
@@ -80,15 +75,15 @@ export async function findApiKeyByDigest(
  * changes, and bumps the account version so every cached copy of the key is dropped.
  * Returns null when the key does not exist or is revoked.
  */
-export async function updateApiKey(
+export function updateApiKey(
   kv: Deno.Kv,
   userId: string,
   keyId: string,
   change: (key: ApiKeyRecord) => ApiKeyRecord,
 ): Promise<ApiKeyRecord | null> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  return atomically<ApiKeyRecord | null>(CONFLICT, async () => {
     const entry = await kv.get<ApiKeyRecord>(apiKeys.record(userId, keyId));
-    if (!entry.value || entry.value.revokedAt !== null) return null;
+    if (!entry.value || entry.value.revokedAt !== null) return { value: null };
     const next = change(entry.value);
     // The change marker is written blind (no check): concurrent changes never conflict on it,
     // and any write moves its versionstamp, which is all that cached copies watch.
@@ -101,9 +96,8 @@ export async function updateApiKey(
         .set(apiKeys.byDigest(next.digest), { userId, keyId });
     }
     if (next.revokedAt !== null) op.delete(apiKeys.byDigest(entry.value.digest));
-    if ((await op.commit()).ok) return next;
-  }
-  throw conflict();
+    return { value: next, op };
+  });
 }
 
 /** Revokes every key of an account at once (account deletion). */
@@ -130,9 +124,10 @@ export async function recordLastUsed(
     for (let attempt = 0; attempt < 5; attempt++) {
       const entry = await kv.get<ApiKeyRecord>(apiKeys.record(use.userId, use.keyId));
       if (!entry.value || (entry.value.lastUsedAt ?? "") >= use.at) break;
-      const res = await kv.atomic().check(entry)
-        .set(apiKeys.record(use.userId, use.keyId), { ...entry.value, lastUsedAt: use.at })
-        .commit();
+      const res = await commit(
+        kv.atomic().check(entry)
+          .set(apiKeys.record(use.userId, use.keyId), { ...entry.value, lastUsedAt: use.at }),
+      );
       if (res.ok) break;
     }
   }

@@ -1,5 +1,6 @@
 /** Service-wide configuration kept in KV, such as the generated session-signing secret. */
 import { encodeBase64Url } from "../domain/base64.ts";
+import { commit, retryTransient } from "./commit.ts";
 import { config } from "./keys.ts";
 
 /**
@@ -8,11 +9,12 @@ import { config } from "./keys.ts";
  */
 export async function loadJwtSecret(kv: Deno.Kv): Promise<string> {
   const candidate = encodeBase64Url(crypto.getRandomValues(new Uint8Array(32)));
-  await kv.atomic()
-    .check({ key: config.jwtSecret(), versionstamp: null })
-    .set(config.jwtSecret(), candidate)
-    .commit();
-  const stored = await kv.get<string>(config.jwtSecret());
+  await commit(
+    kv.atomic()
+      .check({ key: config.jwtSecret(), versionstamp: null })
+      .set(config.jwtSecret(), candidate),
+  );
+  const stored = await retryTransient(() => kv.get<string>(config.jwtSecret()));
   if (!stored.value) throw new Error("Could not store or read the session secret in KV");
   return stored.value;
 }

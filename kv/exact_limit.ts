@@ -9,12 +9,10 @@ import {
   slotLeavesAt,
   type WindowDecision,
 } from "../domain/rate_window.ts";
-import { AppError } from "../domain/errors.ts";
+import { atomically, commit } from "./commit.ts";
 import { rateLimits } from "./keys.ts";
 import type { LimitPolicy } from "./rate_limit.ts";
 import { dueMarker } from "./rate_sweep.ts";
-
-const MAX_ATTEMPTS = 20;
 
 /**
  * The window's slots and the subject's version marker, from one `kv.list` (one snapshot): the
@@ -53,20 +51,18 @@ function countOne(op: Deno.AtomicOperation, policy: LimitPolicy, subject: string
  * atomic checked against the subject's version marker, which every count bumps, so concurrent
  * callers on any instance (even at different slots) never pass the limit together.
  */
-export async function takeExact(
+export function takeExact(
   kv: Deno.Kv,
   policy: LimitPolicy,
   subject: string,
   now: number,
 ): Promise<WindowDecision> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  return atomically("Too many concurrent requests to complete; try again", async () => {
     const { counts, version } = await readWindow(kv, policy, subject, now);
     const decision = decide(counts, now, policy.windowMs, policy.limit);
-    if (!decision.allowed) return decision;
-    const res = await countOne(kv.atomic().check(version), policy, subject, now).commit();
-    if (res.ok) return decision;
-  }
-  throw new AppError("CONFLICT", "Too many concurrent requests to complete; try again");
+    if (!decision.allowed) return { value: decision };
+    return { value: decision, op: countOne(kv.atomic().check(version), policy, subject, now) };
+  });
 }
 
 /** What `takeExact` would answer, without counting anything. */
@@ -87,5 +83,5 @@ export async function countExact(
   subject: string,
   now: number,
 ) {
-  await countOne(kv.atomic(), policy, subject, now).commit();
+  await commit(countOne(kv.atomic(), policy, subject, now));
 }

@@ -3,6 +3,7 @@
  * counters are derived data, so a store written by an earlier layout is brought up to date by
  * rewriting them from the task records (`deno task reindex`, with the service stopped).
  */
+import { commit } from "./commit.ts";
 import type { TaskRecord } from "../domain/task.ts";
 import { meta, tasks } from "./keys.ts";
 import {
@@ -35,7 +36,7 @@ export async function checkIndexLayout(kv: Deno.Kv): Promise<LayoutCheck> {
     return { stored: mark.value, current: false };
   }
   // Checked against the mark as read, so that a concurrent reindex's mark is not overwritten.
-  await kv.atomic().check(mark).set(meta.indexLayout(), INDEX_LAYOUT).commit();
+  await commit(kv.atomic().check(mark).set(meta.indexLayout(), INDEX_LAYOUT));
   return { stored: INDEX_LAYOUT, current: true };
 }
 
@@ -88,12 +89,12 @@ export async function rebuildTaskIndexes(
     report.records++;
     if (report.records % 10_000 === 0) progress(report);
   }
-  await kv.set(meta.indexLayout(), INDEX_LAYOUT);
+  await commit(kv.atomic().set(meta.indexLayout(), INDEX_LAYOUT));
   progress(report);
   return report;
 }
 
 async function commitOrThrow(op: Deno.AtomicOperation): Promise<void> {
-  const result = await op.commit();
+  const result = await commit(op);
   if (!result.ok) throw new Error("the store changed during the rebuild; stop the service first");
 }

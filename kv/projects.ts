@@ -5,14 +5,11 @@
 import { AppError } from "../domain/errors.ts";
 import { type Project, type ProjectRecord, toProject } from "../domain/project.ts";
 import { readNewestFirst } from "./cursor.ts";
+import { atomically, commit } from "./commit.ts";
 import { projects } from "./keys.ts";
 import { orderKey } from "./order_key.ts";
 
-const MAX_ATTEMPTS = 10;
-
-function conflict(): AppError {
-  return new AppError("CONFLICT", "The project changed too often to complete; try again");
-}
+const CONFLICT = "The project changed too often to complete; try again";
 
 /** Stores a new project for its owner; `listKey` is assigned here. */
 export async function createProject(
@@ -24,12 +21,13 @@ export async function createProject(
     listKey: orderKey(Date.parse(project.createdAt), project.id),
     deletedAt: null,
   };
-  const res = await kv.atomic()
-    .check({ key: projects.record(record.id), versionstamp: null })
-    .set(projects.record(record.id), record)
-    .set(projects.byOwner(record.ownerId, record.listKey), toProject(record))
-    .commit();
-  if (!res.ok) throw conflict();
+  const res = await commit(
+    kv.atomic()
+      .check({ key: projects.record(record.id), versionstamp: null })
+      .set(projects.record(record.id), record)
+      .set(projects.byOwner(record.ownerId, record.listKey), toProject(record)),
+  );
+  if (!res.ok) throw new AppError("CONFLICT", CONFLICT);
   return record;
 }
 
@@ -52,22 +50,21 @@ export async function getProject(
  * Rewrites the owner's live project and its index entry under a versionstamp check, retrying
  * when a concurrent write got there first. Returns null when there is no such project.
  */
-export async function updateProject(
+export function updateProject(
   kv: Deno.Kv,
   ownerId: string,
   projectId: string,
   change: (project: ProjectRecord) => ProjectRecord,
 ): Promise<ProjectRecord | null> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  return atomically<ProjectRecord | null>(CONFLICT, async () => {
     const entry = await getEntry(kv, ownerId, projectId);
-    if (!entry) return null;
+    if (!entry) return { value: null };
     const next = change(entry.value);
     const op = kv.atomic().check(entry).set(projects.record(projectId), next);
     if (next.deletedAt) op.delete(projects.byOwner(ownerId, next.listKey));
     else op.set(projects.byOwner(ownerId, next.listKey), toProject(next));
-    if ((await op.commit()).ok) return next;
-  }
-  throw conflict();
+    return { value: next, op };
+  });
 }
 
 /** Soft-deletes: the record keeps `deletedAt` and leaves the owner's listing in the same atomic. */

@@ -3,6 +3,7 @@
  * admissions are counted in memory and flushed as `sum` mutations in one atomic per tick. The exact
  * limits of rare actions are in `kv/exact_limit.ts`.
  */
+import { commit } from "./commit.ts";
 import {
   admit,
   decideTallied,
@@ -246,8 +247,9 @@ export class SharedRateLimiter {
     if (batch.length === 0) return;
     try {
       for (let i = 0; i < mutations.length; i += MUTATIONS_PER_ATOMIC) {
-        const res = await this.kv.atomic().mutate(...mutations.slice(i, i + MUTATIONS_PER_ATOMIC))
-          .commit();
+        const res = await commit(
+          this.kv.atomic().mutate(...mutations.slice(i, i + MUTATIONS_PER_ATOMIC)),
+        );
         if (!res.ok) throw new Error("rate-limit counters were not committed");
       }
     } catch (error) {

@@ -3,6 +3,7 @@
  * whoever first writes a slot also writes a due marker keyed by when the slot leaves, and a sweep
  * deletes the slots whose markers are due, however long ago their subject was last seen.
  */
+import { commit } from "./commit.ts";
 import { rateLimits } from "./keys.ts";
 
 const MUTATIONS_PER_ATOMIC = 900;
@@ -38,7 +39,7 @@ export async function sweepRateSlots(kv: Deno.Kv, now: number, max = 3_000): Pro
     swept++;
   }
   for (let i = 0; i < mutations.length; i += MUTATIONS_PER_ATOMIC) {
-    await kv.atomic().mutate(...mutations.slice(i, i + MUTATIONS_PER_ATOMIC)).commit();
+    await commit(kv.atomic().mutate(...mutations.slice(i, i + MUTATIONS_PER_ATOMIC)));
   }
   return swept;
 }

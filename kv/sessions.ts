@@ -1,4 +1,5 @@
 /** Sessions in KV: one record per issued token, expiring by itself, listed per user. */
+import { commit } from "./commit.ts";
 import { sessions } from "./keys.ts";
 
 export interface SessionRecord {
@@ -10,10 +11,11 @@ export interface SessionRecord {
 /** Stores a session that KV drops by itself once it has expired. */
 export async function createSession(kv: Deno.Kv, session: SessionRecord, now: number) {
   const expireIn = Math.max(1, Date.parse(session.expiresAt) - now);
-  await kv.atomic()
-    .set(sessions.record(session.id), session, { expireIn })
-    .set(sessions.byUser(session.userId, session.id), true, { expireIn })
-    .commit();
+  await commit(
+    kv.atomic()
+      .set(sessions.record(session.id), session, { expireIn })
+      .set(sessions.byUser(session.userId, session.id), true, { expireIn }),
+  );
 }
 
 /** A session that exists and has not expired, or null. */
@@ -29,10 +31,11 @@ export async function getSession(
 
 /** Ends one session. */
 export async function deleteSession(kv: Deno.Kv, session: SessionRecord) {
-  await kv.atomic()
-    .delete(sessions.record(session.id))
-    .delete(sessions.byUser(session.userId, session.id))
-    .commit();
+  await commit(
+    kv.atomic()
+      .delete(sessions.record(session.id))
+      .delete(sessions.byUser(session.userId, session.id)),
+  );
 }
 
 /** Ends every session of a user (account deletion). */
@@ -45,6 +48,6 @@ export async function deleteUserSessions(kv: Deno.Kv, userId: string) {
   for (let i = 0; i < ops.length; i += 500) {
     const atomic = kv.atomic();
     for (const key of ops.slice(i, i + 500)) atomic.delete(key);
-    await atomic.commit();
+    await commit(atomic);
   }
 }

@@ -11,14 +11,11 @@ import {
   type IdempotencyRecord,
   readIdempotencySlot,
 } from "./idempotency.ts";
+import { atomically, commitOrConflict } from "./commit.ts";
 import { tasks } from "./keys.ts";
 import { type TaskSearchEntry, writeTaskTransition } from "./task_indexes.ts";
 
-const MAX_ATTEMPTS = 20;
-
-function conflict(): AppError {
-  return new AppError("CONFLICT", "The task changed too often to complete the request; try again");
-}
+const CONFLICT = "The task changed too often to complete the request; try again";
 
 /** A task as stored, deleted ones included; null when it never existed. */
 export async function getTask(kv: Deno.Kv, taskId: string): Promise<TaskRecord | null> {
@@ -29,7 +26,7 @@ export async function getTask(kv: Deno.Kv, taskId: string): Promise<TaskRecord |
 export async function createTask(kv: Deno.Kv, task: TaskRecord): Promise<void> {
   const op = kv.atomic().check({ key: tasks.record(task.id), versionstamp: null });
   writeTaskTransition(op, null, task);
-  if (!(await op.commit()).ok) throw conflict();
+  await commitOrConflict(op, CONFLICT);
 }
 
 /** A request made with an Idempotency-Key. */
@@ -45,13 +42,13 @@ export interface IdempotentRequest {
  * returned (same body) or, for another body, 422. The key is claimed in the task's own atomic,
  * so of two simultaneous requests with one key exactly one creates; the other replays.
  */
-export async function createTaskOnce<R>(
+export function createTaskOnce<R>(
   kv: Deno.Kv,
   task: TaskRecord,
   request: IdempotentRequest,
   response: R,
 ): Promise<{ response: R; replayed: boolean }> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  return atomically<{ response: R; replayed: boolean }>(CONFLICT, async () => {
     const slot = await readIdempotencySlot<R>(
       kv,
       request.userId,
@@ -66,7 +63,7 @@ export async function createTaskOnce<R>(
           "This Idempotency-Key was used with another request body",
         );
       }
-      return { response: slot.record.response, replayed: true };
+      return { value: { response: slot.record.response, replayed: true } };
     }
     const record: IdempotencyRecord<R> = {
       fingerprint: request.fingerprint,
@@ -76,9 +73,8 @@ export async function createTaskOnce<R>(
     const op = kv.atomic().check({ key: tasks.record(task.id), versionstamp: null });
     claimIdempotencySlot(op, slot, record);
     writeTaskTransition(op, null, task);
-    if ((await op.commit()).ok) return { response, replayed: false };
-  }
-  throw conflict();
+    return { value: { response, replayed: false }, op };
+  });
 }
 
 /**
@@ -86,20 +82,19 @@ export async function createTaskOnce<R>(
  * and returns the next one, or the same value (null included) to write nothing; it runs again on
  * the fresh state after a concurrent write, so a partial edit is re-applied and never lost.
  */
-export async function updateTask<T extends TaskRecord | null>(
+export function updateTask<T extends TaskRecord | null>(
   kv: Deno.Kv,
   taskId: string,
   change: (task: TaskRecord | null) => T,
 ): Promise<T> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  return atomically(CONFLICT, async () => {
     const entry = await kv.get<TaskRecord>(tasks.record(taskId));
     const next = change(entry.value);
-    if (next === null || next === entry.value) return next;
+    if (next === null || next === entry.value) return { value: next };
     const op = kv.atomic().check(entry);
     writeTaskTransition(op, entry.value, next);
-    if ((await op.commit()).ok) return next;
-  }
-  throw conflict();
+    return { value: next, op };
+  });
 }
 
 /**

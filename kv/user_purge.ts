@@ -11,6 +11,7 @@ import type { QueueContext, QueueMessage } from "./queue.ts";
 import { deleteUserSessions } from "./sessions.ts";
 import { deleteUserTasks } from "./tasks.ts";
 import { finishPurge } from "./users.ts";
+import { commit } from "./commit.ts";
 
 /** Tasks soft-deleted per queue message. */
 export const PURGE_BATCH = 200;
@@ -27,7 +28,7 @@ export async function purgeUser(ctx: QueueContext, message: { userId: string }) 
   if (deleted === PURGE_BATCH) {
     // Maybe more: the rest in a message of its own; the marker keeps them hidden meanwhile.
     const next: QueueMessage = { kind: "purge_user", userId };
-    await kv.enqueue(next);
+    await commit(kv.atomic().enqueue(next));
     return;
   }
   await finishPurge(kv, userId);

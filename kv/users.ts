@@ -5,6 +5,7 @@
 import { AppError } from "../domain/errors.ts";
 import { emailKey, type UserRecord } from "../domain/user.ts";
 import { readNewestFirst } from "./cursor.ts";
+import { atomically, commit } from "./commit.ts";
 import { users } from "./keys.ts";
 import { orderKey } from "./order_key.ts";
 import type { QueueMessage } from "./queue.ts";
@@ -17,13 +18,14 @@ export interface StoredUser extends UserRecord {
 /** Creates a user; the email index is checked in the same atomic, so duplicates cannot race in. */
 export async function createUser(kv: Deno.Kv, user: UserRecord): Promise<StoredUser> {
   const stored: StoredUser = { ...user, listKey: orderKey(Date.parse(user.createdAt), user.id) };
-  const res = await kv.atomic()
-    .check({ key: users.byEmail(emailKey(user.email)), versionstamp: null })
-    .check({ key: users.record(user.id), versionstamp: null })
-    .set(users.record(user.id), stored)
-    .set(users.byEmail(emailKey(user.email)), user.id)
-    .set(users.byTime(stored.listKey), user.id)
-    .commit();
+  const res = await commit(
+    kv.atomic()
+      .check({ key: users.byEmail(emailKey(user.email)), versionstamp: null })
+      .check({ key: users.record(user.id), versionstamp: null })
+      .set(users.record(user.id), stored)
+      .set(users.byEmail(emailKey(user.email)), user.id)
+      .set(users.byTime(stored.listKey), user.id),
+  );
   if (!res.ok) throw new AppError("EMAIL_TAKEN", "An account with this email already exists");
   return stored;
 }
@@ -44,21 +46,23 @@ export async function findUserByEmail(kv: Deno.Kv, email: string): Promise<Store
  * Applies `change` to a live user under a versionstamp check, retrying when a concurrent write
  * got there first, so no update is lost. Returns null when the user does not exist.
  */
-export async function updateUser(
+export function updateUser(
   kv: Deno.Kv,
   userId: string,
   change: (user: StoredUser) => StoredUser,
 ): Promise<StoredUser | null> {
-  for (let attempt = 0; attempt < 10; attempt++) {
-    const entry = await kv.get<StoredUser>(users.record(userId));
-    if (!entry.value || entry.value.deletedAt) return null;
-    const next = change(entry.value);
-    // The change marker is written blind, as the key cache's is (kv/polled_cache.ts).
-    const res = await kv.atomic().check(entry).set(users.record(userId), next)
-      .set(users.changed(), userId).commit();
-    if (res.ok) return next;
-  }
-  throw new AppError("CONFLICT", "The user changed too often to update; try again");
+  return atomically<StoredUser | null>(
+    "The user changed too often to update; try again",
+    async () => {
+      const entry = await kv.get<StoredUser>(users.record(userId));
+      if (!entry.value || entry.value.deletedAt) return { value: null };
+      const next = change(entry.value);
+      // The change marker is written blind, as the key cache's is (kv/polled_cache.ts).
+      const op = kv.atomic().check(entry).set(users.record(userId), next)
+        .set(users.changed(), userId);
+      return { value: next, op };
+    },
+  );
 }
 
 /** A page of live users, newest first, and the ordering key to continue after. */
@@ -83,28 +87,29 @@ export async function listUsers(
  * consult `pendingPurges` hide the user's tasks until the background purge has removed them.
  * Returns null when the user does not exist.
  */
-export async function markUserDeleted(
+export function markUserDeleted(
   kv: Deno.Kv,
   userId: string,
   at: string,
 ): Promise<StoredUser | null> {
-  for (let attempt = 0; attempt < 10; attempt++) {
-    const entry = await kv.get<StoredUser>(users.record(userId));
-    if (!entry.value || entry.value.deletedAt) return null;
-    const deleted: StoredUser = { ...entry.value, deletedAt: at, updatedAt: at };
-    const message: QueueMessage = { kind: "purge_user", userId };
-    const res = await kv.atomic()
-      .check(entry)
-      .set(users.record(userId), deleted)
-      .delete(users.byEmail(emailKey(deleted.email)))
-      .delete(users.byTime(deleted.listKey))
-      .set(users.purge(userId), at)
-      .set(users.changed(), userId)
-      .enqueue(message, { keysIfUndelivered: [users.purge(userId)] })
-      .commit();
-    if (res.ok) return deleted;
-  }
-  throw new AppError("CONFLICT", "The user changed too often to delete; try again");
+  return atomically<StoredUser | null>(
+    "The user changed too often to delete; try again",
+    async () => {
+      const entry = await kv.get<StoredUser>(users.record(userId));
+      if (!entry.value || entry.value.deletedAt) return { value: null };
+      const deleted: StoredUser = { ...entry.value, deletedAt: at, updatedAt: at };
+      const message: QueueMessage = { kind: "purge_user", userId };
+      const op = kv.atomic()
+        .check(entry)
+        .set(users.record(userId), deleted)
+        .delete(users.byEmail(emailKey(deleted.email)))
+        .delete(users.byTime(deleted.listKey))
+        .set(users.purge(userId), at)
+        .set(users.changed(), userId)
+        .enqueue(message, { keysIfUndelivered: [users.purge(userId)] });
+      return { value: deleted, op };
+    },
+  );
 }
 
 /** Ids of deleted accounts whose content is still being removed; readers hide their tasks. */
@@ -118,5 +123,5 @@ export async function pendingPurges(kv: Deno.Kv): Promise<Set<string>> {
 
 /** Ends a purge: the account's content is gone, so readers need not hide it any more. */
 export async function finishPurge(kv: Deno.Kv, userId: string) {
-  await kv.delete(users.purge(userId));
+  await commit(kv.atomic().delete(users.purge(userId)));
 }

@@ -1,5 +1,6 @@
 /** The queue's handlers, and start-up of the listener that runs them. */
 import { dispatcher, type QueueContext, type QueueHandlers, type QueueMessage } from "./queue.ts";
+import { commit } from "./commit.ts";
 import { purgeUser } from "./user_purge.ts";
 import { pendingPurges } from "./users.ts";
 
@@ -13,7 +14,7 @@ export async function runWorkers(ctx: QueueContext): Promise<void> {
   const listening = ctx.kv.listenQueue(dispatcher(ctx, queueHandlers));
   for (const userId of await pendingPurges(ctx.kv)) {
     const message: QueueMessage = { kind: "purge_user", userId };
-    await ctx.kv.enqueue(message);
+    await commit(ctx.kv.atomic().enqueue(message));
   }
   await listening;
 }
