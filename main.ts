@@ -3,7 +3,7 @@
  * the app, and on SIGINT/SIGTERM stops accepting, finishes in-flight requests, flushes, closes KV.
  */
 import { flushStdout } from "./domain/log.ts";
-import { parseSettings, type Settings } from "./domain/settings.ts";
+import { deliveryPolicy, parseSettings, type Settings } from "./domain/settings.ts";
 import { runWorkers } from "./kv/workers.ts";
 import { createApp } from "./routes/app.ts";
 import { FLUSH_INTERVAL_MS } from "./kv/last_used.ts";
@@ -75,9 +75,9 @@ async function main() {
     POLL_INTERVAL_MS,
     (error) => deps.log.error("could not poll user changes", { error: error?.message }),
   );
-  const workers = runWorkers({ kv, now: deps.now }).catch((error) =>
-    deps.log.error("queue worker stopped", { error: (error as Error).message })
-  );
+  const workers = runWorkers({ kv, now: deps.now, webhooks: deliveryPolicy(settings) }).catch((
+    error,
+  ) => deps.log.error("queue worker stopped", { error: (error as Error).message }));
 
   const server = Deno.serve({
     port: settings.PORT,

@@ -8,6 +8,8 @@ export const SCOPES = [
   "profile:write",
   "projects:read",
   "projects:write",
+  "webhooks:read",
+  "webhooks:write",
 ] as const;
 
 export const Scope = z.enum(SCOPES).meta({ id: "Scope" });

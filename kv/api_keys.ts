@@ -5,6 +5,8 @@
 import { type ApiKeyRecord, isActive, MAX_ACTIVE_KEYS } from "../domain/api_key.ts";
 import { AppError } from "../domain/errors.ts";
 import { atomically, commit } from "./commit.ts";
+import { addEffects, type Effects } from "./effects.ts";
+import { scheduleKeyNotices } from "./key_notices.ts";
 import { apiKeys } from "./keys.ts";
 
 const CONFLICT = "The account's keys changed too often to complete; try again";
@@ -21,8 +23,14 @@ async function listAll(kv: Deno.Kv, userId: string): Promise<ApiKeyRecord[]> {
 /**
  * Stores a new key unless the account already has 10 active ones. The count is read and the
  * version key checked and bumped in one atomic, so concurrent creations cannot pass the limit.
+ * The same atomic raises `effects` and queues the key's expiry notices.
  */
-export function createApiKey(kv: Deno.Kv, key: ApiKeyRecord, now: number): Promise<void> {
+export function createApiKey(
+  kv: Deno.Kv,
+  key: ApiKeyRecord,
+  options: { now: number; effects?: Effects },
+): Promise<void> {
+  const { now } = options;
   return atomically(CONFLICT, async () => {
     const version = await kv.get(apiKeys.version(key.userId));
     const active = (await listAll(kv, key.userId)).filter((k) => isActive(k, now));
@@ -38,6 +46,8 @@ export function createApiKey(kv: Deno.Kv, key: ApiKeyRecord, now: number): Promi
       .set(apiKeys.record(key.userId, key.id), key)
       .set(apiKeys.byDigest(key.digest), { userId: key.userId, keyId: key.id })
       .set(apiKeys.version(key.userId), crypto.randomUUID());
+    scheduleKeyNotices(op, key, now);
+    if (options.effects) await addEffects(kv, op, key.userId, { ...options.effects, now });
     return { value: undefined, op };
   });
 }
@@ -81,6 +91,20 @@ export function updateApiKey(
   keyId: string,
   change: (key: ApiKeyRecord) => ApiKeyRecord,
 ): Promise<ApiKeyRecord | null> {
+  return changeApiKey(kv, { userId, keyId, change });
+}
+
+/** A change of one key, and what it raises (event, security log entry) from before and after. */
+export interface ApiKeyChange {
+  userId: string;
+  keyId: string;
+  change: (key: ApiKeyRecord) => ApiKeyRecord;
+  effects?: (before: ApiKeyRecord, after: ApiKeyRecord) => Effects & { now: number };
+}
+
+/** `updateApiKey`, raising the change's effects in its atomic. */
+export function changeApiKey(kv: Deno.Kv, request: ApiKeyChange): Promise<ApiKeyRecord | null> {
+  const { userId, keyId, change } = request;
   return atomically<ApiKeyRecord | null>(CONFLICT, async () => {
     const entry = await kv.get<ApiKeyRecord>(apiKeys.record(userId, keyId));
     if (!entry.value || entry.value.revokedAt !== null) return { value: null };
@@ -96,6 +120,7 @@ export function updateApiKey(
         .set(apiKeys.byDigest(next.digest), { userId, keyId });
     }
     if (next.revokedAt !== null) op.delete(apiKeys.byDigest(entry.value.digest));
+    if (request.effects) await addEffects(kv, op, userId, request.effects(entry.value, next));
     return { value: next, op };
   });
 }

@@ -212,3 +212,39 @@ export const explore = {
 export type PaidClass = "paid" | "free";
 /** Name partition: city-type tasks apart, for cityName. */
 export type NameKind = "city" | "other";
+
+export const webhooks = {
+  record: (userId: string, webhookId: string): Deno.KvKey => ["webhooks", userId, webhookId],
+  byUserPrefix: (userId: string): Deno.KvKey => ["webhooks", userId],
+  /**
+   * The event types the account's enabled endpoints select (their union). Rewritten by every
+   * change to its endpoints, so it also serializes their creation (the 10-endpoint limit), and
+   * every atomic that may raise an event checks it: an endpoint change concurrent with the write
+   * makes the write read it again.
+   */
+  subscription: (userId: string): Deno.KvKey => ["webhook_subscriptions", userId],
+  /** One event's delivery to one endpoint, newest first by the event's ULID. */
+  delivery: (webhookId: string, eventUlid: string): Deno.KvKey => [
+    "webhook_deliveries",
+    webhookId,
+    eventUlid,
+  ],
+  deliveriesPrefix: (webhookId: string): Deno.KvKey => ["webhook_deliveries", webhookId],
+  /** A delivery's public id to its event ULID; value: the ULID. */
+  deliveryById: (webhookId: string, deliveryId: string): Deno.KvKey => [
+    "webhook_deliveries_by_id",
+    webhookId,
+    deliveryId,
+  ],
+};
+
+export const securityLog = {
+  /** One security event of an account, newest first by ULID; expires after 90 days. */
+  entry: (userId: string, ulid: string): Deno.KvKey => ["security_log", userId, ulid],
+  prefix: (userId: string): Deno.KvKey => ["security_log", userId],
+};
+
+export const keyNotices = {
+  /** Set once a key's expiry notice (expiring_7d, expiring_1d, expired) was raised. */
+  sent: (keyId: string, notice: string): Deno.KvKey => ["api_key_notices", keyId, notice],
+};

@@ -1,6 +1,8 @@
 /** Sessions in KV: one record per issued token, expiring by itself, listed per user. */
+import type { Origin } from "../domain/security_log.ts";
 import { commit } from "./commit.ts";
 import { sessions } from "./keys.ts";
+import { recordSecurity } from "./security_log.ts";
 
 export interface SessionRecord {
   id: string;
@@ -8,14 +10,22 @@ export interface SessionRecord {
   expiresAt: string;
 }
 
-/** Stores a session that KV drops by itself once it has expired. */
-export async function createSession(kv: Deno.Kv, session: SessionRecord, now: number) {
+/**
+ * Stores a session that KV drops by itself once it has expired, with the sign-in's security log
+ * entry when its origin is given.
+ */
+export async function createSession(
+  kv: Deno.Kv,
+  session: SessionRecord,
+  options: { now: number; origin?: Origin },
+) {
+  const { now, origin } = options;
   const expireIn = Math.max(1, Date.parse(session.expiresAt) - now);
-  await commit(
-    kv.atomic()
-      .set(sessions.record(session.id), session, { expireIn })
-      .set(sessions.byUser(session.userId, session.id), true, { expireIn }),
-  );
+  const op = kv.atomic()
+    .set(sessions.record(session.id), session, { expireIn })
+    .set(sessions.byUser(session.userId, session.id), true, { expireIn });
+  if (origin) recordSecurity(op, session.userId, { type: "session.signed_in", origin, now });
+  await commit(op);
 }
 
 /** A session that exists and has not expired, or null. */
@@ -29,13 +39,17 @@ export async function getSession(
   return entry.value;
 }
 
-/** Ends one session. */
-export async function deleteSession(kv: Deno.Kv, session: SessionRecord) {
-  await commit(
-    kv.atomic()
-      .delete(sessions.record(session.id))
-      .delete(sessions.byUser(session.userId, session.id)),
-  );
+/** Ends one session, with the sign-out's security log entry when its origin is given. */
+export async function deleteSession(
+  kv: Deno.Kv,
+  session: SessionRecord,
+  signOut?: { now: number; origin: Origin },
+) {
+  const op = kv.atomic()
+    .delete(sessions.record(session.id))
+    .delete(sessions.byUser(session.userId, session.id));
+  if (signOut) recordSecurity(op, session.userId, { type: "session.signed_out", ...signOut });
+  await commit(op);
 }
 
 /** Ends every session of a user (account deletion). */

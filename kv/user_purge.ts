@@ -1,6 +1,6 @@
 /**
  * The background half of account deletion: revokes what may have slipped past the request
- * (a key created concurrently), soft-deletes the account's projects and tasks, then lifts the
+ * (a key created concurrently), deletes its webhook endpoints, soft-deletes the account's projects and tasks, then lifts the
  * purge marker. Tasks go in batches, each batch a queue message of its own, so an account of
  * any size never holds one handler for long. Every step is idempotent: a redelivered message
  * does no harm.
@@ -12,17 +12,22 @@ import { deleteUserSessions } from "./sessions.ts";
 import { deleteUserTasks } from "./tasks.ts";
 import { finishPurge } from "./users.ts";
 import { commit } from "./commit.ts";
+import { deleteAllWebhooks } from "./webhooks.ts";
 
 /** Tasks soft-deleted per queue message. */
 export const PURGE_BATCH = 200;
 
 /** Removes a deleted account's credentials and content, then ends its purge. */
-export async function purgeUser(ctx: QueueContext, message: { userId: string }) {
+export async function purgeUser(
+  ctx: Pick<QueueContext, "kv" | "now">,
+  message: { userId: string },
+) {
   const { kv, now } = ctx;
   const { userId } = message;
   const at = new Date(now()).toISOString();
   await revokeAllApiKeys(kv, userId, now());
   await deleteUserSessions(kv, userId);
+  await deleteAllWebhooks(kv, userId, now());
   await deleteOwnerProjects(kv, userId, at);
   const deleted = await deleteUserTasks(kv, userId, at, PURGE_BATCH);
   if (deleted === PURGE_BATCH) {

@@ -9,6 +9,8 @@ import { atomically, commit } from "./commit.ts";
 import { users } from "./keys.ts";
 import { orderKey } from "./order_key.ts";
 import type { QueueMessage } from "./queue.ts";
+import type { SecurityDraft } from "../domain/security_log.ts";
+import { recordSecurity } from "./security_log.ts";
 
 /** A stored user plus the ULID that orders it in listings. */
 export interface StoredUser extends UserRecord {
@@ -48,9 +50,14 @@ export async function findUserByEmail(kv: Deno.Kv, email: string): Promise<Store
  */
 export function updateUser(
   kv: Deno.Kv,
-  userId: string,
-  change: (user: StoredUser) => StoredUser,
+  request: {
+    userId: string;
+    change: (user: StoredUser) => StoredUser;
+    /** The security log entry of the change, written in its atomic. */
+    security?: SecurityDraft & { now: number };
+  },
 ): Promise<StoredUser | null> {
+  const { userId, change, security } = request;
   return atomically<StoredUser | null>(
     "The user changed too often to update; try again",
     async () => {
@@ -60,6 +67,7 @@ export function updateUser(
       // The change marker is written blind, as the key cache's is (kv/polled_cache.ts).
       const op = kv.atomic().check(entry).set(users.record(userId), next)
         .set(users.changed(), userId);
+      if (security) recordSecurity(op, userId, security);
       return { value: next, op };
     },
   );

@@ -20,6 +20,9 @@ import { registerUsers } from "./users.ts";
 import { registerExplore } from "./explore.ts";
 import { registerTasks } from "./tasks.ts";
 import { registerAvatar } from "./avatar.ts";
+import { registerWebhooks } from "./webhooks.ts";
+import { registerWebhookDeliveries } from "./webhook_deliveries.ts";
+import { registerSecurityLog } from "./security_log.ts";
 
 export const API_PREFIXES = ["/api/v1", "/v1"] as const;
 
@@ -31,6 +34,9 @@ export function createApi(): OpenAPIHono<AppEnv> {
   registerKeys(api);
   registerProjects(api);
   registerAvatar(api);
+  registerWebhooks(api);
+  registerWebhookDeliveries(api);
+  registerSecurityLog(api);
   // Static task paths such as /tasks/explore must be registered before registerTasks, whose
   // /tasks/{id} would otherwise answer them first (with 404: not a UUID).
   registerExplore(api);

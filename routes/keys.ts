@@ -13,7 +13,12 @@ import {
   toMetadata,
 } from "../domain/api_key.ts";
 import { invalid, notFound } from "../domain/errors.ts";
-import { createApiKey, listApiKeys, updateApiKey } from "../kv/api_keys.ts";
+import { changeApiKey, createApiKey, listApiKeys } from "../kv/api_keys.ts";
+import type { EventType } from "../domain/event.ts";
+import type { SecurityEventType } from "../domain/security_log.ts";
+import type { Effects } from "../kv/effects.ts";
+import type { Context } from "hono";
+import { originOf } from "./origin.ts";
 import { takeExact } from "../kv/exact_limit.ts";
 import { principalOf } from "./authenticate.ts";
 import { createdContent, defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
@@ -75,6 +80,19 @@ const revokeRoute = defineRoute("session", {
   responses: { 200: jsonContent(Message, "Key revoked"), ...problems(401, 403, 404) },
 });
 
+/** A key change's webhook event (data: the key's metadata) and security log entry. */
+function keyEffects(
+  c: Context<AppEnv>,
+  types: { event?: EventType; security: SecurityEventType },
+) {
+  const now = c.var.deps.now();
+  return (_before: ApiKeyRecord | null, after: ApiKeyRecord): Effects & { now: number } => ({
+    now,
+    ...(types.event ? { event: { type: types.event, data: toMetadata(after, now) } } : {}),
+    security: { type: types.security, origin: originOf(c), keyId: after.id },
+  });
+}
+
 export function registerKeys(api: OpenAPIHono<AppEnv>) {
   api.openapi(createRouteDef, async (c) => {
     const { kv, now, settings } = c.var.deps;
@@ -102,7 +120,8 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
       lastUsedAt: null,
       revokedAt: null,
     };
-    await createApiKey(kv, record, now());
+    const effects = keyEffects(c, { event: "api_key.created", security: "api_key.created" });
+    await createApiKey(kv, record, { now: now(), effects: effects(null, record) });
     c.header("Location", `/api/v1/keys/${record.id}`);
     return c.json({ ...toMetadata(record, now()), key: value }, 201);
   });
@@ -116,11 +135,21 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
   api.openapi(patchRoute, async (c) => {
     const { kv, now, apiKeyCache } = c.var.deps;
     const change = c.req.valid("json");
-    const updated = await updateApiKey(kv, principalOf(c).userId, c.req.valid("param").id, (k) => ({
-      ...k,
-      name: change.name ?? k.name,
-      ipWhitelist: change.ipWhitelist ?? k.ipWhitelist,
-    }));
+    const updated = await changeApiKey(kv, {
+      userId: principalOf(c).userId,
+      keyId: c.req.valid("param").id,
+      change: (k) => ({
+        ...k,
+        name: change.name ?? k.name,
+        ipWhitelist: change.ipWhitelist ?? k.ipWhitelist,
+      }),
+      effects: (before, after) =>
+        keyEffects(c, {
+          security: before?.ipWhitelist.join() === after.ipWhitelist.join()
+            ? "api_key.updated"
+            : "api_key.whitelist_changed",
+        })(before, after),
+    });
     apiKeyCache.clear(); // at once here; other instances see the change marker move
     if (!updated) throw notFound("API key");
     return c.json(toMetadata(updated, now()), 200);
@@ -131,11 +160,12 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
     const value = generateKeyValue();
     const digest = await keyDigest(value);
     const { id } = c.req.valid("param");
-    const updated = await updateApiKey(kv, principalOf(c).userId, id, (k) => ({
-      ...k,
-      ...keyHint(value),
-      digest,
-    }));
+    const updated = await changeApiKey(kv, {
+      userId: principalOf(c).userId,
+      keyId: id,
+      change: (k) => ({ ...k, ...keyHint(value), digest }),
+      effects: keyEffects(c, { event: "api_key.regenerated", security: "api_key.regenerated" }),
+    });
     apiKeyCache.clear();
     if (!updated) throw notFound("API key");
     return c.json({ ...toMetadata(updated, now()), key: value }, 200);
@@ -143,10 +173,12 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
 
   api.openapi(revokeRoute, async (c) => {
     const { kv, now, apiKeyCache } = c.var.deps;
-    const revoked = await updateApiKey(kv, principalOf(c).userId, c.req.valid("param").id, (k) => ({
-      ...k,
-      revokedAt: new Date(now()).toISOString(),
-    }));
+    const revoked = await changeApiKey(kv, {
+      userId: principalOf(c).userId,
+      keyId: c.req.valid("param").id,
+      change: (k) => ({ ...k, revokedAt: new Date(now()).toISOString() }),
+      effects: keyEffects(c, { event: "api_key.revoked", security: "api_key.revoked" }),
+    });
     apiKeyCache.clear();
     if (!revoked) throw notFound("API key");
     return c.json({ message: "API key revoked" }, 200);

@@ -6,6 +6,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { ERROR_STATUS, type ErrorCode } from "../domain/errors.ts";
 import { Problem } from "./define.ts";
+import { registerEventDocs } from "./openapi_events.ts";
 import type { AppEnv } from "./env.ts";
 
 export type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
@@ -33,6 +34,7 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
   METHOD_NOT_ALLOWED: "known path, wrong method (see `Allow`)",
   EMAIL_TAKEN: "sign-up with an email already in use",
   KEY_LIMIT_REACHED: "an 11th active API key",
+  WEBHOOK_LIMIT_REACHED: "an 11th webhook endpoint",
   INVALID_TRANSITION: "the resource's state does not allow the change",
   CONFLICT: "concurrent changes kept the request from completing; retry",
   PAYLOAD_TOO_LARGE: "body over 64 KiB",
@@ -96,6 +98,11 @@ const TAGS = [
   { name: "Sessions", description: "Log in and out with email and password" },
   { name: "API keys", description: "Scoped, rotatable, IP-restrictable keys (session only)" },
   { name: "Projects", description: "Each user's private projects" },
+  {
+    name: "Webhooks",
+    description: "Signed event deliveries (Standard Webhooks) to the account's endpoints",
+  },
+  { name: "Security log", description: "Sign-ins and credential changes of one's account" },
   { name: "Service", description: "Health, this document and its reference page" },
   { name: "Dashboard", description: "The account dashboard: one web page, its script and styles" },
 ];
@@ -237,4 +244,5 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>): OpenApiDocument 
 /** The Problem schema must be a named component even before any route refers to it. */
 export function registerOpenApiComponents(app: OpenAPIHono<AppEnv>) {
   app.openAPIRegistry.register("Problem", Problem);
+  registerEventDocs(app);
 }

@@ -7,6 +7,8 @@ import { emailKey, Login, SessionToken } from "../domain/user.ts";
 import { countExact, peekExact } from "../kv/exact_limit.ts";
 import { findUserByEmail } from "../kv/users.ts";
 import { createSession, deleteSession } from "../kv/sessions.ts";
+import { logSecurity } from "../kv/security_log.ts";
+import { originOf } from "./origin.ts";
 import { principalOf } from "./authenticate.ts";
 import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";
@@ -62,12 +64,22 @@ export function registerSessions(api: OpenAPIHono<AppEnv>) {
     );
     if (!user || !ok) {
       await countExact(kv, LOGIN_FAILURE_POLICY, emailKey(email), now());
+      if (user) {
+        await logSecurity(kv, user.id, {
+          type: "session.sign_in_failed",
+          origin: originOf(c),
+          now: now(),
+        });
+      }
       throw new AppError("INVALID_CREDENTIALS", "The email or password is not correct");
     }
     const sessionId = crypto.randomUUID();
     const claims = sessionClaims(user.id, sessionId, now(), settings.SESSION_TTL_HOURS);
     const expiresAt = new Date(claims.exp * 1000).toISOString();
-    await createSession(kv, { id: sessionId, userId: user.id, expiresAt }, now());
+    await createSession(kv, { id: sessionId, userId: user.id, expiresAt }, {
+      now: now(),
+      origin: originOf(c),
+    });
     const token = await sign(claims, jwtSecret, "HS256");
     return c.json({ token, tokenType: "Bearer" as const, expiresAt }, 200);
   });
@@ -78,7 +90,7 @@ export function registerSessions(api: OpenAPIHono<AppEnv>) {
       id: principal.sessionId!,
       userId: principal.userId,
       expiresAt: "",
-    });
+    }, { now: c.var.deps.now(), origin: originOf(c) });
     return c.json({ message: "Logged out" }, 200);
   });
 }

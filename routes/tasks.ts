@@ -30,15 +30,17 @@ import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
 import { requestFingerprint } from "../kv/idempotency.ts";
 import { orderKey } from "../kv/order_key.ts";
 import {
+  changeTask,
   createTask,
   createTaskOnce,
   filteredUserTasks,
   getTask,
   listUserTasks,
   pageUserTasksByStatus,
-  updateTask,
   type UserTaskFilter,
 } from "../kv/tasks.ts";
+import { taskEventType } from "../domain/event.ts";
+import type { Effects } from "../kv/effects.ts";
 import { principalOf } from "./authenticate.ts";
 import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv, Deps } from "./env.ts";
@@ -181,6 +183,19 @@ async function detailOf(deps: Deps, task: TaskRecord) {
   return toTaskDetail(task, author);
 }
 
+/**
+ * What a write of one's own task raises: its event, whose data is the task as GET shows it. The
+ * author is the caller, read before the write's atomic.
+ */
+async function taskEffects(deps: Deps, userId: string) {
+  const author = await deps.userCache.find(userId);
+  if (!author) throw notFound("User");
+  return (before: TaskRecord | null, after: TaskRecord): Effects & { now: number } => ({
+    now: deps.now(),
+    event: { type: taskEventType(before, after), data: toTaskDetail(after, author) },
+  });
+}
+
 /** Streams a JSON array from items read lazily, so memory stays flat however many there are. */
 function jsonArrayStream<T>(
   items: AsyncGenerator<T>,
@@ -231,14 +246,15 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
     const id = crypto.randomUUID();
     const task = newTask(input, { id, userId, orderKey: orderKey(now, id) }, iso(now));
     let response = { body: toTaskCreated(task), location: `/api/v1/tasks/${id}` };
+    const effects = (await taskEffects(deps, userId))(null, task);
     if (idempotencyKey === undefined) {
-      await createTask(deps.kv, task);
+      await createTask(deps.kv, task, effects);
     } else {
       const fingerprint = await requestFingerprint(input);
       const result = await createTaskOnce(
         deps.kv,
         task,
-        { userId, key: idempotencyKey, fingerprint, now },
+        { userId, key: idempotencyKey, fingerprint, now, effects },
         response,
       );
       response = result.response;
@@ -320,22 +336,22 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
     const deps = c.var.deps;
     const userId = principalOf(c).userId;
     const patch = c.req.valid("json");
-    const task = await updateTask(
-      deps.kv,
-      c.req.valid("param").id,
-      (current) => applyPatch(assertOwner(current, userId), patch, iso(deps.now())),
-    );
+    const task = await changeTask(deps.kv, {
+      taskId: c.req.valid("param").id,
+      change: (current) => applyPatch(assertOwner(current, userId), patch, iso(deps.now())),
+      effects: await taskEffects(deps, userId),
+    });
     return c.json(await detailOf(deps, task), 200);
   });
 
   api.openapi(deleteTaskRoute, async (c) => {
     const deps = c.var.deps;
     const userId = principalOf(c).userId;
-    await updateTask(
-      deps.kv,
-      c.req.valid("param").id,
-      (current) => markDeleted(assertOwner(current, userId), iso(deps.now())),
-    );
+    await changeTask(deps.kv, {
+      taskId: c.req.valid("param").id,
+      change: (current) => markDeleted(assertOwner(current, userId), iso(deps.now())),
+      effects: await taskEffects(deps, userId),
+    });
     return c.json({ message: "Task deleted" }, 200);
   });
 }

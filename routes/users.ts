@@ -18,6 +18,7 @@ import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
 import { deleteUserSessions } from "../kv/sessions.ts";
 import { createUser, getUser, listUsers, markUserDeleted, updateUser } from "../kv/users.ts";
 import { principalOf } from "./authenticate.ts";
+import { originOf } from "./origin.ts";
 import { createdContent, defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";
 import { cursorPage, CursorQuery, setNextPage } from "./paging.ts";
@@ -154,13 +155,17 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
     const { id } = c.req.valid("param");
     await requireSelf(kv, principalOf(c).userId, id, "update");
     const change = c.req.valid("json");
-    const updated = await updateUser(kv, id, (user) => ({
-      ...user,
-      firstName: change.firstName ?? user.firstName,
-      lastName: change.lastName === undefined ? user.lastName : change.lastName,
-      profilePic: change.profilePic === undefined ? user.profilePic : change.profilePic,
-      updatedAt: new Date(now()).toISOString(),
-    }));
+    const updated = await updateUser(kv, {
+      userId: id,
+      security: { type: "profile.updated", origin: originOf(c), now: now() },
+      change: (user) => ({
+        ...user,
+        firstName: change.firstName ?? user.firstName,
+        lastName: change.lastName === undefined ? user.lastName : change.lastName,
+        profilePic: change.profilePic === undefined ? user.profilePic : change.profilePic,
+        updatedAt: new Date(now()).toISOString(),
+      }),
+    });
     userCache.clear(); // at once here; other instances see the change marker move
     if (!updated) throw notFound("User");
     return c.json(toPrivateProfile(updated), 200);

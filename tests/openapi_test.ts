@@ -124,7 +124,8 @@ Deno.test("GET /openapi.json is an OpenAPI 3.1 document of every route", async (
   await t.step("versioned responses document the rate-limit headers", () => {
     for (const [, path, op] of operations(doc)) {
       if (doc.paths[path].servers) continue;
-      const headers = op.responses["200"]?.headers ?? op.responses["201"]?.headers;
+      const headers = op.responses["200"]?.headers ?? op.responses["201"]?.headers ??
+        op.responses["202"]?.headers;
       for (const name of ["RateLimit", "RateLimit-Policy", "X-RateLimit-Limit"]) {
         assert.ok(headers[name], `${op.operationId} ${name}`);
       }

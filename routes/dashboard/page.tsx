@@ -14,6 +14,8 @@ const SCOPE_HINTS: Record<Scope, string> = {
   "profile:write": "Update your profile",
   "projects:read": "List and read projects",
   "projects:write": "Create, edit and delete projects",
+  "webhooks:read": "List webhook endpoints and their deliveries",
+  "webhooks:write": "Add, change, test and delete webhook endpoints",
 };
 
 const EXPIRY_DAYS = [7, 30, 90, 365] as const;
