@@ -52,6 +52,8 @@ async function api(method, path, body) {
   } catch {
     data = null;
   }
+  // A cursor-paged listing's next page travels in a header; the array carries it along.
+  if (Array.isArray(data)) data.nextCursor = res.headers.get("X-Next-Cursor");
   if (res.ok) return data;
   const problem = new ApiProblem(res.status, data, res.headers.get("Retry-After"));
   if (session.token && res.status === 401 && SESSION_ENDED.has(problem.code)) {
@@ -352,7 +354,7 @@ function endSession(notice) {
     dialog.returnFocusTo = null;
     closeDialog(dialog);
   }
-  $("#keys-body").replaceChildren();
+  for (const body of $$("tbody")) body.replaceChildren();
   $("#account").hidden = true;
   appView.hidden = true;
   authView.hidden = false;
@@ -401,7 +403,14 @@ $("#sign-out").addEventListener("click", async () => {
 
 // ---- views ----
 
-const VIEWS = { "api-keys": "API Keys", "profile": "Profile" };
+const VIEWS = {
+  "api-keys": "API Keys",
+  "webhooks": "Webhooks",
+  "security-log": "Security log",
+  "profile": "Profile",
+};
+/** What fills each view when it is shown; the webhooks part of the script adds its own. */
+const LOADERS = { "api-keys": () => loadKeys(), "profile": () => renderProfile() };
 
 async function showView(userNavigated) {
   if (!session.token) return;
@@ -417,8 +426,7 @@ async function showView(userNavigated) {
     heading.setAttribute("tabindex", "-1");
     heading.focus();
   }
-  if (name === "api-keys") await loadKeys();
-  else renderProfile();
+  await LOADERS[name]?.();
 }
 
 addEventListener("hashchange", () => showView(true));

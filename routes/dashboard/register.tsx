@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import { sha256Hex } from "../../domain/bytes.ts";
 import type { AppEnv } from "../env.ts";
 import scriptText from "./client.js" with { type: "text" };
+import webhooksScriptText from "./webhooks.js" with { type: "text" };
 import styleText from "./style.css" with { type: "text" };
 import { DashboardPage } from "./page.tsx";
 
@@ -44,7 +45,11 @@ async function asset(body: string, type: string): Promise<Asset> {
   };
 }
 
-const script = await asset(scriptText, "text/javascript; charset=utf-8");
+// One module in two files: the webhooks views use the keys view's helpers (api, el, dialogs).
+const script = await asset(
+  `${scriptText}\n${webhooksScriptText}`,
+  "text/javascript; charset=utf-8",
+);
 const style = await asset(styleText, "text/css; charset=utf-8");
 const page = await asset(
   "<!DOCTYPE html>" + (
