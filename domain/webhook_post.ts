@@ -22,6 +22,8 @@ export interface PostRequest {
   headers: Record<string, string>;
   body: string;
   timeoutMs: number;
+  /** Extra trusted root certificates (PEM); the system's roots are trusted anyway. */
+  caCerts?: string[];
 }
 
 function requestBytes(url: URL, headers: Record<string, string>, body: Uint8Array): Uint8Array {
@@ -60,14 +62,17 @@ async function readStatus(conn: Deno.Conn): Promise<number> {
   throw new Error("the answer ended before a status line");
 }
 
-async function connect(target: Target): Promise<Deno.Conn> {
+async function connect(target: Target, caCerts?: string[]): Promise<Deno.Conn> {
   const port = Number(target.url.port) || (target.url.protocol === "https:" ? 443 : 80);
   let lastError: unknown = new Error("no address to connect to");
   for (const hostname of target.addresses) {
     try {
       const conn = await Deno.connect({ hostname, port });
       if (target.url.protocol !== "https:") return conn;
-      return await Deno.startTls(conn, { hostname: target.url.hostname.replace(/^\[|\]$/g, "") });
+      return await Deno.startTls(conn, {
+        hostname: target.url.hostname.replace(/^\[|\]$/g, ""),
+        caCerts,
+      });
     } catch (error) {
       lastError = error;
     }
@@ -82,7 +87,7 @@ export async function postWebhook(request: PostRequest): Promise<PostResult> {
   const opened: Deno.Conn[] = [];
   let abandoned = false;
   const exchange = (async () => {
-    const conn = await connect(request.target);
+    const conn = await connect(request.target, request.caCerts);
     opened.push(conn);
     if (abandoned) throw new Error("abandoned after the timeout");
     const body = new TextEncoder().encode(request.body);

@@ -43,6 +43,8 @@ export interface DeliveryPolicy {
   timeoutMs: number;
   disableAfterMs: number;
   resolve?: (host: string) => Promise<string[]>;
+  /** Extra trusted root certificates (PEM), for a private CA in development and tests. */
+  caCerts?: string[];
 }
 
 /** The delay before the attempt after `attempt` (from 1), or null when none follows. */

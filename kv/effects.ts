@@ -6,7 +6,7 @@
 import { type EventType, newEvent, selects, type WebhookEvent } from "../domain/event.ts";
 import type { SecurityDraft } from "../domain/security_log.ts";
 import { webhooks } from "./keys.ts";
-import type { QueueMessage } from "./queue.ts";
+import { HANDLER_RETRIES, type QueueMessage } from "./queue.ts";
 import { recordSecurity } from "./security_log.ts";
 
 export interface Effects {
@@ -46,5 +46,5 @@ export async function addEffects(
 /** Queues the fan-out of `event` to the account's endpoints, in `op`. */
 export function queueEvent(op: Deno.AtomicOperation, userId: string, event: WebhookEvent) {
   const message: QueueMessage = { kind: "webhook_event", userId, event };
-  op.enqueue(message);
+  op.enqueue(message, { backoffSchedule: HANDLER_RETRIES });
 }

@@ -10,7 +10,7 @@ import { SERVICE_ORIGIN } from "../domain/security_log.ts";
 import { atomically, commit } from "./commit.ts";
 import { addEffects } from "./effects.ts";
 import { apiKeys, keyNotices } from "./keys.ts";
-import type { KeyNotice, QueueContext, QueueMessage } from "./queue.ts";
+import { HANDLER_RETRIES, type KeyNotice, type QueueContext, type QueueMessage } from "./queue.ts";
 
 const DAY = 86_400_000;
 /** Deno KV refuses a longer enqueue delay. */
@@ -28,7 +28,7 @@ function enqueueNotice(
   now: number,
 ) {
   const delay = Math.min(Math.max(0, message.dueAt - now), MAX_QUEUE_DELAY_MS);
-  op.enqueue(message, { delay });
+  op.enqueue(message, { delay, backoffSchedule: HANDLER_RETRIES });
 }
 
 /** Adds to `op` (a key's creation) the messages of the key's notices still ahead of `now`. */

@@ -23,6 +23,13 @@ export type QueueMessage =
 
 export type KeyNotice = "expiring_7d" | "expiring_1d" | "expired";
 
+/**
+ * When a handler throws (storage failing past its own retries), the queue runs the message again
+ * after these delays, the most Deno KV allows (5 intervals of at most an hour), instead of its
+ * default few seconds: a delivery's next attempt should outlive a short storage outage.
+ */
+export const HANDLER_RETRIES = [1_000, 5_000, 30_000, 120_000, 600_000];
+
 const isString = (v: unknown) => typeof v === "string";
 const isNumber = (v: unknown) => typeof v === "number" && Number.isFinite(v);
 

@@ -15,7 +15,7 @@ import type { DeliveryPolicy } from "../domain/webhook_schedule.ts";
 import { atomically, commit } from "./commit.ts";
 import { readNewestFirst } from "./cursor.ts";
 import { webhooks } from "./keys.ts";
-import type { QueueMessage } from "./queue.ts";
+import { HANDLER_RETRIES, type QueueMessage } from "./queue.ts";
 import { listWebhooks } from "./webhooks.ts";
 
 const CONFLICT = "The delivery changed too often to complete; try again";
@@ -68,7 +68,7 @@ export async function startDelivery(
   const op = kv.atomic()
     .check({ key: webhooks.delivery(hook.id, eventUlid(event.id)), versionstamp: null });
   writeDelivery(op, d);
-  op.enqueue(deliveryMessage(d, 1));
+  op.enqueue(deliveryMessage(d, 1), { backoffSchedule: HANDLER_RETRIES });
   return (await commit(op)).ok ? d : null;
 }
 
@@ -137,7 +137,10 @@ export function recordAttempt(
     const op = kv.atomic().check(entry);
     writeDelivery(op, next);
     if (retryIn !== null) {
-      op.enqueue(deliveryMessage(next, attempt.attempt + 1), { delay: retryIn });
+      op.enqueue(deliveryMessage(next, attempt.attempt + 1), {
+        delay: retryIn,
+        backoffSchedule: HANDLER_RETRIES,
+      });
     }
     return { value: next, op };
   });
@@ -165,7 +168,7 @@ export function resendDelivery(
     };
     const op = kv.atomic().check(entry);
     writeDelivery(op, next);
-    op.enqueue(deliveryMessage(next, next.attemptCount + 1));
+    op.enqueue(deliveryMessage(next, next.attemptCount + 1), { backoffSchedule: HANDLER_RETRIES });
     return { value: next, op };
   });
 }

@@ -57,6 +57,7 @@ async function attempt(
     },
     body: delivery.body,
     timeoutMs: ctx.webhooks.timeoutMs,
+    caCerts: ctx.webhooks.caCerts,
   });
   return { attempt: number, at, ...result };
 }

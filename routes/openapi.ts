@@ -78,6 +78,18 @@ Cursor-paged listings answer a JSON array. When more items follow, the response 
 \`X-Next-Cursor\` and \`Link: <next page URL>; rel="next"\`; the last page carries neither. A cursor
 is opaque and bound to its query's filters. \`limit\` is 1 to 50 (default 20). Order is newest first.
 
+## Webhooks
+
+\`/webhooks\` manages up to 10 endpoints per account (scopes \`webhooks:read\`, \`webhooks:write\`).
+Each event (listed under this document's \`webhooks\`) is posted as
+\`{id: "evt_<ulid>", type, createdAt, data}\` with the Standard Webhooks headers \`webhook-id\` (the
+event id, the same on every retry), \`webhook-timestamp\` and \`webhook-signature\`
+(\`v1,<base64 HMAC-SHA256>\` of \`id.timestamp.body\` with the endpoint's \`whsec_\` secret; two
+signatures for 24 hours after a rotation). A 2xx within 15 s is success; otherwise the attempt is
+retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, and an endpoint failing for 5 days
+is disabled (\`disabledReason\`). Only https URLs to public addresses are accepted, checked again at
+every attempt; redirects are not followed.
+
 ## Errors
 
 Errors are \`application/problem+json\` (RFC 9457) with a stable \`code\` and the \`requestId\`:

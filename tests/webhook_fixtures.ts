@@ -8,7 +8,7 @@ import type { SettingsInput } from "../domain/settings.ts";
 /** Fast retries and a short timeout, so that a test sees the whole schedule in seconds. */
 export const FAST: Partial<DeliveryPolicy> = {
   retrySchedule: [100, 200, 300],
-  timeoutMs: 500,
+  timeoutMs: 2_000,
 };
 
 export interface WorkingService extends TestContext {

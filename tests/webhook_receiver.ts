@@ -26,7 +26,8 @@ export interface Receiver extends AsyncDisposable {
   waitFor(predicate: (received: Received[]) => boolean, timeoutMs?: number): Promise<void>;
 }
 
-export function startReceiver(): Receiver {
+/** Starts a receiver on 127.0.0.1; with `tls` it speaks HTTPS with that certificate. */
+export function startReceiver(tls?: { cert: string; key: string }): Receiver {
   let index = 0;
   const receiver: Receiver = {
     url: "",
@@ -50,7 +51,8 @@ export function startReceiver(): Receiver {
       await server.shutdown();
     },
   };
-  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (request) => {
+  const options = { port: 0, hostname: "127.0.0.1", onListen() {}, ...tls };
+  const server = Deno.serve(options, async (request) => {
     const body = await request.text();
     const headers = {
       "webhook-id": request.headers.get("webhook-id") ?? "",
@@ -79,6 +81,6 @@ export function startReceiver(): Receiver {
     });
     return await receiver.answer(request, index++);
   });
-  receiver.url = `http://127.0.0.1:${server.addr.port}/hook`;
+  receiver.url = `${tls ? "https" : "http"}://127.0.0.1:${server.addr.port}/hook`;
   return receiver;
 }
