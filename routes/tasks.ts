@@ -39,8 +39,7 @@ import {
   pageUserTasksByStatus,
   type UserTaskFilter,
 } from "../kv/tasks.ts";
-import { taskEventType } from "../domain/event.ts";
-import type { Effects } from "../kv/effects.ts";
+import { taskEffects } from "./task_effects.ts";
 import { principalOf } from "./authenticate.ts";
 import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv, Deps } from "./env.ts";
@@ -181,19 +180,6 @@ async function detailOf(deps: Deps, task: TaskRecord) {
   const author = await deps.userCache.find(task.userId);
   if (!author) throw notFound("Task");
   return toTaskDetail(task, author);
-}
-
-/**
- * What a write of one's own task raises: its event, whose data is the task as GET shows it. The
- * author is the caller, read before the write's atomic.
- */
-async function taskEffects(deps: Deps, userId: string) {
-  const author = await deps.userCache.find(userId);
-  if (!author) throw notFound("User");
-  return (before: TaskRecord | null, after: TaskRecord): Effects & { now: number } => ({
-    now: deps.now(),
-    event: { type: taskEventType(before, after), data: toTaskDetail(after, author) },
-  });
 }
 
 /** Streams a JSON array from items read lazily, so memory stays flat however many there are. */

@@ -2,6 +2,7 @@
 import { deliveryPolicy, testSettings } from "../domain/settings.ts";
 import type { DeliveryPolicy } from "../domain/webhook_schedule.ts";
 import { runWorkers } from "../kv/workers.ts";
+import assert from "node:assert/strict";
 import { bearer, setup, type TestContext } from "./helpers.ts";
 import type { SettingsInput } from "../domain/settings.ts";
 
@@ -50,4 +51,26 @@ export async function addEndpoint(
   if (res.status !== 201) throw new Error(`endpoint creation failed: ${await res.text()}`);
   const hook = await res.json();
   return { id: hook.id as string, secret: hook.secret as string, view: hook };
+}
+
+/** The endpoint's deliveries, through the API. */
+export async function deliveries(
+  svc: { request: (path: string, init?: { headers?: HeadersInit }) => Promise<Response> },
+  token: string,
+  webhookId: string,
+) {
+  const res = await svc.request(`/v1/webhooks/${webhookId}/deliveries`, {
+    headers: bearer(token),
+  });
+  assert.equal(res.status, 200);
+  return await res.json();
+}
+
+/** Polls `condition` until it holds, or fails after `timeoutMs`. */
+export async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 10_000) {
+  const started = Date.now();
+  while (!await condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

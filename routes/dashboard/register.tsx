@@ -8,6 +8,7 @@ import { sha256Hex } from "../../domain/bytes.ts";
 import type { AppEnv } from "../env.ts";
 import scriptText from "./client.js" with { type: "text" };
 import webhooksScriptText from "./webhooks.js" with { type: "text" };
+import securityLogScriptText from "./security_log.js" with { type: "text" };
 import styleText from "./style.css" with { type: "text" };
 import { DashboardPage } from "./page.tsx";
 
@@ -45,9 +46,10 @@ async function asset(body: string, type: string): Promise<Asset> {
   };
 }
 
-// One module in two files: the webhooks views use the keys view's helpers (api, el, dialogs).
+// One module in three files: the webhooks and security log views use the first part's helpers
+// (api, el, dialogs), as one script with no build step.
 const script = await asset(
-  `${scriptText}\n${webhooksScriptText}`,
+  [scriptText, webhooksScriptText, securityLogScriptText].join("\n"),
   "text/javascript; charset=utf-8",
 );
 const style = await asset(styleText, "text/css; charset=utf-8");
