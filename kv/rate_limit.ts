@@ -82,7 +82,7 @@ interface Subject {
  * uses the last-read shared slot counts plus this instance's unflushed admissions; `sync()` (every
  * SYNC_INTERVAL_MS while `run` is on) commits the admissions as `sum`s in one atomic and re-reads
  * the subjects in use, one `kv.list` over each subject's window. Each instance can therefore admit
- * what it has not yet seen of the others: see the README's overshoot bound.
+ * what it has not yet seen of the others: see the overshoot bound in docs/rate-limits.md.
  */
 export class SharedRateLimiter {
   #subjects = new Map<string, Subject>();
