@@ -11,16 +11,10 @@ import { searchTerms, type TaskRecord } from "../domain/task.ts";
 import { exploreTasks } from "../kv/explore_query.ts";
 import { tasks } from "../kv/keys.ts";
 import { setup } from "../tests/helpers.ts";
-import {
-  buildCache,
-  kvPath,
-  loadAverage,
-  type LoadManifest,
-  peakRss,
-  readManifest,
-} from "./explore_cache.ts";
+import { buildCache, kvPath, type LoadManifest, peakRss, readManifest } from "./explore_cache.ts";
 import { generateTask, type QueryKind, queryKinds, queryString } from "./explore_data.ts";
 import { Redis } from "./resp.ts";
+import { loadAverage, markdownTable as table, writeResults } from "./results.ts";
 
 const PAGE = 20;
 /** Queries run before timing each kind, so that code and caches are warm. */
@@ -356,11 +350,6 @@ async function fileBytes(path: string): Promise<number> {
   return total;
 }
 
-function table(head: string[], rows: (string | number)[][]): string {
-  const line = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
-  return [line(head), line(head.map(() => "---")), ...rows.map(line)].join("\n");
-}
-
 interface SizeReport {
   n: number;
   manifest: LoadManifest;
@@ -415,6 +404,14 @@ async function main() {
     console.log(sizeReport(report));
   }
   console.log(summary(reports));
+  const file = await writeResults({
+    name: "explore",
+    command: `deno task bench:explore ${Deno.args.join(" ")}`.trim(),
+    comparedWith: "a brute-force scan of every task record (matchExplore, each page checked " +
+      "against it) and Redis GEOSEARCH over the same city points, in the same run",
+    body: [...reports.map(sizeReport), summary(reports)].join("\n"),
+  });
+  console.log(`\nwritten to ${file}`);
 }
 
 function sizeReport(r: SizeReport): string {
