@@ -22,7 +22,8 @@ export interface RunContext {
   commit: string;
   date: string;
   deno: string;
-  cpu: string;
+  /** Architecture and OS: Deno 2.9 lets only --allow-all read /proc/cpuinfo for the model. */
+  platform: string;
   cores: number;
   loadAverage: string;
 }
@@ -30,11 +31,6 @@ export interface RunContext {
 async function git(...args: string[]): Promise<string> {
   const out = await new Deno.Command("git", { args, stdout: "piped", stderr: "null" }).output();
   return out.success ? new TextDecoder().decode(out.stdout).trim() : "";
-}
-
-async function cpuModel(): Promise<string> {
-  const info = await Deno.readTextFile("/proc/cpuinfo").catch(() => "");
-  return /^model name\s*:\s*(.+)$/m.exec(info)?.[1] ?? "unknown CPU";
 }
 
 /** The load average (1, 5, 15 minutes) as the benches print it. */
@@ -50,7 +46,7 @@ export async function runContext(): Promise<RunContext> {
     commit: dirty ? `${commit}+changes` : commit,
     date: new Date().toISOString(),
     deno: Deno.version.deno,
-    cpu: await cpuModel(),
+    platform: `${Deno.build.arch}-${Deno.build.os}`,
     cores: navigator.hardwareConcurrency,
     loadAverage: loadAverage(),
   };
@@ -72,7 +68,7 @@ export async function writeResults(results: BenchResults): Promise<string> {
     "",
     `- commit: ${run.commit}`,
     `- date: ${run.date}`,
-    `- machine: ${run.cores} cores, ${run.cpu}, Deno ${run.deno}`,
+    `- machine: ${run.cores} cores, ${run.platform}, Deno ${run.deno}`,
     `- load average (1/5/15 min) at the end of the run: ${run.loadAverage}`,
     `- compared with: ${results.comparedWith}`,
     "",
