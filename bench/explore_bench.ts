@@ -99,7 +99,7 @@ async function queryPhase(n: number, count: number): Promise<QueryPhase> {
     const plans = new Map<string, number>();
     for (let k = -WARMUP; k < kind.queries.length; k++) {
       const filters = exploreFilters(kind.queries[Math.max(0, k)]);
-      const [page, t] = await timed(() => exploreTasks(kv, filters, null, PAGE));
+      const [page, t] = await timed(() => exploreTasks(kv, { filters, limit: PAGE }));
       if (k < 0) continue;
       ms.push(t);
       items += page.items.length;
@@ -179,7 +179,7 @@ async function brutePhase(n: number, count: number): Promise<BruteResult[]> {
       const [ids, t] = await timed(() => bruteForce(kv, filters, PAGE));
       ms.push(t);
       // The index's answer must be the reference's, unless its page was cut short.
-      const page = await exploreTasks(kv, filters, null, PAGE);
+      const page = await exploreTasks(kv, { filters, limit: PAGE });
       if (page.items.length === PAGE || page.next === null) {
         compared++;
         if (JSON.stringify(page.items.map((i) => i.id)) === JSON.stringify(ids)) agree++;

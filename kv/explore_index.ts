@@ -18,7 +18,15 @@ import { explore, type NameKind, type PaidClass } from "./keys.ts";
  * [longitude, latitude, paid (1) or pro-bono (0), type code, radiusKm (0 if none),
  * countryCode ("" if none), normalized location name].
  */
-export type Facet = [number, number, 0 | 1, number, number, string, string];
+export type Facet = [
+  lon: number,
+  lat: number,
+  paid: 0 | 1,
+  typeCode: number,
+  radiusKm: number,
+  countryCode: string,
+  name: string,
+];
 
 export const TYPE_CODES: readonly Location["type"][] = [
   "city",
@@ -135,6 +143,23 @@ export function nameKind(type: Location["type"]): NameKind {
   return type === "city" ? "city" : "other";
 }
 
+/** A facet with its fields named, for the readers that check filters on it. */
+export interface FacetFields {
+  lon: number;
+  lat: number;
+  paid: boolean;
+  type: Location["type"];
+  radiusKm: number;
+  countryCode: string;
+  name: string;
+}
+
+/** Names the fields of a stored facet (kept a tuple in storage: it is in every index entry). */
+export function readFacet(facet: Facet): FacetFields {
+  const [lon, lat, paid, typeCode, radiusKm, countryCode, name] = facet;
+  return { lon, lat, paid: paid === 1, type: TYPE_CODES[typeCode], radiusKm, countryCode, name };
+}
+
 /** The facet of a task, see `Facet`. */
 export function facetOf(task: Pick<ExploreTask, "budget" | "location">): Facet {
   const loc = task.location;
@@ -180,7 +205,8 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
     }
   }
   if (loc.countryCode) entries.push({ key: explore.byCountry(loc.countryCode, ok), value: card });
-  entries.push({ key: explore.byName(facet[6], nameKind(loc.type), ok), value: card });
+  const { name } = readFacet(facet);
+  entries.push({ key: explore.byName(name, nameKind(loc.type), ok), value: card });
   if (terms.length > MAX_INDEXED_WORDS) {
     entries.push({ key: explore.overflow(ok), value: facet });
   } else {

@@ -55,7 +55,7 @@ export function registerExplore(api: OpenAPIHono<AppEnv>) {
     const filters = exploreFilters(query);
     const scope = cursorScope(filters);
     const after = await cursorPosition(query.cursor, scope);
-    const page = await exploreTasks(kv, filters, after, query.limit);
+    const page = await exploreTasks(kv, { filters, after, limit: query.limit });
     setNextPage(c, page.next ? await encodeCursor(page.next, scope) : null);
     return c.json(page.items, 200);
   });

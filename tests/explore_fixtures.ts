@@ -234,7 +234,7 @@ export async function allPages(
   let pages = 0;
   let shortPages = 0;
   for (;;) {
-    const page = await exploreTasks(kv, filters, after, limit, options);
+    const page = await exploreTasks(kv, { filters, after, limit, ...options });
     pages++;
     if (page.items.length > limit) throw new Error("page longer than its limit");
     items.push(...page.items);

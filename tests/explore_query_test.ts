@@ -142,16 +142,19 @@ Deno.test("GET /tasks/explore index answers exactly as the brute-force reference
     async () => {
       const queries = [...edgeFilters(), ...randomFilters].filter((f) => f.search.length === 0);
       for (const filters of queries) {
-        const page = await exploreTasks(kv, filters, null, 20);
+        const page = await exploreTasks(kv, { filters, limit: 20 });
         assertEquals(page.work.docs, 0, `${describe(filters)}: plan ${page.plan}`);
       }
     },
   );
 
   await t.step("rule: the last page carries no next cursor", async () => {
-    const page = await exploreTasks(kv, { search: [] }, null, 50);
+    const page = await exploreTasks(kv, { filters: { search: [] }, limit: 50 });
     assertEquals(page.items.length, 50);
-    const none = await exploreTasks(kv, { search: queryWords("nothingmatches") }, null, 20);
+    const none = await exploreTasks(kv, {
+      filters: { search: queryWords("nothingmatches") },
+      limit: 20,
+    });
     assertEquals(none, { ...none, items: [], next: null });
   });
 });
@@ -163,7 +166,7 @@ Deno.test("explore search reads long texts from the overflow index", async (t) =
   const task: TaskRecord = { ...base, status: "published", description: long };
   await writeTask(kv, null, task);
   await t.step("rule: a word beyond the indexed ones still finds the task", async () => {
-    const page = await exploreTasks(kv, { search: queryWords("mot9z") }, null, 20);
+    const page = await exploreTasks(kv, { filters: { search: queryWords("mot9z") }, limit: 20 });
     assertEquals(page.items.map((r) => r.id), [task.id]);
   });
   await t.step("rule: the task's words cost no index entry each", () => {
@@ -208,7 +211,7 @@ Deno.test("explore geo reads few lists in a sparse area and few entries in a den
     "rule: a sparse counter cell is read whole, in one list per layer cell",
     async () => {
       const filters: ExploreFilters = { search: [], geo: { lon: 62, lat: 50, radiusKm: 50 } };
-      const page = await exploreTasks(kv, filters, null, 20);
+      const page = await exploreTasks(kv, { filters, limit: 20 });
       assertEquals(page.items, reference(tasks, filters).slice(0, 20));
       // Every (layer, precision-2 cell) pair holding a sparse task, read at most once.
       const cells = new Set(sparse.map((task) => {
@@ -222,7 +225,7 @@ Deno.test("explore geo reads few lists in a sparse area and few entries in a den
 
   await t.step("rule: a small circle in a dense city reads fine cells, not the city", async () => {
     const filters: ExploreFilters = { search: [], geo: { lon: 10, lat: 50, radiusKm: 1 } };
-    const page = await exploreTasks(kv, filters, null, 20);
+    const page = await exploreTasks(kv, { filters, limit: 20 });
     assertEquals(page.items, reference(tasks, filters).slice(0, 20));
     // About a quarter of the city lies newer than the page's frontier; reading its counter cell
     // whole would take all 1500.
@@ -283,7 +286,7 @@ Deno.test("explore search near a place scans the words of its zones, not the wor
     "rule: it reads the word's entries near the circle, not those across the ocean",
     async () => {
       const filters: ExploreFilters = { search: [word], geo: { lon: 10, lat: 50, radiusKm: 50 } };
-      const page = await exploreTasks(kv, filters, null, 20);
+      const page = await exploreTasks(kv, { filters, limit: 20 });
       assertEquals(page.plan, "searchArea");
       assertEquals(page.items, reference(tasks, filters).slice(0, 20));
       const matching = reference(tasks, { search: [word] }).length;
