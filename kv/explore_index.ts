@@ -9,8 +9,8 @@ import {
   isExplorable,
   normalizeName,
 } from "../domain/explore.ts";
-import { type Location, searchTerms } from "../domain/task.ts";
-import { explore, type NameKind, type PaidClass } from "./keys.ts";
+import { type Location, type Payment, paymentOf, searchTerms } from "../domain/task.ts";
+import { explore, type NameKind } from "./keys.ts";
 
 /**
  * What every filter but search needs to know of a task, carried in each index entry so that a
@@ -135,10 +135,6 @@ export function layerOf(type: Location["type"], radiusKm = 0): GeoLayer | null {
   return GEO_LAYERS[GEO_LAYERS.length - 1];
 }
 
-export function paidClass(budget: number): PaidClass {
-  return budget > 0 ? "paid" : "free";
-}
-
 export function nameKind(type: Location["type"]): NameKind {
   return type === "city" ? "city" : "other";
 }
@@ -147,7 +143,7 @@ export function nameKind(type: Location["type"]): NameKind {
 export interface FacetFields {
   lon: number;
   lat: number;
-  paid: boolean;
+  payment: Payment;
   type: Location["type"];
   radiusKm: number;
   countryCode: string;
@@ -157,7 +153,15 @@ export interface FacetFields {
 /** Names the fields of a stored facet (kept a tuple in storage: it is in every index entry). */
 export function readFacet(facet: Facet): FacetFields {
   const [lon, lat, paid, typeCode, radiusKm, countryCode, name] = facet;
-  return { lon, lat, paid: paid === 1, type: TYPE_CODES[typeCode], radiusKm, countryCode, name };
+  return {
+    lon,
+    lat,
+    payment: paid === 1 ? "Paid" : "Pro-bono",
+    type: TYPE_CODES[typeCode],
+    radiusKm,
+    countryCode,
+    name,
+  };
 }
 
 /** The facet of a task, see `Facet`. */
@@ -195,7 +199,7 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
   const card: ExploreCard = { item: itemOf(task), facet, userId: task.userId };
   const doc: ExploreDoc = { ...card, terms };
   const loc = task.location;
-  const entries: IndexEntry[] = [{ key: explore.all(paidClass(task.budget), ok), value: doc }];
+  const entries: IndexEntry[] = [{ key: explore.all(paymentOf(task.budget), ok), value: doc }];
   const layer = layerOf(loc.type, loc.radiusKm);
   const [lon, lat] = loc.coordinates;
   if (layer) {
@@ -225,7 +229,7 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
 export function exploreCounterKeys(task: ExploreTask): Deno.KvKey[] {
   if (!isExplorable(task)) return [];
   const loc = task.location;
-  const keys: Deno.KvKey[] = [explore.count("paid", paidClass(task.budget))];
+  const keys: Deno.KvKey[] = [explore.countByPayment(paymentOf(task.budget))];
   const layer = layerOf(loc.type, loc.radiusKm);
   if (layer) {
     const [lon, lat] = loc.coordinates;

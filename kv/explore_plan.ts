@@ -5,7 +5,8 @@
 import type { ExploreFilters } from "../domain/explore.ts";
 import { geoDriver, type ZoneCover, zoneCover } from "./explore_plan_geo.ts";
 import { DOC_COST, LIST_COST, PrefixStream, Work } from "./explore_stream.ts";
-import { explore, type PaidClass } from "./keys.ts";
+import { Payment } from "../domain/task.ts";
+import { explore } from "./keys.ts";
 import { keyId } from "./task_indexes.ts";
 
 /** A query word expanding to more dictionary words than this drives no scan. */
@@ -67,9 +68,9 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   const { filters, after, work } = query;
   const prefixStreams = (prefixes: Deno.KvKey[]) => () =>
     prefixes.map((p) => new PrefixStream(kv, p, after, work));
-  const classes: PaidClass[] = filters.payment === undefined
-    ? ["paid", "free"]
-    : [filters.payment === "Paid" ? "paid" : "free"];
+  const classes: Payment[] = filters.payment === undefined
+    ? [...Payment.options]
+    : [filters.payment];
   const base = (estimate: number): Driver => ({
     name: filters.payment === undefined ? "all" : "payment",
     estimate,
@@ -82,7 +83,7 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   if (!hasIndexedFilter) return base(0);
 
   const counts = counterReader(kv, work);
-  const classCounts = counts(classes.map((c) => explore.count("paid", c)));
+  const classCounts = counts(classes.map((c) => explore.countByPayment(c)));
   const pending: Promise<Driver | null>[] = [
     classCounts.then((n) => base(n.reduce((a, b) => a + b, 0))),
   ];
@@ -127,7 +128,7 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   if (filters.search.length > 0) {
     const overflow = counts([explore.count("overflow")]).then(([n]) => n);
     // Every explorable task, whichever payment class the query asks for: zone counters count both.
-    const total = counts([explore.count("paid", "paid"), explore.count("paid", "free")])
+    const total = counts(Payment.options.map((c) => explore.countByPayment(c)))
       .then((n) => n.reduce((a, b) => a + b, 0));
     const zones = filters.geo ? zoneCover(counts, filters.geo, total) : null;
     for (const word of filters.search) {

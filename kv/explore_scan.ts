@@ -125,7 +125,7 @@ async function loadDocs(kv: Deno.Kv, candidates: Candidate[], query: ScanQuery):
     groups.push(missing.slice(i, i + GETMANY_MAX));
   }
   await Promise.all(groups.map(async (group) => {
-    const keys = group.map((c) => explore.all(readFacet(c.facet).paid ? "paid" : "free", c.key));
+    const keys = group.map((c) => explore.all(readFacet(c.facet).payment, c.key));
     const entries = await kv.getMany<ExploreDoc[]>(keys);
     entries.forEach((entry, i) => {
       if (entry.value) {
@@ -144,7 +144,7 @@ async function loadDocs(kv: Deno.Kv, candidates: Candidate[], query: ScanQuery):
 /** Every filter but search, on a facet: the distance on a geo query, 0 otherwise, or null. */
 function facetMatch(facet: Facet, filters: ExploreFilters): number | null {
   const f = readFacet(facet);
-  if (filters.payment !== undefined && f.paid !== (filters.payment === "Paid")) return null;
+  if (filters.payment !== undefined && f.payment !== filters.payment) return null;
   if (filters.countryCode !== undefined && f.countryCode !== filters.countryCode) return null;
   if (filters.regionName !== undefined && f.name !== filters.regionName) return null;
   if (filters.cityName !== undefined && (f.type !== "city" || f.name !== filters.cityName)) {
