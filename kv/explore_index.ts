@@ -9,7 +9,13 @@ import {
   isExplorable,
   normalizeName,
 } from "../domain/explore.ts";
-import { type Location, type Payment, paymentOf, searchTerms } from "../domain/task.ts";
+import {
+  type Location,
+  type Payment,
+  paymentOf,
+  searchTerms,
+  toTaskListItem,
+} from "../domain/task.ts";
 import { explore, type NameKind } from "./keys.ts";
 
 /**
@@ -179,15 +185,7 @@ export function facetOf(task: Pick<ExploreTask, "budget" | "location">): Facet {
 }
 
 function itemOf(task: ExploreTask): StoredExploreItem {
-  return {
-    id: task.id,
-    title: task.title,
-    budget: task.budget,
-    currency: task.currency,
-    status: task.status,
-    createdAt: task.createdAt,
-    location: task.location,
-  };
+  return { ...toTaskListItem(task), location: task.location };
 }
 
 /** Every explore index entry of a task state; none unless the task is published and live. */

@@ -47,7 +47,7 @@ function cursorScope(filters: ExploreFilters) {
   };
 }
 
-/** Registers GET /tasks/explore; it must come before the /tasks/{id} routes. */
+/** Registers GET /tasks/explore. */
 export function registerExplore(api: OpenAPIHono<AppEnv>) {
   api.openapi(exploreRoute, async (c) => {
     const { kv } = c.var.deps;

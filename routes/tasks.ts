@@ -170,7 +170,7 @@ async function detailOf(deps: Deps, task: TaskRecord) {
   return toTaskDetail(task, author);
 }
 
-/** Registers every task endpoint except explore, which must be registered before these. */
+/** Registers every task endpoint except explore (`routes/explore.ts`). */
 export function registerTasks(api: OpenAPIHono<AppEnv>) {
   api.openapi(createTaskRoute, async (c) => {
     const deps = c.var.deps;

@@ -11,11 +11,11 @@ import {
   generateTasks,
   near,
   PLACES,
-  random,
   reference,
   writeTask,
 } from "./explore_fixtures.ts";
 import { assertTaskIndexesConsistent } from "./task_consistency.ts";
+import { seededRandom } from "../scripts/seeded_random.ts";
 
 const LIMITS = [1, 7, 20, 50];
 
@@ -111,7 +111,7 @@ Deno.test("GET /tasks/explore index answers exactly as the brute-force reference
   await t.step(
     "rule: deleted, completed and edited tasks leave or move in the indexes",
     async () => {
-      const rnd = random(99);
+      const rnd = seededRandom(99);
       for (let i = 0; i < tasks.length; i++) {
         const r = rnd();
         if (r > 0.3) continue;
@@ -190,7 +190,7 @@ function placedTasks(
 
 Deno.test("explore geo reads few lists in a sparse area and few entries in a dense one", async (t) => {
   await using kv = await Deno.openKv(":memory:");
-  const rnd = random(5);
+  const rnd = seededRandom(5);
   // A sparse area: 60 tasks over 4 x 4 degrees of steppe, a third of them radius-type.
   const sparse = placedTasks(11, 60, (i) => {
     const coordinates: [number, number] = [60 + rnd() * 4, 48 + rnd() * 4];
@@ -247,7 +247,7 @@ Deno.test("explore geo reads few lists in a sparse area and few entries in a den
 
 Deno.test("explore search near a place scans the words of its zones, not the world's", async (t) => {
   await using kv = await Deno.openKv(":memory:");
-  const rnd = random(7);
+  const rnd = seededRandom(7);
   // Two cities an ocean apart, their tasks' titles and descriptions drawn from the same words.
   const city = (seed: number, lon: number, lat: number) =>
     placedTasks(
