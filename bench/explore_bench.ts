@@ -6,7 +6,12 @@
  * the same queries answered by a brute-force scan of every task record, and "newest 20 within
  * R km" answered by Redis GEOSEARCH on the same points. Prints markdown tables.
  */
-import { type ExploreFilters, exploreFilters, matchExplore } from "../domain/explore.ts";
+import {
+  type ExploreFilterQuery,
+  type ExploreFilters,
+  exploreFilters,
+  matchExplore,
+} from "../domain/explore.ts";
 import { searchTerms, type TaskRecord } from "../domain/task.ts";
 import { exploreTasks } from "../kv/explore_query.ts";
 import { tasks } from "../kv/keys.ts";
@@ -198,6 +203,11 @@ function freePort(): number {
   return port;
 }
 
+/** The GEOSEARCH arguments of a query's circle. */
+function circleOf(q: ExploreFilterQuery): (string | number)[] {
+  return ["FROMLONLAT", q.longitude!, q.latitude!, "BYRADIUS", q.radiusKm!, "km"];
+}
+
 async function redisPhase(n: number, count: number): Promise<RedisPhase> {
   const port = freePort();
   const server = new Deno.Command("redis-server", {
@@ -246,33 +256,12 @@ async function redisPhase(n: number, count: number): Promise<RedisPhase> {
       for (let k = -WARMUP; k < kind.queries.length; k++) {
         const q = kind.queries[Math.max(0, k)];
         const [, t1] = await timed(async () => {
-          const reply = await redis.command(
-            "GEOSEARCH",
-            "tasks",
-            "FROMLONLAT",
-            q.longitude!,
-            q.latitude!,
-            "BYRADIUS",
-            q.radiusKm!,
-            "km",
-          ) as string[];
+          const reply = await redis.command("GEOSEARCH", "tasks", ...circleOf(q)) as string[];
           // GEOSEARCH orders by distance only: the newest 20 need every member, sorted here.
           return reply.sort().slice(-PAGE).reverse();
         });
         const [, t2] = await timed(() =>
-          redis.command(
-            "GEOSEARCH",
-            "tasks",
-            "FROMLONLAT",
-            q.longitude!,
-            q.latitude!,
-            "BYRADIUS",
-            q.radiusKm!,
-            "km",
-            "ASC",
-            "COUNT",
-            PAGE,
-          )
+          redis.command("GEOSEARCH", "tasks", ...circleOf(q), "ASC", "COUNT", PAGE)
         );
         if (k < 0) continue;
         within.push(t1);
@@ -286,17 +275,7 @@ async function redisPhase(n: number, count: number): Promise<RedisPhase> {
       let total = 0;
       for (const q of kind.queries.slice(0, 20)) {
         total += Number(
-          await redis.command(
-            "GEOSEARCHSTORE",
-            "tmp",
-            "tasks",
-            "FROMLONLAT",
-            q.longitude!,
-            q.latitude!,
-            "BYRADIUS",
-            q.radiusKm!,
-            "km",
-          ),
+          await redis.command("GEOSEARCHSTORE", "tmp", "tasks", ...circleOf(q)),
         );
       }
       r.members = total / Math.min(20, kind.queries.length);

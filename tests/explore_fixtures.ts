@@ -5,7 +5,7 @@
  */
 import type { ExploreFilters, ExploreItem } from "../domain/explore.ts";
 import { matchExplore, normalizeName } from "../domain/explore.ts";
-import { type Location, searchTerms, type TaskRecord } from "../domain/task.ts";
+import { type Location, searchTerms, type TaskRecord, toTaskListItem } from "../domain/task.ts";
 import { queryWords } from "../domain/text.ts";
 import { type ExploreOptions, exploreTasks } from "../kv/explore_query.ts";
 import { orderKey } from "../kv/order_key.ts";
@@ -196,15 +196,7 @@ export function reference(tasks: TaskRecord[], filters: ExploreFilters): Explore
     .filter((x) => x.match !== null)
     .sort((a, b) => (a.task.orderKey < b.task.orderKey ? 1 : -1))
     .map(({ task, match }) => {
-      const item = {
-        id: task.id,
-        title: task.title,
-        budget: task.budget,
-        currency: task.currency,
-        status: task.status,
-        createdAt: task.createdAt,
-        location: task.location,
-      };
+      const item = { ...toTaskListItem(task), location: task.location };
       return match!.distanceKm === undefined
         ? item
         : { ...item, distanceKm: Math.round(match!.distanceKm * 10) / 10 };
