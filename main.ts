@@ -52,7 +52,7 @@ async function main() {
     // read indexes of another layout and may miss or misplace tasks until they are rebuilt.
     deps.log.error(
       "the task indexes were written in an older layout: stop the service and run " +
-        "`deno task reindex` (see README, Explore at scale)",
+        "`deno task reindex` (see docs/deploying.md)",
       { storedLayout: layout.stored, currentLayout: INDEX_LAYOUT },
     );
   }
