@@ -13,6 +13,8 @@ interface LogLine {
 /** Follows the JSON log lines of a child, so a test can wait for the ones it expects. */
 function follow(child: Deno.ChildProcess) {
   const lines: LogLine[] = [];
+  let ended = false;
+  const stderr = new Response(child.stderr).text();
   let wake = () => {};
   const reading = (async () => {
     let buffer = "";
@@ -25,12 +27,15 @@ function follow(child: Deno.ChildProcess) {
         wake();
       }
     }
+    ended = true;
     wake();
   })();
   const waitFor = async (count: number, test: (line: LogLine) => boolean) => {
     const deadline = Date.now() + 20_000;
     while (lines.filter(test).length < count) {
-      if (Date.now() > deadline) throw new Error(`log never showed it: ${JSON.stringify(lines)}`);
+      if (Date.now() > deadline || ended) {
+        throw new Error(`log never showed it: ${JSON.stringify(lines)}\n${await stderr}`);
+      }
       await new Promise<void>((resolve) => {
         wake = resolve;
         setTimeout(resolve, 200);
@@ -38,7 +43,7 @@ function follow(child: Deno.ChildProcess) {
     }
     return lines.filter(test);
   };
-  return { lines, waitFor, reading };
+  return { lines, waitFor, reading, stderr };
 }
 
 Deno.test("deno task start serves on WORKERS processes sharing one port and one store", async (t) => {
@@ -96,7 +101,7 @@ Deno.test("deno task start serves on WORKERS processes sharing one port and one 
     child.kill("SIGTERM");
     const status = await child.status;
     await log.reading;
-    await child.stderr.cancel();
+    await log.stderr;
     assert.equal(status.code, 0);
     const stops = log.lines.filter((l) => l.msg === "shutting down");
     assert.equal(stops.length, 2);
