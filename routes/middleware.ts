@@ -83,13 +83,35 @@ function finishHeaders(c: Context<AppEnv>, id: string) {
   }
 }
 
+/** Responses whose body is streamed as it is read: their length is unknown until the end. */
+const streamed = new WeakSet<Response>();
+
+/**
+ * A response streaming `body` (a GET), or, for HEAD, the same headers over an empty stream, so
+ * a HEAD reads nothing behind the stream and the server announces no length for it either.
+ */
+export function streamedResponse(
+  method: string,
+  body: () => ReadableStream<Uint8Array>,
+  init: ResponseInit,
+): Response {
+  const res = new Response(
+    method === "HEAD" ? new ReadableStream({ start: (c) => c.close() }) : body(),
+    init,
+  );
+  streamed.add(res);
+  return res;
+}
+
 /**
  * HEAD answers as GET without the body (Hono already routes it as GET and drops the body). The
  * GET body's length becomes `Content-Length`, because a bodiless response otherwise leaves the
- * server to announce `Content-Length: 0`, which is false for the resource.
+ * server to announce `Content-Length: 0`, which is false for the resource. A streamed response
+ * has no length to announce (its GET sends none): it stays a stream, and is not read.
  */
 async function headLikeGet(c: Context<AppEnv>) {
   const res = c.res;
+  if (streamed.has(res)) return;
   const headers = new Headers(res.headers);
   const bodiless = res.status === 204 || res.status === 304;
   if (res.body && !bodiless && !headers.has("Content-Length")) {

@@ -42,6 +42,7 @@ import {
 import { principalOf } from "./authenticate.ts";
 import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv, Deps } from "./env.ts";
+import { streamedResponse } from "./middleware.ts";
 import {
   cursorPage,
   CursorQuery,
@@ -290,12 +291,17 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
   api.openapi(createdRoute, (c) => {
     const { kv, log } = c.var.deps;
     const requestId = c.get("requestId");
-    const stream = jsonArrayStream(
-      filteredUserTasks(kv, principalOf(c).userId, userTaskFilter(c.req.valid("query"))),
-      (error) => log.error("task stream failed", { requestId, error: (error as Error)?.message }),
-    );
+    const userId = principalOf(c).userId;
+    const filter = userTaskFilter(c.req.valid("query"));
+    // Built only for GET: a HEAD must not read the listing (a stream pulls its first chunk as
+    // soon as it exists).
+    const stream = () =>
+      jsonArrayStream(
+        filteredUserTasks(kv, userId, filter),
+        (error) => log.error("task stream failed", { requestId, error: (error as Error)?.message }),
+      );
     // A plain Response: the typed helpers expect a parsed body, not a stream of its text.
-    return new Response(stream, {
+    return streamedResponse(c.req.method, stream, {
       status: 200,
       headers: { "Content-Type": "application/json; charset=utf-8" },
     }) as unknown as TypedResponse<TaskListItem[], 200, "json">;
