@@ -72,15 +72,25 @@ function assignRequestId(c: Context<AppEnv>): string {
   return id;
 }
 
+/** True when the request carries a credential, good or bad (API.md section 2's headers). */
+function presentsCredential(c: Context<AppEnv>): boolean {
+  return !!(c.req.header("X-API-Key")?.trim() || c.req.header("Authorization")?.trim());
+}
+
 /**
  * The request id on a response made by hand, and JSON labelled `application/json;
- * charset=utf-8`, as the contract fixes (API.md §1).
+ * charset=utf-8`, as the contract fixes (API.md §1). No response is sniffed into another type,
+ * and none to a request that presented a credential may be stored by any cache: it was answered
+ * for that credential (see docs/security.md, "Cache headers").
  */
 function finishHeaders(c: Context<AppEnv>, id: string) {
-  if (c.res.headers.get("X-Request-Id") !== id) setHeader(c, "X-Request-Id", id);
-  if (c.res.headers.get("Content-Type") === "application/json") {
+  const headers = c.res.headers;
+  if (headers.get("X-Request-Id") !== id) setHeader(c, "X-Request-Id", id);
+  if (headers.get("Content-Type") === "application/json") {
     setHeader(c, "Content-Type", "application/json; charset=utf-8");
   }
+  if (!headers.has("X-Content-Type-Options")) setHeader(c, "X-Content-Type-Options", "nosniff");
+  if (presentsCredential(c)) setHeader(c, "Cache-Control", "no-store");
 }
 
 /** Responses whose body is streamed as it is read: their length is unknown until the end. */
