@@ -3,6 +3,7 @@
  * with the type a route declared for the whole array.
  */
 import type { TypedResponse } from "hono";
+import { streamedResponse } from "./middleware.ts";
 
 /** Streams a JSON array from items read lazily, so memory stays flat however many there are. */
 function jsonArrayStream<T>(
@@ -44,14 +45,16 @@ function jsonArrayStream<T>(
 }
 
 /**
- * A 200 answer whose body is the array of `items`, streamed. Typed as the JSON answer the route
- * declares: Hono's typed helpers take a parsed body, not a stream of its text.
+ * A 200 answer whose body is the array of `items`, streamed; for a HEAD the items are never read.
+ * Typed as the JSON answer the route declares: Hono's typed helpers take a parsed body, not a
+ * stream of its text.
  */
 export function streamJsonArray<T>(
-  items: AsyncGenerator<T>,
+  method: string,
+  items: () => AsyncGenerator<T>,
   onError: (error: unknown) => void,
 ): Response & TypedResponse<T[], 200, "json"> {
-  const response = new Response(jsonArrayStream(items, onError), {
+  const response = streamedResponse(method, () => jsonArrayStream(items(), onError), {
     status: 200,
     headers: { "Content-Type": "application/json; charset=utf-8" },
   });

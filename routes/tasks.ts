@@ -230,8 +230,10 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
     const { kv, log } = c.var.deps;
     const requestId = c.get("requestId");
     const listing = { userId: principalOf(c).userId, filter: taskFilter(c.req.valid("query")) };
+    // The listing is read only for GET: a HEAD must not read it.
     return streamJsonArray<TaskListItem>(
-      filteredUserTasks(kv, listing),
+      c.req.method,
+      () => filteredUserTasks(kv, listing),
       (error) => log.error("task stream failed", { requestId, error: (error as Error)?.message }),
     );
   });
