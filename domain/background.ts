@@ -25,11 +25,12 @@ export interface BackgroundOptions {
 
 export class Background {
   readonly #jobs: Job[] = [];
-  readonly #busy = new Set<Job>();
+  readonly #busy = new Map<Job, Promise<void>>();
   #timers: ReturnType<typeof setInterval>[] = [];
   #lastRequestAt: number;
   #paused = true;
   #stopped = false;
+  #lastFlush: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: BackgroundOptions) {
     this.#lastRequestAt = options.now();
@@ -82,15 +83,22 @@ export class Background {
     this.#paused = true;
     this.options.onIdle?.(true);
     // Writes still held go out now: a paused instance may be frozen or stopped next.
-    this.#flush().catch(() => {});
+    this.#lastFlush = this.#flush();
+  }
+
+  /** Resolves once the runs under way and the flush that went with the last pause are done. */
+  async flushed(): Promise<void> {
+    await Promise.all([...this.#busy.values(), this.#lastFlush]);
   }
 
   #tick(job: Job) {
     if (this.#busy.has(job)) return; // a slow store must not pile up runs
-    this.#busy.add(job);
-    job.run()
-      .catch((error: Error) => this.options.onError(job.name, error))
-      .finally(() => this.#busy.delete(job));
+    this.#busy.set(
+      job,
+      job.run()
+        .catch((error: Error) => this.options.onError(job.name, error))
+        .finally(() => this.#busy.delete(job)),
+    );
   }
 
   async #flush() {

@@ -39,7 +39,7 @@ Deno.test("an idle instance makes no store reads and catches up before its next 
         const since = Date.now();
         while (!background.idle && Date.now() - since < 3_000) await sleep(50);
         assert.equal(background.idle, true);
-        await sleep(50); // the pause's last flush
+        await background.flushed(); // the writes it held went out as it paused
         metered.reset();
         await sleep(1_500);
         assert.deepEqual(metered.usage, {

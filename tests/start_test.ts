@@ -1,6 +1,6 @@
 /** `deno task start` (scripts/start.ts): WORKERS processes of main.ts on one port and one store. */
 import assert from "node:assert/strict";
-import { bareEnv, startMain } from "./main_process.ts";
+import { bareEnv, root, startMain, taskCommand } from "./main_process.ts";
 
 interface LogLine {
   msg: string;
@@ -126,3 +126,23 @@ async function startMainOutput(cwd: string, env: Record<string, string>) {
   ]);
   return { code: status.code, stdout, stderr };
 }
+
+Deno.test("deno task dev restarts its workers when the service's code changes", async () => {
+  const cwd = await Deno.makeTempDir();
+  const child = taskCommand("dev", cwd, bareEnv({ PORT: "0", WORKERS: "1" })).spawn();
+  const log = follow(child);
+  const [first] = await log.waitFor(1, (l) => l.msg === "listening");
+  // A change the watcher sees, without changing a byte of the code.
+  const file = `${root}kv/keys.ts`;
+  const { mtime } = await Deno.stat(file);
+  await Deno.utime(file, new Date(), new Date());
+  await Deno.utime(file, mtime ?? new Date(), mtime ?? new Date());
+  const listening = await log.waitFor(2, (l) => l.msg === "listening");
+  assert.notEqual(listening[1].pid, first.pid);
+  assert.ok(log.lines.some((l) => l.msg === "code changed; restarting the workers"));
+  child.kill("SIGTERM");
+  assert.equal((await child.status).code, 0);
+  await log.reading;
+  await log.stderr;
+  await Deno.remove(cwd, { recursive: true });
+});
