@@ -19,16 +19,10 @@ import { report, type Scenario } from "./http_report.ts";
 import { loadAverage as load } from "./results.ts";
 import { ensureWrk, runWrk, type WrkResult } from "./wrk.ts";
 import { taskRunArgs } from "../scripts/task_line.ts";
+import { numberFlag as flag } from "./flags.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const HUGE_LIMIT = "1000000000";
-
-function flag(name: string, fallback: number): number {
-  const arg = Deno.args.find((a) => a.startsWith(`--${name}=`));
-  const value = arg ? Number(arg.slice(name.length + 3)) : fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`);
-  return value;
-}
 
 const SECONDS = flag("seconds", 10);
 const RUNS = flag("runs", 3);
