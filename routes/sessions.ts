@@ -81,6 +81,7 @@ export function registerSessions(api: OpenAPIHono<AppEnv>) {
       origin: originOf(c),
     });
     const token = await sign(claims, jwtSecret, "HS256");
+    c.header("Cache-Control", "no-store"); // a secret, sent without a credential
     return c.json({ token, tokenType: "Bearer" as const, expiresAt }, 200);
   });
 
