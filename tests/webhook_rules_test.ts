@@ -74,3 +74,32 @@ Deno.test("a target is checked again at each delivery: a private address is refu
   assert.match(delivery.history[0].error, /https|private/);
   assert.equal(receiver.received.length, 0);
 });
+
+Deno.test("only the status line of an answer is read: an endless body does not hold an attempt", async () => {
+  await using svc = await workingService({ policy: { timeoutMs: 1_000 } });
+  await using receiver = startReceiver();
+  let sent = 0;
+  receiver.answer = () =>
+    new Response(
+      new ReadableStream({
+        async pull(controller) {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          sent += 16_384;
+          controller.enqueue(new Uint8Array(16_384));
+        },
+      }),
+    );
+  const user = await signUp(svc);
+  const hook = await addEndpoint(svc, user.token, { url: receiver.url });
+  await svc.request(`/v1/webhooks/${hook.id}/test`, {
+    method: "POST",
+    headers: bearer(user.token),
+  });
+  await waitUntil(async () =>
+    (await deliveries(svc, user.token, hook.id))[0]?.status === "succeeded"
+  );
+  const [delivery] = await deliveries(svc, user.token, hook.id);
+  assert.equal(delivery.attempts, 1);
+  assert.ok(delivery.lastDurationMs < 1_000, `answered in ${delivery.lastDurationMs} ms`);
+  assert.ok(sent < 10 * 16_384, "the connection was closed after the status line");
+});

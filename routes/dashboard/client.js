@@ -225,10 +225,11 @@ function closeDialog(dialog) {
 /** Where focus goes back to: the opener, or its successor when the table was redrawn meanwhile. */
 function focusBack(target) {
   if (target?.isConnected) return target;
-  const row = target?.closest("tr[data-key-id]");
+  const row = target?.closest("tr[data-key-id], tr[data-hook-id]");
+  const attribute = row?.dataset.keyId ? "data-key-id" : "data-hook-id";
   const again = row &&
-    $(`tr[data-key-id="${row.dataset.keyId}"] [data-action="${target.dataset.action}"]`);
-  return again ?? $("#new-key");
+    $(`tr[${attribute}="${row.getAttribute(attribute)}"] [data-action="${target.dataset.action}"]`);
+  return again ?? $(".view:not([hidden]) .view-actions .primary") ?? $("#new-key");
 }
 
 for (const dialog of $$("dialog")) {
