@@ -55,6 +55,9 @@ export function registerEventDocs(app: OpenAPIHono<AppEnv>) {
     app.openAPIRegistry.registerWebhook({
       method: "post",
       path: type,
+      operationId: `event${name}`,
+      // The receiver authenticates the request by its signature, not by a credential.
+      security: [],
       tags: ["Webhooks"],
       summary: SUMMARIES[type],
       description: "Verify the signature (e.g. with the `standardwebhooks` package) before " +
