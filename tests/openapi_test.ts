@@ -178,6 +178,12 @@ const ACCESS: [string, string, string][] = [
   ["post", "/users", "public"],
   ["post", "/auth/token", "public"],
   ["get", "/tasks/explore", "public"],
+  ["get", "/webhooks", "webhooks:read"],
+  ["get", "/webhooks/{id}/deliveries", "webhooks:read"],
+  ["post", "/webhooks", "webhooks:write"],
+  ["patch", "/webhooks/{id}", "webhooks:write"],
+  ["post", "/webhooks/{id}/deliveries/{deliveryId}/resend", "webhooks:write"],
+  ["get", "/security-log", "session"],
 ];
 
 Deno.test("the document states each endpoint's credential and scope (API.md section 3)", async (t) => {
