@@ -47,7 +47,9 @@ export function createApiKey(
       .set(apiKeys.byDigest(key.digest), { userId: key.userId, keyId: key.id })
       .set(apiKeys.version(key.userId), crypto.randomUUID());
     scheduleKeyNotices(op, key, now);
-    if (options.effects) await addEffects(kv, op, key.userId, { ...options.effects, now });
+    if (options.effects) {
+      await addEffects(kv, op, { ...options.effects, userId: key.userId, now });
+    }
     return { value: undefined, op };
   });
 }
@@ -120,7 +122,9 @@ export function changeApiKey(kv: Deno.Kv, request: ApiKeyChange): Promise<ApiKey
         .set(apiKeys.byDigest(next.digest), { userId, keyId });
     }
     if (next.revokedAt !== null) op.delete(apiKeys.byDigest(entry.value.digest));
-    if (request.effects) await addEffects(kv, op, userId, request.effects(entry.value, next));
+    if (request.effects) {
+      await addEffects(kv, op, { ...request.effects(entry.value, next), userId });
+    }
     return { value: next, op };
   });
 }

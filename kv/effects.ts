@@ -21,6 +21,12 @@ export interface Subscription {
   revision: string;
 }
 
+/** What one change raises, for whose account and when. */
+export interface RaisedEffects extends Effects {
+  userId: string;
+  now: number;
+}
+
 /**
  * Adds `effects` to `op`, which changes something of `userId`'s at `now`. Reads the account's
  * subscription and checks it in `op`: if an endpoint is added or changed before `op` commits,
@@ -30,9 +36,9 @@ export interface Subscription {
 export async function addEffects(
   kv: Deno.Kv,
   op: Deno.AtomicOperation,
-  userId: string,
-  effects: Effects & { now: number },
+  effects: RaisedEffects,
 ): Promise<WebhookEvent | null> {
+  const { userId } = effects;
   if (effects.security) recordSecurity(op, userId, { ...effects.security, now: effects.now });
   if (!effects.event) return null;
   const subscription = await kv.get<Subscription>(webhooks.subscription(userId));
@@ -44,7 +50,7 @@ export async function addEffects(
 }
 
 /** Queues the fan-out of `event` to the account's endpoints, in `op`. */
-export function queueEvent(op: Deno.AtomicOperation, userId: string, event: WebhookEvent) {
+function queueEvent(op: Deno.AtomicOperation, userId: string, event: WebhookEvent) {
   const message: QueueMessage = { kind: "webhook_event", userId, event };
   op.enqueue(message, { backoffSchedule: HANDLER_RETRIES });
 }

@@ -70,7 +70,8 @@ export async function keyNotice(
     if (Date.parse(key.expiresAt) - spec.before !== message.dueAt) return { value: undefined };
     const op = kv.atomic().check(entry).check(sent)
       .set(keyNotices.sent(message.keyId, message.notice), true, { expireIn: 400 * DAY });
-    await addEffects(kv, op, key.userId, {
+    await addEffects(kv, op, {
+      userId: key.userId,
       now,
       event: { type: spec.type, data: toMetadata(key, now) },
       ...(spec.notice === "expired"

@@ -32,7 +32,11 @@ export function createTask(kv: Deno.Kv, task: TaskRecord, effects?: Effects): Pr
     const op = kv.atomic().check({ key: tasks.record(task.id), versionstamp: null });
     writeTaskTransition(op, null, task);
     if (effects) {
-      await addEffects(kv, op, task.userId, { ...effects, now: Date.parse(task.createdAt) });
+      await addEffects(kv, op, {
+        ...effects,
+        userId: task.userId,
+        now: Date.parse(task.createdAt),
+      });
     }
     return { value: undefined, op };
   });
@@ -85,7 +89,7 @@ export function createTaskOnce<R>(
     claimIdempotencySlot(op, slot, record);
     writeTaskTransition(op, null, task);
     if (request.effects) {
-      await addEffects(kv, op, task.userId, { ...request.effects, now: request.now });
+      await addEffects(kv, op, { ...request.effects, userId: task.userId, now: request.now });
     }
     return { value: { response, replayed: false }, op };
   });
@@ -123,7 +127,7 @@ export function changeTask<T extends TaskRecord | null>(
     const op = kv.atomic().check(entry);
     writeTaskTransition(op, entry.value, next);
     if (request.effects) {
-      await addEffects(kv, op, next.userId, request.effects(entry.value, next));
+      await addEffects(kv, op, { ...request.effects(entry.value, next), userId: next.userId });
     }
     return { value: next, op };
   });

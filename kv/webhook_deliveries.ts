@@ -60,10 +60,9 @@ function newDelivery(hook: WebhookRecord, event: WebhookEvent, now: number): Del
  */
 export async function startDelivery(
   kv: Deno.Kv,
-  hook: WebhookRecord,
-  event: WebhookEvent,
-  now: number,
+  start: { hook: WebhookRecord; event: WebhookEvent; now: number },
 ): Promise<DeliveryRecord | null> {
+  const { hook, event, now } = start;
   const d = newDelivery(hook, event, now);
   const op = kv.atomic()
     .check({ key: webhooks.delivery(hook.id, eventUlid(event.id)), versionstamp: null });
@@ -80,7 +79,7 @@ export async function fanOut(
 ) {
   for (const hook of await listWebhooks(kv, message.userId)) {
     if (hook.enabled && selects(hook.events, message.event.type)) {
-      await startDelivery(kv, hook, message.event, now);
+      await startDelivery(kv, { hook, event: message.event, now });
     }
   }
 }
@@ -92,17 +91,6 @@ export async function getDeliveryByEvent(
   ulid: string,
 ): Promise<Deno.KvEntryMaybe<DeliveryRecord>> {
   return await kv.get<DeliveryRecord>(webhooks.delivery(webhookId, ulid));
-}
-
-/** A delivery by its public id, or null. */
-export async function getDelivery(
-  kv: Deno.Kv,
-  webhookId: string,
-  deliveryId: string,
-): Promise<DeliveryRecord | null> {
-  const ulid = await kv.get<string>(webhooks.deliveryById(webhookId, deliveryId));
-  if (!ulid.value) return null;
-  return (await getDeliveryByEvent(kv, webhookId, ulid.value)).value;
 }
 
 /** A page of an endpoint's deliveries, newest event first. */

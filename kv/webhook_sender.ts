@@ -22,12 +22,16 @@ export async function fanOutEvent(
   await fanOut(ctx.kv, message, ctx.now());
 }
 
+/** One attempt to the endpoint (null: deleted meanwhile); never throws for a network failure. */
 async function attempt(
   ctx: QueueContext,
-  hook: WebhookRecord | null,
-  delivery: { eventId: string; eventType: string; body: string },
-  number: number,
+  sending: {
+    hook: WebhookRecord | null;
+    delivery: { eventId: string; eventType: string; body: string };
+    number: number;
+  },
 ): Promise<DeliveryAttempt> {
+  const { hook, delivery, number } = sending;
   const now = ctx.now();
   const at = new Date(now).toISOString();
   const failed = (error: string): DeliveryAttempt => ({
@@ -68,9 +72,9 @@ export async function deliver(ctx: QueueContext, message: DeliveryMessage) {
   const entry = await getDeliveryByEvent(kv, message.webhookId, message.eventUlid);
   if (!entry.value || entry.value.attemptCount >= message.attempt) return;
   const hook = await getWebhook(kv, message.userId, message.webhookId);
-  const outcome = await attempt(ctx, hook, entry.value, message.attempt);
+  const outcome = await attempt(ctx, { hook, delivery: entry.value, number: message.attempt });
   const recorded = await recordAttempt(kv, { ...message, policy: ctx.webhooks }, outcome);
-  if (recorded && hook) await trackFailures(ctx, hook.id, message.userId, recorded.status);
+  if (recorded && hook) await trackFailures(ctx, { hook, status: recorded.status });
 }
 
 /**
@@ -79,10 +83,10 @@ export async function deliver(ctx: QueueContext, message: DeliveryMessage) {
  */
 async function trackFailures(
   ctx: QueueContext,
-  webhookId: string,
-  userId: string,
-  status: "pending" | "succeeded" | "failed",
+  outcome: { hook: WebhookRecord; status: "pending" | "succeeded" | "failed" },
 ) {
+  const { status } = outcome;
+  const { id: webhookId, userId } = outcome.hook;
   const now = ctx.now();
   const at = new Date(now).toISOString();
   let disabled = false;

@@ -76,7 +76,11 @@ export function changeWebhook(kv: Deno.Kv, request: WebhookChange): Promise<Webh
     op.set(webhooks.subscription(userId), subscriptionOf(rest));
     const after = next === DELETE ? null : next;
     if (request.effects) {
-      await addEffects(kv, op, userId, { ...request.effects(current, after), now: request.now });
+      await addEffects(kv, op, {
+        ...request.effects(current, after),
+        userId,
+        now: request.now,
+      });
     }
     return { value: after ?? current, op };
   });

@@ -64,7 +64,7 @@ export function registerWebhookDeliveries(api: OpenAPIHono<AppEnv>) {
     const hook = await getWebhook(kv, principalOf(c).userId, c.req.valid("param").id);
     if (!hook) throw notFound("Webhook");
     const event = newEvent("webhook.test", toWebhookView(hook), now());
-    const delivery = await startDelivery(kv, hook, event, now());
+    const delivery = await startDelivery(kv, { hook, event, now: now() });
     if (!delivery) throw new AppError("CONFLICT", "The test event could not be queued; try again");
     return c.json(toDeliveryView(delivery), 202);
   });
