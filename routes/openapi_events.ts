@@ -9,7 +9,11 @@ import { TaskDetail } from "../domain/task.ts";
 import { WebhookView } from "../domain/webhook.ts";
 import type { AppEnv } from "./env.ts";
 
-const DATA: Record<string, { schema: z.ZodType; what: string }> = {
+/** The resource an event type is about: the part of its name before the dot. */
+type EventResource = EventType extends `${infer R}.${string}` ? R : never;
+
+/** Typed by the event types, so that a new kind of event cannot go undocumented. */
+const DATA: Record<EventResource, { schema: z.ZodType; what: string }> = {
   task: { schema: TaskDetail, what: "the task as GET /tasks/{id} shows it" },
   api_key: { schema: ApiKeyMetadata, what: "the key's metadata (never its value)" },
   webhook: { schema: WebhookView, what: "the endpoint the test was sent to" },
@@ -42,7 +46,7 @@ const Headers = z.object({
 /** Registers one OpenAPI webhook per event type. */
 export function registerEventDocs(app: OpenAPIHono<AppEnv>) {
   for (const type of EVENT_TYPES) {
-    const data = DATA[type.split(".")[0]];
+    const data = DATA[type.split(".")[0] as EventResource];
     const name = type.split(/[._]/).map((w) => w[0].toUpperCase() + w.slice(1)).join("");
     const envelope = z.object({
       id: z.string().openapi({ example: "evt_01JD3YQ5G7N9J7M2X4W8T6V0KC" }),
