@@ -152,3 +152,28 @@ Deno.test("two processes on one queue: every event delivered, each failure retri
     await fleet.stop();
   }
 });
+
+Deno.test("two processes: at most 10 endpoints per account, exactly, under concurrent creation", async () => {
+  const fleet = await startFleet(2, ENV);
+  try {
+    const token = await fleetSignUp(fleet.base(0), "limit@example.com");
+    const results = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        call(`${fleet.base(i)}/v1/webhooks`, {
+          method: "POST",
+          headers: bearer(token),
+          json: { url: `https://93.184.215.14/hook/${i}`, events: ["*"] },
+        })),
+    );
+    const statuses = results.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 201).length, 10, JSON.stringify(statuses));
+    assert.ok(
+      results.filter((r) => r.status !== 201)
+        .every((r) => r.status === 409 && r.body.code === "WEBHOOK_LIMIT_REACHED"),
+    );
+    const list = await call(`${fleet.base(1)}/v1/webhooks`, { headers: bearer(token) });
+    assert.equal(list.body.length, 10);
+  } finally {
+    await fleet.stop();
+  }
+});
