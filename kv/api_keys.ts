@@ -77,10 +77,10 @@ export async function findApiKeyByDigest(
  */
 export function updateApiKey(
   kv: Deno.Kv,
-  userId: string,
-  keyId: string,
+  ref: { userId: string; keyId: string },
   change: (key: ApiKeyRecord) => ApiKeyRecord,
 ): Promise<ApiKeyRecord | null> {
+  const { userId, keyId } = ref;
   return atomically<ApiKeyRecord | null>(CONFLICT, async () => {
     const entry = await kv.get<ApiKeyRecord>(apiKeys.record(userId, keyId));
     if (!entry.value || entry.value.revokedAt !== null) return { value: null };
@@ -105,8 +105,7 @@ export async function revokeAllApiKeys(kv: Deno.Kv, userId: string, now: number)
   for (const key of await listApiKeys(kv, userId)) {
     await updateApiKey(
       kv,
-      userId,
-      key.id,
+      { userId, keyId: key.id },
       (k) => ({ ...k, revokedAt: new Date(now).toISOString() }),
     );
   }

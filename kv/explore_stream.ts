@@ -55,15 +55,24 @@ export class PrefixStream {
   #batch: number;
   #before: string | null;
 
+  private readonly prefix: Deno.KvKey;
+  private readonly work: Work;
+
   constructor(
     private readonly kv: Deno.Kv,
-    private readonly prefix: Deno.KvKey,
-    before: string | null,
-    private readonly work: Work,
-    batch = FIRST_BATCH,
+    stream: {
+      prefix: Deno.KvKey;
+      /** Only entries strictly older than this order key; null for the newest. */
+      before: string | null;
+      work: Work;
+      /** Entries of the first read. */
+      batch?: number;
+    },
   ) {
-    this.#before = before;
-    this.#batch = batch;
+    this.prefix = stream.prefix;
+    this.work = stream.work;
+    this.#before = stream.before;
+    this.#batch = stream.batch ?? FIRST_BATCH;
   }
 
   /** True when the buffer is spent but the store may hold more. */

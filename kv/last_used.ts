@@ -22,7 +22,8 @@ export class LastUsedBuffer {
    * Notes a use; it is queued only when the stored time is close to a minute behind. Runs on
    * every keyed request, so the common case is one map lookup, without parsing a date.
    */
-  note(userId: string, keyId: string, storedLastUsed: string | null, now: number) {
+  note(key: { userId: string; id: string; lastUsedAt: string | null }, now: number) {
+    const { userId, id: keyId, lastUsedAt: storedLastUsed } = key;
     if (now - (this.#stored.get(keyId) ?? -Infinity) < REFRESH_AFTER_MS) return;
     const pending = this.#pending.get(keyId);
     if (pending) {

@@ -182,7 +182,8 @@ export class SharedRateLimiter {
       for (const { index, count, first } of outbox.writes) {
         // This instance's first write to the slot: have it swept once it leaves the window.
         if (first) {
-          mutations.push(dueMarker(slotLeavesAt(index, windowMs), name, subject.id, index));
+          const leavesAt = slotLeavesAt(index, windowMs);
+          mutations.push(dueMarker({ leavesAt, policy: name, subject: subject.id, index }));
         }
         mutations.push({
           type: "sum",

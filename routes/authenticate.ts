@@ -40,7 +40,7 @@ async function apiKeyPrincipal(deps: Deps, value: string, clientIp: string) {
   if (key.ipWhitelist.length > 0 && !addressAllowed(clientIp, key.ipWhitelist)) {
     throw new AppError("IP_NOT_ALLOWED", `Requests from ${clientIp} are not allowed for this key`);
   }
-  deps.lastUsed.note(key.userId, key.id, key.lastUsedAt, deps.now());
+  deps.lastUsed.note(key, deps.now());
   const principal: Principal = {
     userId: key.userId,
     via: "api_key",

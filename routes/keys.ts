@@ -82,7 +82,11 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
     const input = c.req.valid("json");
     // Exact across instances (one atomic per creation, which is rare); every valid creation
     // request counts, including one refused for the 10-key limit.
-    const creations = await takeExact(kv, keyCreationPolicy(settings), userId, now());
+    const creations = await takeExact(kv, {
+      policy: keyCreationPolicy(settings),
+      subject: userId,
+      now: now(),
+    });
     if (!creations.allowed) {
       throw rateLimited(creations, `At most ${creations.limit} key creations per minute`);
     }
@@ -116,7 +120,8 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
   api.openapi(patchRoute, async (c) => {
     const { kv, now, apiKeyCache } = c.var.deps;
     const change = c.req.valid("json");
-    const updated = await updateApiKey(kv, principalOf(c).userId, c.req.valid("param").id, (k) => ({
+    const ref = { userId: principalOf(c).userId, keyId: c.req.valid("param").id };
+    const updated = await updateApiKey(kv, ref, (k) => ({
       ...k,
       name: change.name ?? k.name,
       ipWhitelist: change.ipWhitelist ?? k.ipWhitelist,
@@ -131,7 +136,7 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
     const value = generateKeyValue();
     const digest = await keyDigest(value);
     const { id } = c.req.valid("param");
-    const updated = await updateApiKey(kv, principalOf(c).userId, id, (k) => ({
+    const updated = await updateApiKey(kv, { userId: principalOf(c).userId, keyId: id }, (k) => ({
       ...k,
       ...keyHint(value),
       digest,
@@ -143,7 +148,8 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
 
   api.openapi(revokeRoute, async (c) => {
     const { kv, now, apiKeyCache } = c.var.deps;
-    const revoked = await updateApiKey(kv, principalOf(c).userId, c.req.valid("param").id, (k) => ({
+    const ref = { userId: principalOf(c).userId, keyId: c.req.valid("param").id };
+    const revoked = await updateApiKey(kv, ref, (k) => ({
       ...k,
       revokedAt: new Date(now()).toISOString(),
     }));
