@@ -69,7 +69,7 @@ export function takeExact(kv: Deno.Kv, use: ExactUse): Promise<WindowDecision> {
   return atomically("Too many concurrent requests to complete; try again", async () => {
     const { counts, version } = await readWindow(kv, use);
     const { policy, now } = use;
-    const decision = decide(counts, now, policy.windowMs, policy.limit);
+    const decision = decide(counts, now, policy);
     if (!decision.allowed) return { value: decision };
     return { value: decision, op: countOne(kv.atomic().check(version), use) };
   });
@@ -78,7 +78,7 @@ export function takeExact(kv: Deno.Kv, use: ExactUse): Promise<WindowDecision> {
 /** What `takeExact` would answer, without counting anything. */
 export async function peekExact(kv: Deno.Kv, use: ExactUse): Promise<WindowDecision> {
   const { counts } = await readWindow(kv, use);
-  return decide(counts, use.now, use.policy.windowMs, use.policy.limit);
+  return decide(counts, use.now, use.policy);
 }
 
 /** Counts one event (a failed login) against `policy`, unconditionally. */

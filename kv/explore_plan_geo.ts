@@ -40,7 +40,8 @@ export async function zoneCover(
   geo: GeoFilter,
   total: Promise<number>,
 ): Promise<ZoneCover | null> {
-  const cells = coverCircle(geo.lon, geo.lat, geo.radiusKm, MAX_ZONE_CELLS, {
+  const cells = coverCircle(geo, {
+    maxCells: MAX_ZONE_CELLS,
     precisions: [ZONE_PRECISION],
     extraKm: NEAR_REACH_KM,
   }).cells;
@@ -117,17 +118,12 @@ export async function geoDriver(
   const { geo, after, limit, work } = query;
   const layers = GEO_LAYERS.map((layer) => {
     const extraKm = layer.maxRadiusKm;
-    const coarse = coverCircle(geo.lon, geo.lat, geo.radiusKm, 1024, {
-      precisions: [COUNT_PRECISION],
-      extraKm,
-    }).cells;
+    const coarse =
+      coverCircle(geo, { maxCells: 1024, precisions: [COUNT_PRECISION], extraKm }).cells;
     // Finer covers within MAX_FINE_CELLS; coverCircle falls back to the counters' precision
     // (without enumerating the finer grid) when one would take more.
     const finer = layer.precisions.filter((p) => p > COUNT_PRECISION).map((p) =>
-      coverCircle(geo.lon, geo.lat, geo.radiusKm, MAX_FINE_CELLS, {
-        precisions: [p, COUNT_PRECISION],
-        extraKm,
-      })
+      coverCircle(geo, { maxCells: MAX_FINE_CELLS, precisions: [p, COUNT_PRECISION], extraKm })
     ).filter((c) => c.precision > COUNT_PRECISION).map((c) => c.cells);
     return { layer, coarse, finer };
   });

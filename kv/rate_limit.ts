@@ -5,15 +5,19 @@
  */
 import { commit } from "./commit.ts";
 import { SlotLedger } from "../domain/slot_ledger.ts";
-import { firstSlot, slotIndex, slotLeavesAt, type WindowDecision } from "../domain/rate_window.ts";
+import {
+  firstSlot,
+  slotIndex,
+  slotLeavesAt,
+  type WindowDecision,
+  type WindowLimit,
+} from "../domain/rate_window.ts";
 import { rateLimits } from "./keys.ts";
 import { dueMarker, sweepRateSlots } from "./rate_sweep.ts";
 
 /** A named budget: `limit` requests per sliding window of `windowMs`. */
-export interface LimitPolicy {
+export interface LimitPolicy extends WindowLimit {
   name: string;
-  limit: number;
-  windowMs: number;
 }
 
 /** How often a running limiter flushes its counts and refreshes the shared ones. */

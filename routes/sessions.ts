@@ -69,7 +69,8 @@ export function registerSessions(api: OpenAPIHono<AppEnv>) {
       throw new AppError("INVALID_CREDENTIALS", "The email or password is not correct");
     }
     const sessionId = crypto.randomUUID();
-    const claims = sessionClaims(user.id, sessionId, now(), settings.SESSION_TTL_HOURS);
+    const session = { userId: user.id, sessionId };
+    const claims = sessionClaims(session, now(), settings.SESSION_TTL_HOURS);
     const expiresAt = new Date(claims.exp * 1000).toISOString();
     await createSession(kv, { id: sessionId, userId: user.id, expiresAt }, now());
     const token = await sign(claims, jwtSecret, "HS256");

@@ -218,7 +218,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
       page,
       limit,
     });
-    setPageLinks(c, page, limit, total);
+    setPageLinks(c, { page, limit, total });
     return c.json(items, 200);
   });
 
