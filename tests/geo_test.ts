@@ -9,6 +9,7 @@ import {
   geohashEncode,
   haversineKm,
   minDistanceToBoxKm,
+  type Point,
 } from "../domain/geo.ts";
 import { seededRandom } from "../scripts/seeded_random.ts";
 
@@ -20,8 +21,7 @@ function normalizeLon(lon: number): number {
 
 /** The point reached from a start by travelling `distanceKm` along `bearingDeg`. */
 function destination(
-  lon: number,
-  lat: number,
+  { lon, lat }: Point,
   bearingDeg: number,
   distanceKm: number,
 ): [number, number] {
@@ -40,10 +40,8 @@ function destination(
 }
 
 function assertCovers(
-  cells: readonly string[],
-  precision: number,
-  lon: number,
-  lat: number,
+  { cells, precision }: { cells: readonly string[]; precision: number },
+  [lon, lat]: readonly [number, number],
   context: string,
 ): void {
   const hash = geohashEncode(lon, lat, precision);
@@ -238,8 +236,12 @@ Deno.test("coverCircle picks the finest precision that fits", async (t) => {
     assert.ok(cover.cells.length > 2);
     const rand = seededRandom(31);
     for (let i = 0; i < 500; i++) {
-      const [x, y] = destination(2.3522, 48.8566, rand() * 360, 300 * Math.sqrt(rand()));
-      assertCovers(cover.cells, 4, x, y, "fallback");
+      const [x, y] = destination(
+        { lon: 2.3522, lat: 48.8566 },
+        rand() * 360,
+        300 * Math.sqrt(rand()),
+      );
+      assertCovers({ cells: cover.cells, precision: 4 }, [x, y], "fallback");
     }
   });
   await t.step("a circle over the whole earth returns all 32 precision-1 cells", () => {
@@ -262,7 +264,7 @@ Deno.test("coverCircle picks the finest precision that fits", async (t) => {
     for (const cell of cover.cells) {
       assert.ok(minDistanceToBoxKm(10, 60, geohashBounds(cell)) <= 400 + 1e-3);
     }
-    const corner = geohashEncode(...destination(10, 60, 45, 560), 4);
+    const corner = geohashEncode(...destination({ lon: 10, lat: 60 }, 45, 560), 4);
     assert.ok(!cover.cells.includes(corner));
   });
   await t.step("returns sorted, distinct cells", () => {
@@ -295,8 +297,8 @@ Deno.test("coverCircle covers every point within the radius", async (t) => {
     for (const lon of [179.99, -179.99, 180, -180, 179.5]) {
       const cover = coverCircle({ lon, lat: 10, radiusKm: 50 });
       for (let bearing = 0; bearing < 360; bearing += 5) {
-        const [x, y] = destination(lon, 10, bearing, 50);
-        assertCovers(cover.cells, cover.precision, x, y, `lon ${lon}`);
+        const [x, y] = destination({ lon, lat: 10 }, bearing, 50);
+        assertCovers(cover, [x, y], `lon ${lon}`);
       }
       if (Math.abs(lon) < 179.9) continue; // this circle stays east of the antimeridian
       assert.ok(cover.cells.some((c) => geohashBounds(c).minLon < 0), `lon ${lon}: west half`);
@@ -308,7 +310,7 @@ Deno.test("coverCircle covers every point within the radius", async (t) => {
       const cover = coverCircle({ lon: 30, lat, radiusKm: 100 });
       for (let lon = -180; lon <= 180; lon += 1) {
         const y = lat > 0 ? 89.95 : -89.95;
-        assertCovers(cover.cells, cover.precision, lon, y, `lat ${lat}`);
+        assertCovers(cover, [lon, y], `lat ${lat}`);
       }
     }
   });
@@ -319,8 +321,8 @@ Deno.test("coverCircle covers every point within the radius", async (t) => {
       precisions: [2, 3, 4],
     });
     for (let bearing = 0; bearing < 360; bearing += 1) {
-      const [x, y] = destination(0, 89, bearing, r);
-      assertCovers(cover.cells, cover.precision, x, y, "touching");
+      const [x, y] = destination({ lon: 0, lat: 89 }, bearing, r);
+      assertCovers(cover, [x, y], "touching");
     }
   });
   await t.step("when the circle ends exactly on a cell edge", () => {
@@ -339,8 +341,12 @@ Deno.test("coverCircle covers every point within the radius", async (t) => {
             precisions: [precision],
           });
           for (const bearing of bearings) {
-            const [x, y] = destination(0, 0, bearing, r);
-            assertCovers(cover.cells, precision, x, y, `p${precision} k${k} b${bearing}`);
+            const [x, y] = destination({ lon: 0, lat: 0 }, bearing, r);
+            assertCovers(
+              { cells: cover.cells, precision },
+              [x, y],
+              `p${precision} k${k} b${bearing}`,
+            );
           }
         }
       }
@@ -358,8 +364,8 @@ Deno.test("coverCircle covers every point within the radius", async (t) => {
       });
       for (let j = 0; j < 50; j++) {
         const distance = j < 10 ? radius : radius * Math.sqrt(rand());
-        const [x, y] = destination(lon, lat, rand() * 360, distance);
-        assertCovers(cover.cells, cover.precision, x, y, `seed 41 #${i}`);
+        const [x, y] = destination({ lon, lat }, rand() * 360, distance);
+        assertCovers(cover, [x, y], `seed 41 #${i}`);
       }
     }
   });
@@ -369,8 +375,8 @@ Deno.test("coverCircle covers every point within the radius", async (t) => {
       extraKm: 500,
     });
     for (let bearing = 0; bearing < 360; bearing += 3) {
-      const [x, y] = destination(2.3522, 48.8566, bearing, 510);
-      assertCovers(cover.cells, cover.precision, x, y, "extraKm");
+      const [x, y] = destination({ lon: 2.3522, lat: 48.8566 }, bearing, 510);
+      assertCovers(cover, [x, y], "extraKm");
     }
   });
   await t.step(
@@ -405,13 +411,13 @@ Deno.test("coverCircle covers every point within the radius", async (t) => {
           assert.ok(cover.cells.length <= maxCells, `${context}: too many cells`);
         }
         assertSortedUnique(cover.cells);
-        assertCovers(cover.cells, cover.precision, lon, lat, context);
+        assertCovers(cover, [lon, lat], context);
         for (let j = 0; j < 24; j++) {
           // A quarter of the points sit exactly on the circle, where misses would show first.
           const distance = j < 6 ? radius : radius * Math.sqrt(rand());
           const bearing = j < 4 ? j * 90 : rand() * 360;
-          const [x, y] = destination(lon, lat, bearing, distance);
-          assertCovers(cover.cells, cover.precision, x, y, context);
+          const [x, y] = destination({ lon, lat }, bearing, distance);
+          assertCovers(cover, [x, y], context);
         }
       }
     },
