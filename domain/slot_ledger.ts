@@ -1,7 +1,6 @@
 /**
- * One subject's rate-limit slots as one instance sees them: the counts last read from the store,
- * this instance's own admissions the store may not hold yet, and decisions made on both. Pure (no
- * storage, no clock), so the bookkeeping that lets instances share a budget is testable alone.
+ * One subject's rate-limit slots as one instance sees them (last read plus own admissions), pure so
+ * that the bookkeeping which lets instances share a budget can be tested alone.
  */
 import {
   admit,

@@ -141,9 +141,9 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   // A scan's length to fill a page is about proportional to its driver's size, but not its cost
   // per candidate: with a search, a geo, country or name scan reads a document for every
   // candidate its facet passes, only to learn the words, while a word scan rejects on the facet
-  // alone (measured at 100k tasks: geo 100 km + search + payment read 512 documents a page).
-  // Against a word scan, whose count is exact, a geo scan counts at its upper bound: its estimate
-  // assumes tasks spread evenly over coarse cells, and is ~25x low for a circle on a city.
+  // alone. Against a word scan, whose count is exact, a geo scan counts at its upper bound: its
+  // estimate assumes tasks spread evenly over coarse cells, far too low for a circle on a city
+  // (docs/explore.md, "Planner").
   const cost = (d: Driver) =>
     filters.search.length > 0 && d.wordsFromDocs
       ? (d.upper ?? d.estimate) * (1 + DOC_COST)

@@ -34,8 +34,8 @@ export class Work {
   docs = 0;
 }
 
-// Relative costs measured on the local backend: a list call ~90 µs, an entry ~3 µs, one key of
-// a getMany ~20 µs. A unit is thus ~3 µs.
+// Relative costs of the local backend's operations, in units of one listed entry, so that a
+// budget in units bounds a page's time (docs/explore.md, "Planner").
 export const LIST_COST = 30;
 export const ENTRY_COST = 1;
 export const DOC_COST = 7;

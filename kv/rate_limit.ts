@@ -31,8 +31,8 @@ const ACTIVE_MS = 1_000;
 // A background refresh lists a subject's whole window only if its last listing is older than
 // this or from another slot; otherwise it re-reads just the two newest slots, the only ones other
 // instances' flushes still reach (a flush lands within a tick or two, a slot lasts w/60), five
-// subjects per getMany (10 keys, KV's cap). Listing 60 slots of 100 subjects every tick cost a
-// 100 ms tick about 90 ms of work in bench/rate_limit_bench.ts.
+// subjects per getMany (10 keys, KV's cap): listing every active window on every tick would take
+// most of the tick (docs/rate-limits.md, "The hot path").
 const FULL_READ_MS = 10_000;
 const SUBJECTS_PER_GET = 5;
 // Slots that left their window are swept this often (one `kv.list` of the due markers).
