@@ -40,6 +40,9 @@ async function apiKeyPrincipal(deps: Deps, value: string, clientIp: string) {
   if (key.ipWhitelist.length > 0 && !addressAllowed(clientIp, key.ipWhitelist)) {
     throw new AppError("IP_NOT_ALLOWED", `Requests from ${clientIp} are not allowed for this key`);
   }
+  // A deleted account's keys are revoked by its deletion; until every instance has seen that,
+  // its live-user cache (dropped within a second everywhere) already refuses them.
+  if (!await deps.userCache.find(key.userId)) throw invalidKey();
   deps.lastUsed.note(key.userId, key.id, key.lastUsedAt, deps.now());
   const principal: Principal = {
     userId: key.userId,
@@ -70,7 +73,8 @@ async function sessionPrincipal(deps: Deps, token: string): Promise<Principal> {
   if (typeof sessionId !== "string") throw invalidToken();
   if (typeof expiry !== "number" || expiry * 1000 <= deps.now()) throw invalidToken();
   const session = await getSession(deps.kv, sessionId, deps.now());
-  if (!session) throw invalidToken();
+  // A session outliving its account's deletion (written by a racing login) still dies here.
+  if (!session || !await deps.userCache.find(session.userId)) throw invalidToken();
   return { userId: session.userId, via: "session", scopes: [], sessionId };
 }
 

@@ -67,7 +67,10 @@ export function registerSessions(api: OpenAPIHono<AppEnv>) {
     const sessionId = crypto.randomUUID();
     const claims = sessionClaims(user.id, sessionId, now(), settings.SESSION_TTL_HOURS);
     const expiresAt = new Date(claims.exp * 1000).toISOString();
-    await createSession(kv, { id: sessionId, userId: user.id, expiresAt }, now());
+    // False when the account was deleted while the password was being checked.
+    if (!await createSession(kv, { id: sessionId, userId: user.id, expiresAt }, now())) {
+      throw new AppError("INVALID_CREDENTIALS", "The email or password is not correct");
+    }
     const token = await sign(claims, jwtSecret, "HS256");
     c.header("Cache-Control", "no-store"); // a secret, sent without a credential
     return c.json({ token, tokenType: "Bearer" as const, expiresAt }, 200);
