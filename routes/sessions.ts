@@ -4,7 +4,7 @@ import { AppError } from "../domain/errors.ts";
 import { hashPassword, verifyPassword } from "../domain/password.ts";
 import { sessionClaims } from "../domain/session.ts";
 import { emailKey, Login, SessionToken } from "../domain/user.ts";
-import { countExact, peekExact } from "../kv/exact_limit.ts";
+import { holdExact } from "../kv/exact_limit.ts";
 import { findUserByEmail } from "../kv/users.ts";
 import { createSession, deleteSession } from "../kv/sessions.ts";
 import { principalOf } from "./authenticate.ts";
@@ -50,10 +50,12 @@ export function registerSessions(api: OpenAPIHono<AppEnv>) {
     const { kv, settings, jwtSecret, now } = c.var.deps;
     const { email, password } = c.req.valid("json");
     // Failures are counted per email whether an account has it or not, and a limited email is
-    // refused before the password is looked at: the answer says nothing about the account.
-    const failures = await peekExact(kv, LOGIN_FAILURE_POLICY, emailKey(email), now());
-    if (!failures.allowed) {
-      throw rateLimited(failures, "Too many failed logins for this email; retry later");
+    // refused before the password is looked at: the answer says nothing about the account. The
+    // attempt is counted before the check (exactly, across instances), so attempts in flight
+    // count too and concurrent ones never pass the limit; a right password gives its unit back.
+    const attempt = await holdExact(kv, LOGIN_FAILURE_POLICY, emailKey(email), now());
+    if (!attempt.decision.allowed) {
+      throw rateLimited(attempt.decision, "Too many failed logins for this email; retry later");
     }
     const user = await findUserByEmail(kv, email);
     const ok = await verifyPassword(
@@ -61,9 +63,9 @@ export function registerSessions(api: OpenAPIHono<AppEnv>) {
       user?.passwordHash ?? await decoyHash(settings.PASSWORD_HASH_ITERATIONS),
     );
     if (!user || !ok) {
-      await countExact(kv, LOGIN_FAILURE_POLICY, emailKey(email), now());
       throw new AppError("INVALID_CREDENTIALS", "The email or password is not correct");
     }
+    await attempt.release();
     const sessionId = crypto.randomUUID();
     const claims = sessionClaims(user.id, sessionId, now(), settings.SESSION_TTL_HOURS);
     const expiresAt = new Date(claims.exp * 1000).toISOString();
