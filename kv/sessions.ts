@@ -1,6 +1,7 @@
 /** Sessions in KV: one record per issued token, expiring by itself, listed per user. */
 import { atomically, commit } from "./commit.ts";
 import { sessions } from "./keys.ts";
+import { rememberLoginNetwork } from "./login_networks.ts";
 import { liveUserEntry } from "./users.ts";
 
 export interface SessionRecord {
@@ -13,8 +14,18 @@ export interface SessionRecord {
  * Stores a session that KV drops by itself once it has expired, for a live account only: the
  * account's record is checked in the same atomic, so a login that verified the password before
  * the account was deleted cannot write its session after. False when the account is not live.
+ * The login's network is remembered in the same atomic (kv/login_networks.ts).
  */
-export function createSession(kv: Deno.Kv, session: SessionRecord, now: number): Promise<boolean> {
+export function createSession(
+  kv: Deno.Kv,
+  login: {
+    session: SessionRecord;
+    now: number;
+    /** The client network logged in from (an address group). */
+    network: string;
+  },
+): Promise<boolean> {
+  const { session, now, network } = login;
   const expireIn = Math.max(1, Date.parse(session.expiresAt) - now);
   return atomically("The account changed too often to log in; try again", async () => {
     const user = await liveUserEntry(kv, session.userId);
@@ -23,7 +34,7 @@ export function createSession(kv: Deno.Kv, session: SessionRecord, now: number):
       .check(user)
       .set(sessions.record(session.id), session, { expireIn })
       .set(sessions.byUser(session.userId, session.id), true, { expireIn });
-    return { value: true, op };
+    return { value: true, op: rememberLoginNetwork(op, session.userId, network, now) };
   });
 }
 

@@ -34,10 +34,17 @@ export function keyCreationPolicy(settings: Settings): LimitPolicy {
   return { name: "key_creation", limit: settings.KEY_CREATION_PER_MINUTE, windowMs: 60_000 };
 }
 
-/** Failed logins per email: 10 per sliding 15 minutes (see README, Decisions). */
-export const LOGIN_FAILURE_POLICY: LimitPolicy = {
-  name: "login_failures",
+/** Failed logins per email and client network: 10 per sliding 15 minutes (docs/security.md). */
+export const LOGIN_FAILURES_PER_NETWORK: LimitPolicy = {
+  name: "login_failures_net",
   limit: 10,
+  windowMs: 15 * 60_000,
+};
+
+/** Failed logins per email from networks the account has not logged in from: 100 per 15 min. */
+export const LOGIN_FAILURES_PER_EMAIL: LimitPolicy = {
+  name: "login_failures",
+  limit: 100,
   windowMs: 15 * 60_000,
 };
 

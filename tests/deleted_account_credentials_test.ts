@@ -45,7 +45,7 @@ Deno.test("a deleted account keeps no working credential: logins racing DELETE i
     const key = await createKey(svc, user.token);
     await svc.request(`/v1/users/${user.id}`, { method: "DELETE", headers: bearer(user.token) });
     const session = { id: crypto.randomUUID(), userId: user.id, expiresAt: "2999-01-01T00:00:00Z" };
-    assert.equal(await createSession(svc.kv, session, Date.now()), false);
+    assert.equal(await createSession(svc.kv, { session, now: Date.now(), network: "x" }), false);
     assert.equal((await svc.kv.get(sessions.record(session.id))).value, null);
     // A session that got in anyway (written before the fix's check existed) is refused when used.
     await svc.kv.set(sessions.record(session.id), session);

@@ -62,3 +62,50 @@ Deno.test("the failed-login limit is counted before the check: 30 wrong password
     assert.equal(after.status, 200);
   });
 });
+
+Deno.test("anyone cannot lock an owner out: failures count per email and network, under a higher email-wide ceiling", async (t) => {
+  await using svc = await setup();
+  const home = "198.51.100.7";
+  const user = await signUp(svc);
+  const login = (password: string, ip: string) =>
+    svc.request("/v1/auth/token", loginInit(user.email, password, ip));
+  const statusOf = async (res: Promise<Response>) => (await statuses([await res]))[0];
+  assert.equal(await statusOf(login(user.password, home)), 200, "the owner's usual network");
+
+  await t.step(
+    "10 failures from one address: that address is refused, the owner is not",
+    async () => {
+      for (let i = 0; i < 10; i++) {
+        assert.equal(
+          await statusOf(login("wrong!!!", "192.0.2.1")),
+          401,
+        );
+      }
+      assert.equal(await statusOf(login(user.password, "192.0.2.1")), 429);
+      assert.equal(await statusOf(login(user.password, home)), 200);
+      assert.equal(await statusOf(login(user.password, "2001:db8::1")), 200, "a new network too");
+    },
+  );
+
+  await t.step("an IPv6 /64 is one network", async () => {
+    for (let i = 0; i < 10; i++) {
+      assert.equal(await statusOf(login("wrong!!!", `2001:db8:0:9::${i + 1}`)), 401);
+    }
+    assert.equal(await statusOf(login("wrong!!!", "2001:db8:0:9::ff")), 429);
+  });
+
+  await t.step(
+    "guessing stays bounded: 100 failures per email from networks it never used",
+    async () => {
+      // 20 so far, from 192.0.2.1 and the IPv6 /64 above: 80 more from 8 other addresses.
+      for (let n = 2; n < 10; n++) {
+        for (let i = 0; i < 10; i++) {
+          assert.equal(await statusOf(login("wrong!!!", `192.0.2.${n}`)), 401);
+        }
+      }
+      assert.equal(await statusOf(login("wrong!!!", "192.0.2.200")), 429, "the ceiling");
+      assert.equal(await statusOf(login(user.password, "192.0.2.201")), 429, "a new network");
+      assert.equal(await statusOf(login(user.password, home)), 200, "a network it logged in from");
+    },
+  );
+});

@@ -387,7 +387,7 @@ Deno.test("POST /api/v1/keys is limited to KEY_CREATION_PER_MINUTE per account, 
   );
 });
 
-Deno.test("failed logins are limited per email: 10 per 15 minutes, then 429", async (t) => {
+Deno.test("failed logins are limited per email and network: 10 per 15 minutes, then 429", async (t) => {
   let now = HALF_PAST;
   await using svc = await setup({ deps: { now: () => now } });
   const user = await signUp(svc);
