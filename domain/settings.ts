@@ -39,6 +39,8 @@ export const Settings = z.object({
   ANON_RATE_LIMIT_PER_HOUR: positiveInt(1000),
   KEY_CREATION_PER_MINUTE: positiveInt(20),
   PASSWORD_HASH_ITERATIONS: positiveInt(600_000),
+  /** Sign-ups and logins (each a password hash) per client address per sliding hour. */
+  PASSWORD_HASHES_PER_HOUR: positiveInt(100),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /** Base of the absolute URLs the service writes (Link); unset, they follow the request. */
   PUBLIC_URL: z.string().optional().transform((value, ctx) => {
@@ -88,6 +90,8 @@ export function testSettings(overrides: Partial<SettingsInput> = {}): Settings {
     KV_PATH: ":memory:",
     JWT_SECRET: "test-secret-test-secret-test-secret-0123",
     PASSWORD_HASH_ITERATIONS: 1000,
+    // Tests sign up many accounts from one address; the tests of this limit set their own.
+    PASSWORD_HASHES_PER_HOUR: 1_000_000,
     LOG_LEVEL: "silent",
     ...overrides,
   });

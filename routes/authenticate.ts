@@ -90,9 +90,18 @@ export function authenticate(access: Access): MiddlewareHandler<AppEnv> {
       await enforceRequestBudget(c, deps, null);
       return await next();
     }
-    const principal = credential.kind === "api_key"
-      ? await apiKeyPrincipal(deps, credential.value, c.get("clientIp"))
-      : await sessionPrincipal(deps, credential.token);
+    let principal: Principal;
+    try {
+      principal = credential.kind === "api_key"
+        ? await apiKeyPrincipal(deps, credential.value, c.get("clientIp"))
+        : await sessionPrincipal(deps, credential.token);
+    } catch (refused) {
+      // A credential that fails gets its caller no budget of its own, so it draws from the
+      // address's, as a request without one does: made-up keys and tokens are bounded work too.
+      // Only a spent address budget turns its 401 into a 429.
+      await enforceRequestBudget(c, deps, null);
+      throw refused;
+    }
     await enforceRequestBudget(c, deps, principal);
     if (typeof access === "object" && !hasScope(principal, access.scope)) {
       throw new AppError(

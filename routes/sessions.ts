@@ -11,6 +11,7 @@ import { principalOf } from "./authenticate.ts";
 import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";
 import { holdLoginAttempt } from "./login_limits.ts";
+import { drawPasswordHash } from "./rate_limit.ts";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 
 const tokenRoute = defineRoute("public", {
@@ -49,6 +50,7 @@ export function registerSessions(api: OpenAPIHono<AppEnv>) {
   api.openapi(tokenRoute, async (c) => {
     const { kv, settings, jwtSecret, now } = c.var.deps;
     const { email, password } = c.req.valid("json");
+    await drawPasswordHash(c, c.var.deps);
     const user = await findUserByEmail(kv, email);
     const network = addressGroup(c.get("clientIp"));
     // Failures are counted whether an account has the email or not, and a limited attempt is

@@ -119,7 +119,8 @@ Deno.test("API-key requests are limited per key, with the headers of API.md sect
       const revoked = await me(svc, fenced.value, "198.51.100.7");
       assert.equal(revoked.status, 401);
       assert.equal((await revoked.json()).code, "API_KEY_INVALID");
-      assert.equal(revoked.headers.get("RateLimit"), null, "a refused credential draws nothing");
+      // A refused credential draws from the address's anonymous budget, never the key's.
+      assert.equal(revoked.headers.get("X-RateLimit-Limit"), "1000");
     },
   );
 });
