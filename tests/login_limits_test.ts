@@ -63,7 +63,7 @@ Deno.test("the failed-login limit is counted before the check: 30 wrong password
   });
 });
 
-Deno.test("anyone cannot lock an owner out: failures count per email and network, under a higher email-wide ceiling", async (t) => {
+Deno.test("no one can lock an owner out: failures count per email and network, under a higher email-wide ceiling", async (t) => {
   await using svc = await setup();
   const home = "198.51.100.7";
   const user = await signUp(svc);
