@@ -3,9 +3,10 @@
  * version key that every change bumps, which serializes creations so the 10-key limit is exact.
  */
 import { type ApiKeyRecord, isActive, MAX_ACTIVE_KEYS } from "../domain/api_key.ts";
-import { AppError } from "../domain/errors.ts";
+import { accountGone, AppError } from "../domain/errors.ts";
 import { atomically, commit } from "./commit.ts";
 import { apiKeys } from "./keys.ts";
+import { liveUserEntry } from "./users.ts";
 
 const CONFLICT = "The account's keys changed too often to complete; try again";
 
@@ -24,6 +25,9 @@ async function listAll(kv: Deno.Kv, userId: string): Promise<ApiKeyRecord[]> {
  */
 export function createApiKey(kv: Deno.Kv, key: ApiKeyRecord, now: number): Promise<void> {
   return atomically(CONFLICT, async () => {
+    // Checked in the atomic: a key cannot be created for an account deleted meanwhile.
+    const owner = await liveUserEntry(kv, key.userId);
+    if (!owner) throw accountGone();
     const version = await kv.get(apiKeys.version(key.userId));
     const active = (await listAll(kv, key.userId)).filter((k) => isActive(k, now));
     if (active.length >= MAX_ACTIVE_KEYS) {
@@ -33,7 +37,7 @@ export function createApiKey(kv: Deno.Kv, key: ApiKeyRecord, now: number): Promi
       );
     }
     const op = kv.atomic()
-      .check(version)
+      .check(owner, version)
       .check({ key: apiKeys.byDigest(key.digest), versionstamp: null })
       .set(apiKeys.record(key.userId, key.id), key)
       .set(apiKeys.byDigest(key.digest), { userId: key.userId, keyId: key.id })
@@ -85,6 +89,11 @@ export function updateApiKey(
     const entry = await kv.get<ApiKeyRecord>(apiKeys.record(userId, keyId));
     if (!entry.value || entry.value.revokedAt !== null) return { value: null };
     const next = change(entry.value);
+    // A key that stays alive (a new value, name or whitelist) is a credential write: checked
+    // against the account's record, as creation is. Revocation is not, since account deletion
+    // revokes every key after marking the account deleted.
+    const owner = next.revokedAt === null ? await liveUserEntry(kv, userId) : null;
+    if (next.revokedAt === null && !owner) throw accountGone();
     // The change marker is written blind (no check): concurrent changes never conflict on it,
     // and any write moves its versionstamp, which is all that cached copies watch.
     const op = kv.atomic().check(entry).set(apiKeys.record(userId, keyId), next)
@@ -96,6 +105,7 @@ export function updateApiKey(
         .set(apiKeys.byDigest(next.digest), { userId, keyId });
     }
     if (next.revokedAt !== null) op.delete(apiKeys.byDigest(entry.value.digest));
+    if (owner) op.check(owner);
     return { value: next, op };
   });
 }

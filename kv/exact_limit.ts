@@ -1,6 +1,6 @@
 /**
- * Exact rate limits for rare actions (key creation, failed logins): each use reads the window's
- * slots and writes KV, in one checked atomic where the limit must hold under concurrency.
+ * Exact rate limits for rare actions (key creation, login attempts): each use reads the window's
+ * slots and writes KV, in one checked atomic, so the limit holds under concurrency.
  */
 import {
   decide,
@@ -9,7 +9,7 @@ import {
   slotLeavesAt,
   type WindowDecision,
 } from "../domain/rate_window.ts";
-import { atomically, commit } from "./commit.ts";
+import { atomically } from "./commit.ts";
 import { rateLimits } from "./keys.ts";
 import type { LimitPolicy } from "./rate_limit.ts";
 import { dueMarker } from "./rate_sweep.ts";
@@ -75,13 +75,35 @@ export function takeExact(kv: Deno.Kv, use: ExactUse): Promise<WindowDecision> {
   });
 }
 
-/** What `takeExact` would answer, without counting anything. */
-export async function peekExact(kv: Deno.Kv, use: ExactUse): Promise<WindowDecision> {
-  const { counts } = await readWindow(kv, use);
-  return decide(counts, use.now, use.policy);
+/** A unit taken by `holdExact`: kept, it stays counted; released, it is given back. */
+export interface Hold {
+  decision: WindowDecision;
+  /** Gives the unit back (the attempt turned out not to count); a no-op when refused. */
+  release(): Promise<void>;
 }
 
-/** Counts one event (a failed login) against `policy`, unconditionally. */
-export async function countExact(kv: Deno.Kv, use: ExactUse) {
-  await commit(countOne(kv.atomic(), use));
+/**
+ * `takeExact` for an attempt whose outcome decides whether it counts (a login is a failure only
+ * once the password is wrong): the unit is taken before the attempt, so attempts in flight count
+ * against the limit and concurrent ones never pass it, and is given back when it should not stay.
+ */
+export async function holdExact(kv: Deno.Kv, use: ExactUse): Promise<Hold> {
+  const decision = await takeExact(kv, use);
+  const { policy, subject, now } = use;
+  const slot = rateLimits.slot(policy.name, subject, slotIndex(now, policy.windowMs));
+  let held = decision.allowed;
+  return {
+    decision,
+    async release() {
+      if (!held) return;
+      held = false;
+      await atomically("Too many concurrent requests to complete; try again", async () => {
+        const entry = await kv.get<Deno.KvU64>(slot);
+        // Gone or empty: the slot left the window (and was swept) while the unit was held.
+        if (!entry.value || entry.value.value === 0n) return { value: undefined };
+        const op = kv.atomic().check(entry).set(slot, new Deno.KvU64(entry.value.value - 1n));
+        return { value: undefined, op };
+      });
+    },
+  };
 }

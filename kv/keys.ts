@@ -41,6 +41,11 @@ export const sessions = {
   byUserPrefix: (userId: string): Deno.KvKey => ["sessions_by_user", userId],
 };
 
+export const loginNetworks = {
+  /** Present (expiring) while an account has recently logged in from a client network. */
+  record: (userId: string, network: string): Deno.KvKey => ["login_networks", userId, network],
+};
+
 export const apiKeys = {
   record: (userId: string, keyId: string): Deno.KvKey => ["api_keys", userId, keyId],
   byUserPrefix: (userId: string): Deno.KvKey => ["api_keys", userId],

@@ -1,6 +1,8 @@
 /** Sessions in KV: one record per issued token, expiring by itself, listed per user. */
-import { commit } from "./commit.ts";
+import { atomically, commit } from "./commit.ts";
 import { sessions } from "./keys.ts";
+import { rememberLoginNetwork } from "./login_networks.ts";
+import { liveUserEntry } from "./users.ts";
 
 export interface SessionRecord {
   id: string;
@@ -8,14 +10,32 @@ export interface SessionRecord {
   expiresAt: string;
 }
 
-/** Stores a session that KV drops by itself once it has expired. */
-export async function createSession(kv: Deno.Kv, session: SessionRecord, now: number) {
+/**
+ * Stores a session that KV drops by itself once it has expired, for a live account only: the
+ * account's record is checked in the same atomic, so a login that verified the password before
+ * the account was deleted cannot write its session after. False when the account is not live.
+ * The login's network is remembered in the same atomic (kv/login_networks.ts).
+ */
+export function createSession(
+  kv: Deno.Kv,
+  login: {
+    session: SessionRecord;
+    now: number;
+    /** The client network logged in from (an address group). */
+    network: string;
+  },
+): Promise<boolean> {
+  const { session, now, network } = login;
   const expireIn = Math.max(1, Date.parse(session.expiresAt) - now);
-  await commit(
-    kv.atomic()
+  return atomically("The account changed too often to log in; try again", async () => {
+    const user = await liveUserEntry(kv, session.userId);
+    if (!user) return { value: false };
+    const op = kv.atomic()
+      .check(user)
       .set(sessions.record(session.id), session, { expireIn })
-      .set(sessions.byUser(session.userId, session.id), true, { expireIn }),
-  );
+      .set(sessions.byUser(session.userId, session.id), true, { expireIn });
+    return { value: true, op: rememberLoginNetwork(op, session.userId, network, now) };
+  });
 }
 
 /** A session that exists and has not expired, or null. */

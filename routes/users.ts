@@ -21,6 +21,7 @@ import { principalOf } from "./authenticate.ts";
 import { createdContent, defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";
 import { cursorPage, CursorQuery, setNextPage } from "./paging.ts";
+import { drawPasswordHash } from "./rate_limit.ts";
 
 const UserId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
 
@@ -113,6 +114,7 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
   api.openapi(signUpRoute, async (c) => {
     const { kv, settings, now } = c.var.deps;
     const input = c.req.valid("json");
+    await drawPasswordHash(c, c.var.deps);
     const at = new Date(now()).toISOString();
     const user = await createUser(kv, {
       id: crypto.randomUUID(),

@@ -236,7 +236,8 @@ Deno.test("GET /tasks/explore pages with cursors bound to their filters", async 
     const seen: string[] = [];
     let url = "/api/v1/tasks/explore?limit=3&countryCode=fr";
     for (let pages = 0; pages < 10; pages++) {
-      const res = await svc.request(url);
+      // From this machine, so Link URLs are absolute (docs/security.md, "Links").
+      const res = await svc.request(url, { ip: "127.0.0.1" });
       const items = (await res.json()) as Item[];
       seen.push(...items.map((i) => i.id));
       const cursor = res.headers.get("X-Next-Cursor");

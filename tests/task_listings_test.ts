@@ -10,8 +10,9 @@ interface Item {
   createdAt: string;
 }
 
+/** A listing read from this machine, so its Link URLs are absolute (docs/security.md, "Links"). */
 async function list(svc: TestContext, url: string, headers: HeadersInit) {
-  const res = await svc.request(url, { headers });
+  const res = await svc.request(url, { headers, ip: "127.0.0.1" });
   const body = await res.json();
   return { res, status: res.status, body, items: body as Item[] };
 }

@@ -5,6 +5,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { sha256Hex } from "../../domain/bytes.ts";
+import { problems } from "../define.ts";
 import type { AppEnv } from "../env.ts";
 import scriptText from "./client.js" with { type: "text" };
 import styleText from "./style.css" with { type: "text" };
@@ -120,6 +121,7 @@ const pageRoute = createRoute({
       content: { "text/html": { schema: z.string() } },
     },
     304: { description: "Not modified (If-None-Match matched the ETag)" },
+    ...problems(429),
   },
 });
 
@@ -139,6 +141,7 @@ function assetRoute(path: string, type: string, what: string) {
     responses: {
       200: { description: `The ${what}`, content: { [type]: { schema: z.string() } } },
       304: { description: "Not modified (If-None-Match matched the ETag)" },
+      ...problems(429),
     },
   });
 }
