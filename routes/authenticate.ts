@@ -4,7 +4,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { verify } from "hono/jwt";
-import { type ApiKeyRecord, isActive, isWellFormedKey } from "../domain/api_key.ts";
+import { isLive, isWellFormedKey } from "../domain/api_key.ts";
 import { type Access, hasScope, type Principal } from "../domain/auth.ts";
 import { AppError } from "../domain/errors.ts";
 import { addressAllowed } from "../domain/ip.ts";
@@ -35,8 +35,9 @@ const invalidToken = () =>
 
 async function apiKeyPrincipal(deps: Deps, value: string, clientIp: string) {
   if (!isWellFormedKey(value)) throw invalidKey();
-  const key: ApiKeyRecord | null = await deps.apiKeyCache.find(value);
-  if (!key || !isActive(key, deps.now())) throw invalidKey();
+  const match = await deps.apiKeyCache.find(value);
+  if (!match || !isLive(match, deps.now())) throw invalidKey();
+  const key = match.key;
   if (key.ipWhitelist.length > 0 && !addressAllowed(clientIp, key.ipWhitelist)) {
     throw new AppError("IP_NOT_ALLOWED", `Requests from ${clientIp} are not allowed for this key`);
   }
@@ -46,6 +47,7 @@ async function apiKeyPrincipal(deps: Deps, value: string, clientIp: string) {
     via: "api_key",
     scopes: key.scopes,
     keyId: key.id,
+    rateLimitPerHour: key.rateLimitPerHour ?? undefined,
   };
   return principal;
 }

@@ -4,20 +4,32 @@ import {
   ApiKeyCreate,
   ApiKeyMetadata,
   type ApiKeyRecord,
+  ApiKeyRegenerate,
   ApiKeyUpdate,
   ApiKeyWithValue,
   generateKeyValue,
+  GRACE_MS,
   keyDigest,
   keyHint,
   resolveExpiry,
+  rolled,
   toMetadata,
 } from "../domain/api_key.ts";
 import { invalid, notFound } from "../domain/errors.ts";
 import { createApiKey, listApiKeys, updateApiKey } from "../kv/api_keys.ts";
 import { takeExact } from "../kv/exact_limit.ts";
 import { principalOf } from "./authenticate.ts";
-import { createdContent, defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
+import {
+  createdContent,
+  defineRoute,
+  emptyBodyIsNone,
+  jsonBody,
+  jsonContent,
+  Message,
+  problems,
+} from "./define.ts";
 import type { AppEnv } from "./env.ts";
+import type { Settings } from "../domain/settings.ts";
 import { keyCreationPolicy, rateLimited } from "./rate_limit.ts";
 
 const KeyId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
@@ -46,7 +58,7 @@ const patchRoute = defineRoute("session", {
   method: "patch",
   path: "/keys/{id}",
   tags: ["API keys"],
-  summary: "Rename a key or change its IP whitelist",
+  summary: "Rename a key, change its IP whitelist or its own hourly limit",
   request: { params: KeyId, body: jsonBody(ApiKeyUpdate) },
   responses: {
     200: jsonContent(ApiKeyMetadata, "The updated key"),
@@ -58,13 +70,18 @@ const regenerateRoute = defineRoute("session", {
   method: "post",
   path: "/keys/{id}/regenerate",
   tags: ["API keys"],
-  summary: "Give a key a new value; the old value stops working at once",
-  request: { params: KeyId },
+  summary: "Give a key a new value; the old one stops at once or after a chosen grace",
+  description: "With `expireCurrentIn` other than `now`, both values work until the metadata's " +
+    "`previousExpiresAt`. The body is optional: none, or `{}`, means `now`.",
+  request: {
+    params: KeyId,
+    body: { required: false, content: { "application/json": { schema: ApiKeyRegenerate } } },
+  },
   responses: {
     200: jsonContent(ApiKeyWithValue, "The key with its new value, shown once"),
-    ...problems(401, 403, 404),
+    ...problems(400, 401, 403, 404, 413, 415),
   },
-});
+}, [emptyBodyIsNone]);
 
 const revokeRoute = defineRoute("session", {
   method: "delete",
@@ -74,6 +91,16 @@ const revokeRoute = defineRoute("session", {
   request: { params: KeyId },
   responses: { 200: jsonContent(Message, "Key revoked"), ...problems(401, 403, 404) },
 });
+
+/** Holds a key's own hourly limit to the service's (a setting, so not in the schema). */
+function checkOwnLimit(limit: number | null | undefined, settings: Settings) {
+  if (typeof limit === "number" && limit > settings.RATE_LIMIT_PER_HOUR) {
+    throw invalid(
+      "rateLimitPerHour",
+      `rateLimitPerHour must be at most ${settings.RATE_LIMIT_PER_HOUR}, the service's limit`,
+    );
+  }
+}
 
 export function registerKeys(api: OpenAPIHono<AppEnv>) {
   api.openapi(createRouteDef, async (c) => {
@@ -86,6 +113,7 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
     if (!creations.allowed) {
       throw rateLimited(creations, `At most ${creations.limit} key creations per minute`);
     }
+    checkOwnLimit(input.rateLimitPerHour, settings);
     const expiresAt = resolveExpiry(input, now());
     if (expiresAt instanceof Error) throw invalid("expiresAt", expiresAt.message);
     const value = generateKeyValue();
@@ -100,7 +128,11 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
       createdAt: new Date(now()).toISOString(),
       expiresAt,
       lastUsedAt: null,
+      lastUsedIp: null,
       revokedAt: null,
+      previousDigest: null,
+      previousExpiresAt: null,
+      rateLimitPerHour: input.rateLimitPerHour ?? null,
     };
     await createApiKey(kv, record, now());
     c.header("Location", `/api/v1/keys/${record.id}`);
@@ -114,12 +146,16 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(patchRoute, async (c) => {
-    const { kv, now, apiKeyCache } = c.var.deps;
+    const { kv, now, apiKeyCache, settings } = c.var.deps;
     const change = c.req.valid("json");
+    checkOwnLimit(change.rateLimitPerHour, settings);
     const updated = await updateApiKey(kv, principalOf(c).userId, c.req.valid("param").id, (k) => ({
       ...k,
       name: change.name ?? k.name,
       ipWhitelist: change.ipWhitelist ?? k.ipWhitelist,
+      rateLimitPerHour: change.rateLimitPerHour === undefined
+        ? k.rateLimitPerHour ?? null
+        : change.rateLimitPerHour,
     }));
     apiKeyCache.clear(); // at once here; other instances see the change marker move
     if (!updated) throw notFound("API key");
@@ -131,11 +167,15 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
     const value = generateKeyValue();
     const digest = await keyDigest(value);
     const { id } = c.req.valid("param");
-    const updated = await updateApiKey(kv, principalOf(c).userId, id, (k) => ({
-      ...k,
-      ...keyHint(value),
-      digest,
-    }));
+    // An absent body is validated as {} without the schema's default.
+    const expireCurrentIn = c.req.valid("json").expireCurrentIn ?? "now";
+    const at = now();
+    const updated = await updateApiKey(
+      kv,
+      principalOf(c).userId,
+      id,
+      (k) => rolled(k, { ...keyHint(value), digest }, GRACE_MS[expireCurrentIn], at),
+    );
     apiKeyCache.clear();
     if (!updated) throw notFound("API key");
     return c.json({ ...toMetadata(updated, now()), key: value }, 200);
