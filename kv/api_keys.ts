@@ -10,6 +10,7 @@ import {
   MAX_ACTIVE_KEYS,
 } from "../domain/api_key.ts";
 import { AppError } from "../domain/errors.ts";
+import { deleteUsage } from "./api_key_usage.ts";
 import { atomically, commit } from "./commit.ts";
 import { apiKeys } from "./keys.ts";
 
@@ -139,7 +140,7 @@ export function updateApiKey(
   });
 }
 
-/** Revokes every key of an account at once (account deletion). */
+/** Revokes every key of an account at once (account deletion), and drops their figures. */
 export async function revokeAllApiKeys(kv: Deno.Kv, userId: string, now: number) {
   for (const key of await listApiKeys(kv, userId)) {
     await updateApiKey(
@@ -148,16 +149,17 @@ export async function revokeAllApiKeys(kv: Deno.Kv, userId: string, now: number)
       key.id,
       (k) => ({ ...k, revokedAt: new Date(now).toISOString() }),
     );
+    await deleteUsage(kv, key.id);
   }
 }
 
 /**
- * Records last-used times in one atomic; a key revoked or rewritten meanwhile is left alone
- * because the write only touches the `lastUsedAt` of the record as it is now.
+ * Records last uses (time and address); a key revoked or rewritten meanwhile is left alone
+ * because the write only touches the `lastUsedAt` and `lastUsedIp` of the record as it is now.
  */
 export async function recordLastUsed(
   kv: Deno.Kv,
-  uses: { userId: string; keyId: string; at: string }[],
+  uses: { userId: string; keyId: string; at: string; ip: string }[],
 ) {
   for (const use of uses) {
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -165,7 +167,11 @@ export async function recordLastUsed(
       if (!entry.value || (entry.value.lastUsedAt ?? "") >= use.at) break;
       const res = await commit(
         kv.atomic().check(entry)
-          .set(apiKeys.record(use.userId, use.keyId), { ...entry.value, lastUsedAt: use.at }),
+          .set(apiKeys.record(use.userId, use.keyId), {
+            ...entry.value,
+            lastUsedAt: use.at,
+            lastUsedIp: use.ip,
+          }),
       );
       if (res.ok) break;
     }

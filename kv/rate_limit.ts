@@ -24,6 +24,14 @@ export interface LimitPolicy {
   windowMs: number;
 }
 
+/**
+ * Other counters that ride on the limiter's flushes instead of writing on their own (per-key
+ * usage): each flush takes their mutations into its atomics and settles them with the outcome.
+ */
+export interface FlushRider {
+  send(): { mutations: Deno.KvMutation[]; settle(ok: boolean): void };
+}
+
 /** How often a running limiter flushes its counts and refreshes the shared ones. */
 export const SYNC_INTERVAL_MS = 100;
 // A shared count older than this is re-read before a decision rather than trusted. A subject
@@ -89,6 +97,7 @@ export class SharedRateLimiter {
   #lastSync: Promise<void> = Promise.resolve();
   #syncing = false;
   #sweptAt = -Infinity;
+  #riders: FlushRider[] = [];
 
   constructor(private readonly kv: Deno.Kv, private readonly now: () => number) {}
 
@@ -160,6 +169,11 @@ export class SharedRateLimiter {
       clearInterval(timer);
       await this.sync();
     };
+  }
+
+  /** Adds `rider`'s mutations to every flush from now on. */
+  carry(rider: FlushRider) {
+    this.#riders.push(rider);
   }
 
   /** Subjects held in memory, for tests. */
@@ -244,7 +258,9 @@ export class SharedRateLimiter {
         });
       }
     }
-    if (batch.length === 0) return;
+    const riders = this.#riders.map((rider) => rider.send());
+    for (const ride of riders) mutations.push(...ride.mutations);
+    if (mutations.length === 0) return;
     try {
       for (let i = 0; i < mutations.length; i += MUTATIONS_PER_ATOMIC) {
         const res = await commit(
@@ -257,9 +273,11 @@ export class SharedRateLimiter {
       // counted again: an over-count, the safe direction.)
       for (const { slot, count } of batch) slot.sent -= count;
       for (const { subject, before } of marked.reverse()) subject.markedSlot = before;
+      for (const ride of riders) ride.settle(false);
       throw error;
     }
     for (const { slot, count } of batch) slot.committed += count;
+    for (const ride of riders) ride.settle(true);
   }
 
   /** Reads the slots of a subject's window (and the next one) in one `kv.list`. */

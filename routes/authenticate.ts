@@ -41,7 +41,7 @@ async function apiKeyPrincipal(deps: Deps, value: string, clientIp: string) {
   if (key.ipWhitelist.length > 0 && !addressAllowed(clientIp, key.ipWhitelist)) {
     throw new AppError("IP_NOT_ALLOWED", `Requests from ${clientIp} are not allowed for this key`);
   }
-  deps.lastUsed.note(key.userId, key.id, key.lastUsedAt, deps.now());
+  deps.lastUsed.note(key, clientIp, deps.now());
   const principal: Principal = {
     userId: key.userId,
     via: "api_key",
@@ -91,6 +91,7 @@ export function authenticate(access: Access): MiddlewareHandler<AppEnv> {
     const principal = credential.kind === "api_key"
       ? await apiKeyPrincipal(deps, credential.value, c.get("clientIp"))
       : await sessionPrincipal(deps, credential.token);
+    if (principal.keyId) c.set("keyInUse", principal.keyId);
     await enforceRequestBudget(c, deps, principal);
     if (typeof access === "object" && !hasScope(principal, access.scope)) {
       throw new AppError(

@@ -6,6 +6,7 @@ import { newApiKeyCache } from "../kv/api_key_cache.ts";
 import { newUserCache } from "../kv/user_cache.ts";
 import { LastUsedBuffer } from "../kv/last_used.ts";
 import { SharedRateLimiter } from "../kv/rate_limit.ts";
+import { UsageCounter } from "../kv/usage_counter.ts";
 import type { Deps } from "./env.ts";
 
 export async function createDeps(
@@ -24,7 +25,12 @@ export async function createDeps(
     rateLimiter: new SharedRateLimiter(kv, () => deps.now()),
     apiKeyCache: newApiKeyCache(kv, () => deps.now()),
     userCache: newUserCache(kv, () => deps.now()),
+    usage: new UsageCounter(
+      kv,
+      (error) => deps.log.error("could not prune API-key usage", { error: error?.message }),
+    ),
     ...overrides,
   };
+  deps.rateLimiter.carry(deps.usage);
   return deps;
 }

@@ -16,7 +16,9 @@ import {
   toMetadata,
 } from "../domain/api_key.ts";
 import { invalid, notFound } from "../domain/errors.ts";
-import { createApiKey, listApiKeys, updateApiKey } from "../kv/api_keys.ts";
+import { createApiKey, getApiKey, listApiKeys, updateApiKey } from "../kv/api_keys.ts";
+import { deleteUsage, readUsage } from "../kv/api_key_usage.ts";
+import { UsageRange, UsageSeries } from "../domain/usage.ts";
 import { takeExact } from "../kv/exact_limit.ts";
 import { principalOf } from "./authenticate.ts";
 import {
@@ -82,6 +84,28 @@ const regenerateRoute = defineRoute("session", {
     ...problems(400, 401, 403, 404, 413, 415),
   },
 }, [emptyBodyIsNone]);
+
+const usageRoute = defineRoute("session", {
+  method: "get",
+  path: "/keys/{id}/usage",
+  tags: ["API keys"],
+  summary: "A key's requests by hour (24h, 7d) or by day (90d), split by outcome",
+  description: "Counts the requests the key authenticated, whatever their answer; figures from " +
+    "every instance are in within a minute.",
+  request: {
+    params: KeyId,
+    query: z.object({
+      range: UsageRange.default("24h").openapi({
+        param: { name: "range", in: "query" },
+        description: "24h and 7d answer hourly buckets, 90d daily ones (UTC)",
+      }),
+    }),
+  },
+  responses: {
+    200: jsonContent(UsageSeries, "The range's buckets, oldest first"),
+    ...problems(400, 401, 403, 404),
+  },
+});
 
 const revokeRoute = defineRoute("session", {
   method: "delete",
@@ -181,6 +205,13 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
     return c.json({ ...toMetadata(updated, now()), key: value }, 200);
   });
 
+  api.openapi(usageRoute, async (c) => {
+    const { kv, now } = c.var.deps;
+    const { id } = c.req.valid("param");
+    if (!await getApiKey(kv, principalOf(c).userId, id)) throw notFound("API key");
+    return c.json(await readUsage(kv, id, c.req.valid("query").range, now()), 200);
+  });
+
   api.openapi(revokeRoute, async (c) => {
     const { kv, now, apiKeyCache } = c.var.deps;
     const revoked = await updateApiKey(kv, principalOf(c).userId, c.req.valid("param").id, (k) => ({
@@ -189,6 +220,7 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
     }));
     apiKeyCache.clear();
     if (!revoked) throw notFound("API key");
+    await deleteUsage(kv, revoked.id);
     return c.json({ message: "API key revoked" }, 200);
   });
 }

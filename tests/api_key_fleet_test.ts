@@ -96,3 +96,41 @@ Deno.test("a rolled key's both values work on every instance, and only the new o
     },
   );
 });
+
+Deno.test("usage figures equal the requests made across two processes within a minute", async () => {
+  await using fleet = await startFleet(2);
+  const token = await fleetSignUp(fleet.base(0), "counter@example.com");
+  const created = await call(`${fleet.base(0)}/api/v1/keys`, {
+    method: "POST",
+    headers: bearer(token),
+    json: { name: "counted", scopes: ["profile:read"], expiresInDays: 30 },
+  });
+  const key = created.body.key as string;
+  const made = { ok: 0, clientError: 0, rateLimited: 0, serverError: 0 };
+  await Promise.all(Array.from({ length: 6 }, async (_, client) => {
+    for (let i = 0; i < 20; i++) {
+      const path = i % 4 === 3 ? "/v1/tasks/me/created" : "/v1/users/me"; // 403 or 200
+      const res = await call(`${fleet.base(client + i)}${path}`, { headers: { "X-API-Key": key } });
+      if (res.status === 200) made.ok++;
+      else if (res.status === 403) made.clientError++;
+      else throw new Error(`unexpected ${res.status}`);
+    }
+  }));
+  const started = Date.now();
+  let seen = {};
+  await eventually(async () => {
+    const res = await call(`${fleet.base(1)}/api/v1/keys/${created.body.id}/usage?range=24h`, {
+      headers: bearer(token),
+    });
+    // Summed over the range: the requests may straddle an hour's end.
+    const sum = { ok: 0, clientError: 0, rateLimited: 0, serverError: 0 };
+    for (const point of res.body.series) {
+      for (const name of Object.keys(sum) as (keyof typeof sum)[]) sum[name] += point[name];
+    }
+    seen = sum;
+    return JSON.stringify(seen) === JSON.stringify(made);
+  }, 60_000);
+  assert.deepEqual(seen, made);
+  assert.deepEqual(made, { ok: 90, clientError: 30, rateLimited: 0, serverError: 0 });
+  console.log(`usage complete ${Date.now() - started} ms after the last answer`);
+});
