@@ -31,6 +31,7 @@ const HAPPY: Record<string, (s: Session) => Promise<Call>> = {
   "GET /dashboard": () => Promise.resolve({ path: "/dashboard" }),
   "GET /dashboard/app.js": () => Promise.resolve({ path: "/dashboard/app.js" }),
   "GET /dashboard/app.css": () => Promise.resolve({ path: "/dashboard/app.css" }),
+  "GET /dashboard/chart.js": () => Promise.resolve({ path: "/dashboard/chart.js" }),
   "POST /users": () =>
     Promise.resolve({
       path: "/v1/users",
