@@ -30,11 +30,12 @@ export function requestPolicies(settings: Settings): RequestPolicies {
 }
 
 /**
- * An API key's budget under its own hourly limit. Same policy name, so same counters: a limit
- * changed by PATCH applies to the requests the key already made in the window.
+ * An API key's budget under its own hourly limit, never above the service's (which a restart may
+ * have lowered since the key's was set). Same policy name, so same counters: a limit changed by
+ * PATCH applies to the requests the key already made in the window.
  */
 function ownLimit(policy: LimitPolicy, limit: number | undefined): LimitPolicy {
-  return limit === undefined || limit === policy.limit ? policy : { ...policy, limit };
+  return limit === undefined || limit >= policy.limit ? policy : { ...policy, limit };
 }
 
 /** Key creations per account per minute (exact). */

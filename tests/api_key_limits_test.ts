@@ -114,3 +114,20 @@ Deno.test("rateLimitPerHour must be 1 to RATE_LIMIT_PER_HOUR, at creation and by
     }
   });
 });
+
+Deno.test("a key's own limit never exceeds the service's, even after the setting is lowered", async () => {
+  const kv = await Deno.openKv(":memory:");
+  let key = "";
+  {
+    await using svc = await setup({ kv, settings: { RATE_LIMIT_PER_HOUR: 10 } });
+    const user = await signUp(svc);
+    key = (await postKey(svc, user.token, { rateLimitPerHour: 8 })).body.key;
+  }
+  {
+    await using svc = await setup({ kv, settings: { RATE_LIMIT_PER_HOUR: 5 } });
+    const res = await me(svc, key);
+    await res.body?.cancel();
+    assert.equal(res.headers.get("X-RateLimit-Limit"), "5");
+  }
+  kv.close();
+});
