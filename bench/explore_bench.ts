@@ -6,21 +6,20 @@
  * the same queries answered by a brute-force scan of every task record, and "newest 20 within
  * R km" answered by Redis GEOSEARCH on the same points. Prints markdown tables.
  */
-import { type ExploreFilters, exploreFilters, matchExplore } from "../domain/explore.ts";
+import {
+  type ExploreFilterQuery,
+  type ExploreFilters,
+  exploreFilters,
+  matchExplore,
+} from "../domain/explore.ts";
 import { searchTerms, type TaskRecord } from "../domain/task.ts";
 import { exploreTasks } from "../kv/explore_query.ts";
 import { tasks } from "../kv/keys.ts";
 import { setup } from "../tests/helpers.ts";
-import {
-  buildCache,
-  kvPath,
-  loadAverage,
-  type LoadManifest,
-  peakRss,
-  readManifest,
-} from "./explore_cache.ts";
+import { buildCache, kvPath, type LoadManifest, peakRss, readManifest } from "./explore_cache.ts";
 import { generateTask, type QueryKind, queryKinds, queryString } from "./explore_data.ts";
 import { Redis } from "./resp.ts";
+import { loadAverage, markdownTable as table, writeResults } from "./results.ts";
 
 const PAGE = 20;
 /** Queries run before timing each kind, so that code and caches are warm. */
@@ -105,7 +104,7 @@ async function queryPhase(n: number, count: number): Promise<QueryPhase> {
     const plans = new Map<string, number>();
     for (let k = -WARMUP; k < kind.queries.length; k++) {
       const filters = exploreFilters(kind.queries[Math.max(0, k)]);
-      const [page, t] = await timed(() => exploreTasks(kv, filters, null, PAGE));
+      const [page, t] = await timed(() => exploreTasks(kv, { filters, limit: PAGE }));
       if (k < 0) continue;
       ms.push(t);
       items += page.items.length;
@@ -185,7 +184,7 @@ async function brutePhase(n: number, count: number): Promise<BruteResult[]> {
       const [ids, t] = await timed(() => bruteForce(kv, filters, PAGE));
       ms.push(t);
       // The index's answer must be the reference's, unless its page was cut short.
-      const page = await exploreTasks(kv, filters, null, PAGE);
+      const page = await exploreTasks(kv, { filters, limit: PAGE });
       if (page.items.length === PAGE || page.next === null) {
         compared++;
         if (JSON.stringify(page.items.map((i) => i.id)) === JSON.stringify(ids)) agree++;
@@ -202,6 +201,11 @@ function freePort(): number {
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
   return port;
+}
+
+/** The GEOSEARCH arguments of a query's circle. */
+function circleOf(q: ExploreFilterQuery): (string | number)[] {
+  return ["FROMLONLAT", q.longitude!, q.latitude!, "BYRADIUS", q.radiusKm!, "km"];
 }
 
 async function redisPhase(n: number, count: number): Promise<RedisPhase> {
@@ -252,33 +256,12 @@ async function redisPhase(n: number, count: number): Promise<RedisPhase> {
       for (let k = -WARMUP; k < kind.queries.length; k++) {
         const q = kind.queries[Math.max(0, k)];
         const [, t1] = await timed(async () => {
-          const reply = await redis.command(
-            "GEOSEARCH",
-            "tasks",
-            "FROMLONLAT",
-            q.longitude!,
-            q.latitude!,
-            "BYRADIUS",
-            q.radiusKm!,
-            "km",
-          ) as string[];
+          const reply = await redis.command("GEOSEARCH", "tasks", ...circleOf(q)) as string[];
           // GEOSEARCH orders by distance only: the newest 20 need every member, sorted here.
           return reply.sort().slice(-PAGE).reverse();
         });
         const [, t2] = await timed(() =>
-          redis.command(
-            "GEOSEARCH",
-            "tasks",
-            "FROMLONLAT",
-            q.longitude!,
-            q.latitude!,
-            "BYRADIUS",
-            q.radiusKm!,
-            "km",
-            "ASC",
-            "COUNT",
-            PAGE,
-          )
+          redis.command("GEOSEARCH", "tasks", ...circleOf(q), "ASC", "COUNT", PAGE)
         );
         if (k < 0) continue;
         within.push(t1);
@@ -292,17 +275,7 @@ async function redisPhase(n: number, count: number): Promise<RedisPhase> {
       let total = 0;
       for (const q of kind.queries.slice(0, 20)) {
         total += Number(
-          await redis.command(
-            "GEOSEARCHSTORE",
-            "tmp",
-            "tasks",
-            "FROMLONLAT",
-            q.longitude!,
-            q.latitude!,
-            "BYRADIUS",
-            q.radiusKm!,
-            "km",
-          ),
+          await redis.command("GEOSEARCHSTORE", "tmp", "tasks", ...circleOf(q)),
         );
       }
       r.members = total / Math.min(20, kind.queries.length);
@@ -354,11 +327,6 @@ async function fileBytes(path: string): Promise<number> {
     total += await Deno.stat(path + suffix).then((s) => s.size).catch(() => 0);
   }
   return total;
-}
-
-function table(head: string[], rows: (string | number)[][]): string {
-  const line = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
-  return [line(head), line(head.map(() => "---")), ...rows.map(line)].join("\n");
 }
 
 interface SizeReport {
@@ -415,6 +383,14 @@ async function main() {
     console.log(sizeReport(report));
   }
   console.log(summary(reports));
+  const file = await writeResults({
+    name: "explore",
+    command: `deno task bench:explore ${Deno.args.join(" ")}`.trim(),
+    comparedWith: "a brute-force scan of every task record (matchExplore, each page checked " +
+      "against it) and Redis GEOSEARCH over the same city points, in the same run",
+    body: [...reports.map(sizeReport), summary(reports)].join("\n"),
+  });
+  console.log(`\nwritten to ${file}`);
 }
 
 function sizeReport(r: SizeReport): string {

@@ -6,6 +6,7 @@
  * --connections=32 --tasks=2000 --warmup=3.
  */
 import { benchTaskBody, seedStore } from "./http_seed.ts";
+import { loadAverage as load, markdownTable, writeResults } from "./results.ts";
 import { ensureWrk, runWrk, type WrkResult } from "./wrk.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -84,10 +85,6 @@ function freePort(): number {
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
   return port;
-}
-
-function load(): string {
-  return Deno.loadavg().map((n) => n.toFixed(2)).join(" ");
 }
 
 /** Starts a server process on CPU 1 and waits until it answers HTTP. */
@@ -173,10 +170,6 @@ const median = (values: number[]) => {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
-
-function pad(cells: string[], widths: number[]): string {
-  return cells.map((c, i) => i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i])).join("  ");
-}
 
 async function main() {
   await ensureWrk();
@@ -309,7 +302,7 @@ async function main() {
         for (const s of scenarios) s.runs.push(await measure(s, SECONDS));
         loads.push(load());
       }
-      report(
+      await report(
         scenarios,
         store.taskIds.length,
         startArgs.join(" ").replaceAll(dir, "<tmp>"),
@@ -329,7 +322,7 @@ async function main() {
   }
 }
 
-function report(
+async function report(
   scenarios: Scenario[],
   tasks: number,
   startFlags: string,
@@ -343,8 +336,7 @@ function report(
     rss: Math.max(...s.runs.map((r) => r.rssMb)),
     cpu: median(s.runs.map((r) => r.cpuUs)),
   }]));
-  const widths = [5, 42, 7, 7, 7, 8, 7, 7, 22];
-  console.log(`
+  const method = `
 HTTP benchmark: wrk ${CONNECTIONS} connections, 1 thread, pinned to CPU 0; each server its own
 process pinned to CPU 1. ${RUNS} runs of ${SECONDS} s per scenario in interleaved rounds after a
 ${WARMUP} s warm-up; figures are the median of the runs (p50 and p99 each their own median).
@@ -359,26 +351,10 @@ server process sampled each second under load; HWM: its VmHWM after the last run
 the server's user + system CPU time over a run divided by its requests, which other load on the
 machine disturbs far less than req/s; the CPU ratio is floor CPU / service CPU per request.
 Load average (1/5/15 min) before: ${loadBefore}; after each round: ${loads.join(" | ")}
-`);
-  console.log(
-    pad(
-      [
-        "",
-        "scenario",
-        "req/s",
-        "p50 ms",
-        "p99 ms",
-        "CPU us/req",
-        "RSS MB",
-        "HWM MB",
-        "req/s of each run",
-      ],
-      widths,
-    ),
-  );
-  for (const s of scenarios) {
+`;
+  const rows = scenarios.map((s) => {
     const st = stats.get(s.label)!;
-    console.log(pad([
+    return [
       s.label,
       s.what,
       st.rps.toFixed(0),
@@ -388,8 +364,22 @@ Load average (1/5/15 min) before: ${loadBefore}; after each round: ${loads.join(
       st.rss.toFixed(0),
       s.hwmMb.toFixed(0),
       s.runs.map((r) => r.result.rps.toFixed(0)).join(" / "),
-    ], widths));
-  }
+    ];
+  });
+  const table = markdownTable(
+    [
+      "",
+      "scenario",
+      "req/s",
+      "p50 ms",
+      "p99 ms",
+      "CPU µs/req",
+      "RSS MB",
+      "HWM MB",
+      "req/s of runs",
+    ],
+    rows,
+  );
   const ratio = (a: string, b: string) => stats.get(a)!.rps / stats.get(b)!.rps;
   const cpuRatio = (a: string, b: string) => stats.get(b)!.cpu / stats.get(a)!.cpu;
   const verdict = (ok: boolean) => ok ? "meets" : "MISSES";
@@ -399,7 +389,7 @@ Load average (1/5/15 min) before: ${loadBefore}; after each round: ${loads.join(
   const rd = ratio("(d)", "(d0)");
   const services = scenarios.filter((s) => !s.label.includes("a") && s.label !== "(d0)");
   const peak = Math.max(...services.map((s) => Math.max(s.hwmMb, stats.get(s.label)!.rss)));
-  console.log(`
+  const ratios = `
 (b)/(a) = ${rb.toFixed(2)} by req/s, ${
     cpuRatio("(b)", "(a)").toFixed(2)
   } by CPU   target >= 0.70: ${verdict(rb >= 0.7)}
@@ -415,7 +405,15 @@ Load average (1/5/15 min) before: ${loadBefore}; after each round: ${loads.join(
 (d)/(d0) = ${rd.toFixed(2)} by req/s, ${
     cpuRatio("(d)", "(d0)").toFixed(2)
   } by CPU  target >= 0.50: ${verdict(rd >= 0.5)}
-service memory peak = ${peak.toFixed(0)} MB   target < 150 MB: ${verdict(peak < 150)}`);
+service memory peak = ${peak.toFixed(0)} MB   target < 150 MB: ${verdict(peak < 150)}`;
+  console.log(`${method}\n${table}\n${ratios}`);
+  const file = await writeResults({
+    name: "http",
+    command: "deno task bench:http",
+    comparedWith: "the floors (a), (ah) and (d0), bare Hono servers run in the same rounds",
+    body: `${table}\n\n\`\`\`\n${ratios.trim()}\n\`\`\`\n\n${method.trim()}`,
+  });
+  console.log(`\nwritten to ${file}`);
 }
 
 if (import.meta.main) await main();

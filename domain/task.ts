@@ -175,7 +175,10 @@ export function newTask(
   };
 }
 
-export function toTaskListItem(task: TaskRecord): TaskListItem {
+/** The list item of a task: every listing shows it, explore with the location added. */
+export function toTaskListItem(
+  task: Pick<TaskRecord, "id" | "title" | "budget" | "currency" | "status" | "createdAt">,
+): TaskListItem {
   return {
     id: task.id,
     title: task.title,

@@ -24,7 +24,7 @@ export async function purgeUser(ctx: QueueContext, message: { userId: string }) 
   await revokeAllApiKeys(kv, userId, now());
   await deleteUserSessions(kv, userId);
   await deleteOwnerProjects(kv, userId, at);
-  const deleted = await deleteUserTasks(kv, userId, at, PURGE_BATCH);
+  const deleted = await deleteUserTasks(kv, { userId, at, limit: PURGE_BATCH });
   if (deleted === PURGE_BATCH) {
     // Maybe more: the rest in a message of its own; the marker keeps them hidden meanwhile.
     const next: QueueMessage = { kind: "purge_user", userId };

@@ -47,7 +47,7 @@ function cursorScope(filters: ExploreFilters) {
   };
 }
 
-/** Registers GET /tasks/explore; it must come before the /tasks/{id} routes. */
+/** Registers GET /tasks/explore. */
 export function registerExplore(api: OpenAPIHono<AppEnv>) {
   api.openapi(exploreRoute, async (c) => {
     const { kv } = c.var.deps;
@@ -55,7 +55,7 @@ export function registerExplore(api: OpenAPIHono<AppEnv>) {
     const filters = exploreFilters(query);
     const scope = cursorScope(filters);
     const after = await cursorPosition(query.cursor, scope);
-    const page = await exploreTasks(kv, filters, after, query.limit);
+    const page = await exploreTasks(kv, { filters, after, limit: query.limit });
     setNextPage(c, page.next ? await encodeCursor(page.next, scope) : null);
     return c.json(page.items, 200);
   });

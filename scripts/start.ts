@@ -1,0 +1,152 @@
+/**
+ * `deno task start`: serves main.ts on WORKERS processes sharing one port (SO_REUSEPORT: the
+ * kernel spreads connections) and one store. SIGINT/SIGTERM reach every worker, each drains and
+ * flushes before it exits; a worker that dies is started again. `--watch` (`deno task dev`)
+ * restarts the workers when the service's code changes.
+ */
+import { createLogger, flushStdout } from "../domain/log.ts";
+import { parseSettings } from "../domain/settings.ts";
+import { projectRoot, taskRunArgs } from "./task_line.ts";
+
+// A worker that exits with an error this soon after its start failed to start (a bad KV_PATH, a
+// port in use): starting it again would fail the same way, so the service stops with its code.
+const START_GRACE_MS = 5_000;
+
+// Editors write a file in several steps; one reload per save.
+const SETTLE_MS = 300;
+
+interface Worker {
+  index: number;
+  process: Deno.ChildProcess;
+  startedAt: number;
+}
+
+/** A free TCP port for PORT=0: every worker must bind the same one. */
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "0.0.0.0", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+/** Calls `onChange` once a burst of changes to the service's code has settled. */
+function watchCode(onChange: () => void): Deno.FsWatcher {
+  const paths = ["main.ts", "routes", "domain", "kv"].map((p) => `${projectRoot}${p}`);
+  const watcher = Deno.watchFs(paths);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  (async () => {
+    for await (const event of watcher) {
+      if (event.kind === "access") continue;
+      clearTimeout(timer);
+      timer = setTimeout(onChange, SETTLE_MS);
+    }
+  })();
+  return watcher;
+}
+
+async function main() {
+  let settings;
+  try {
+    settings = parseSettings(Deno.env.toObject());
+  } catch (error) {
+    console.error((error as Error).message);
+    Deno.exit(1);
+  }
+  const log = createLogger(settings.LOG_LEVEL);
+  const port = settings.PORT === 0 ? freePort() : settings.PORT;
+  const args = taskRunArgs("serve");
+  let stopping = false;
+  const running = new Map<number, Worker>();
+  let exitCode = 0;
+  const watch = Deno.args.includes("--watch");
+  /** Workers stopped by a reload, to be started again on the new code. */
+  const reloading = new Set<number>();
+  /** Workers that failed to start in watch mode, started again at the next change. */
+  const waiting = new Set<number>();
+  let done: () => void;
+  const finished = new Promise<void>((resolve) => done = resolve);
+
+  const spawn = (index: number) => {
+    const process = new Deno.Command(Deno.execPath(), {
+      args: [...args, `--worker=${index}`],
+      env: { PORT: String(port) },
+      stdin: "null",
+      stdout: "inherit",
+      stderr: "inherit",
+    }).spawn();
+    const worker = { index, process, startedAt: Date.now() };
+    running.set(index, worker);
+    process.status.then((status) => exited(worker, status));
+  };
+
+  const stopAll = (signal: Deno.Signal) => {
+    stopping = true;
+    for (const { process } of running.values()) {
+      try {
+        process.kill(signal);
+      } catch {
+        // Already gone: its exit is on its way.
+      }
+    }
+  };
+
+  const exited = (worker: Worker, status: Deno.CommandStatus) => {
+    running.delete(worker.index);
+    const stoppedBySignal = status.signal === "SIGTERM" || status.signal === "SIGINT";
+    if (stopping) {
+      if (!status.success && !stoppedBySignal) exitCode ||= status.code || 1;
+      if (running.size === 0) done();
+      return;
+    }
+    if (reloading.delete(worker.index)) return spawn(worker.index);
+    // Exiting by itself with an error soon after its start is a failure to start; a signal (a
+    // crash, a kill) or a clean exit after a SIGTERM to it alone (a rolling restart) is not.
+    const failedToStart = status.signal === null && status.code !== 0 &&
+      Date.now() - worker.startedAt < START_GRACE_MS;
+    if (!failedToStart) {
+      log.error("worker ended; starting it again", {
+        worker: worker.index,
+        code: status.code,
+        signal: status.signal,
+      });
+      return spawn(worker.index);
+    }
+    if (watch) {
+      waiting.add(worker.index);
+      log.error("worker could not start; waiting for a change to the code", {
+        worker: worker.index,
+      });
+      return;
+    }
+    // The other workers would fail alike: the service stops with this one's code.
+    exitCode ||= status.code || 1;
+    stopAll("SIGTERM");
+    if (running.size === 0) done();
+  };
+
+  const reload = () => {
+    log.info("code changed; restarting the workers");
+    for (const index of waiting) spawn(index);
+    waiting.clear();
+    for (const { index, process } of running.values()) {
+      reloading.add(index);
+      try {
+        process.kill("SIGTERM");
+      } catch {
+        // Already gone: its exit is on its way.
+      }
+    }
+  };
+
+  for (let i = 0; i < settings.WORKERS; i++) spawn(i);
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    Deno.addSignalListener(signal, () => stopAll(signal));
+  }
+  const watcher = watch ? watchCode(reload) : null;
+  await finished;
+  watcher?.close();
+  flushStdout();
+  Deno.exit(exitCode);
+}
+
+if (import.meta.main) await main();
