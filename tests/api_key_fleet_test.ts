@@ -58,13 +58,13 @@ Deno.test("a rolled key's both values work on every instance, and only the new o
   await t.step(
     "the old value fails on both at its deadline, with no change marker moving after it is cached",
     async () => {
-      // Stands in for an hour passing: the stored deadline is moved to 1.5 s from now, and the
+      // Stands in for an hour passing: the stored deadline is moved to 3 s from now, and the
       // marker moved once so that both members load the record with it.
       await using kv = await Deno.openKv(`${fleet.cwd}/data/marketplace.sqlite3`);
       const userId = (await call(`${a}/v1/users/me`, { headers: bearer(token) })).body.id;
       const key = apiKeys.record(userId, created.body.id);
       const entry = await kv.get<ApiKeyRecord>(key);
-      const deadline = Date.now() + 1_500;
+      const deadline = Date.now() + 3_000;
       const res = await kv.atomic().check(entry)
         .set(key, { ...entry.value!, previousExpiresAt: new Date(deadline).toISOString() })
         .set(apiKeys.changed(), "test")
