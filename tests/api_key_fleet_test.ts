@@ -70,7 +70,7 @@ Deno.test("a rolled key's both values work on every instance, and only the new o
         .set(apiKeys.changed(), "test")
         .commit();
       assert.ok(res.ok);
-      await new Promise((r) => setTimeout(r, 600)); // both members poll and reload
+      await new Promise((r) => setTimeout(r, 1_000)); // both members poll and reload
       for (const base of [a, b]) assert.equal(await meStatus(base, old), 200);
       const marker = await kv.get(apiKeys.changed());
       await new Promise((r) => setTimeout(r, deadline - Date.now() + 50));

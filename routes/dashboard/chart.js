@@ -2,7 +2,7 @@
 // at /dashboard/chart.js and imported by client.js.
 
 const SVG_NS = "http://www.w3.org/2000/svg";
-const CHART = { width: 720, height: 240, left: 44, right: 8, top: 10, bottom: 28 };
+const CHART = { height: 240, left: 44, right: 8, top: 10, bottom: 28 };
 /** Stacked bottom up; the classes carry the colours (style.css), as the legend does. */
 const LAYERS = [
   ["ok", "ok", "2xx"],
@@ -29,11 +29,16 @@ const hourLabel = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: 
 const dayLabel = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
 const fullLabel = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
-/** Which bars get an axis label: about six along the axis, on round boundaries. */
-function labelled(index, count, bucket, start) {
-  if (bucket === "day") return (count - 1 - index) % 15 === 0;
-  const hour = new Date(start).getHours();
-  return count <= 24 ? hour % 4 === 0 : hour === 0;
+/**
+ * Which bars get an axis label: on round boundaries, about one per 110 units of width (six on a
+ * laptop, three on a phone).
+ */
+function labelled(index, count, bucket, start, width) {
+  const wide = width >= 560;
+  if (bucket === "day") return (count - 1 - index) % (wide ? 15 : 30) === 0;
+  const date = new Date(start);
+  if (count <= 24) return date.getHours() % (wide ? 4 : 8) === 0;
+  return date.getHours() === 0 && (wide || date.getDate() % 2 === 0);
 }
 
 function total(point) {
@@ -42,21 +47,23 @@ function total(point) {
 
 /**
  * The chart of a usage answer: an SVG (role img, labelled with the totals) whose bars carry a
- * title each with the bucket's figures.
+ * title each with the bucket's figures. Drawn `width` units wide, the width it is shown at, so
+ * that its labels keep their size on a phone.
  */
-export function usageChart(usage, label) {
+export function usageChart(usage, label, width = 720) {
+  const chartWidth = Math.max(280, Math.round(width));
   const { series, bucket } = usage;
   const max = Math.max(0, ...series.map(total));
   const step = niceStep(max);
   const top = Math.max(step, Math.ceil(max / step) * step);
-  const plotWidth = CHART.width - CHART.left - CHART.right;
+  const plotWidth = chartWidth - CHART.left - CHART.right;
   const plotHeight = CHART.height - CHART.top - CHART.bottom;
   const slot = plotWidth / series.length;
   const barWidth = Math.max(1, slot * 0.78);
   const y = (value) => CHART.top + plotHeight - (value / top) * plotHeight;
 
   const svg = svgEl("svg", {
-    viewBox: `0 0 ${CHART.width} ${CHART.height}`,
+    viewBox: `0 0 ${chartWidth} ${CHART.height}`,
     role: "img",
     "aria-label": label,
     class: "chart",
@@ -65,7 +72,7 @@ export function usageChart(usage, label) {
     svg.append(
       svgEl("line", {
         x1: CHART.left,
-        x2: CHART.width - CHART.right,
+        x2: chartWidth - CHART.right,
         y1: y(tick),
         y2: y(tick),
         class: "grid",
@@ -107,7 +114,7 @@ export function usageChart(usage, label) {
       class: "hit",
     }));
     svg.append(group);
-    if (labelled(i, series.length, bucket, point.start)) {
+    if (labelled(i, series.length, bucket, point.start, chartWidth)) {
       const date = new Date(point.start);
       svg.append(svgEl("text", {
         x: x + barWidth / 2,

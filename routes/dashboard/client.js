@@ -790,18 +790,20 @@ async function loadUsage() {
       RANGE_WORDS[range]
     }: ${sums.ok} 2xx, ${sums.clientError} 4xx, ${sums.rateLimited} 429, ${sums.serverError} 5xx.`;
     $("#usage-totals").textContent = summary;
-    chart.replaceChildren(usageChart(usage, `Requests per ${usage.bucket}. ${summary}`));
+    const label = `Requests per ${usage.bucket}. ${summary}`;
+    chart.replaceChildren(usageChart(usage, label, chart.clientWidth || 720));
     const when = usage.bucket === "day" ? dateFormat : fullFormat;
+    const used = usage.series.filter((p) => p.ok + p.clientError + p.rateLimited + p.serverError);
+    const none = el("tr", {}, [el("td", { colspan: "5", text: "No requests in this period." })]);
     $("#usage-table tbody").replaceChildren(
-      ...usage.series.filter((p) => p.ok + p.clientError + p.rateLimited + p.serverError > 0)
-        .map((p) =>
-          el("tr", {}, [
-            el("th", { scope: "row", text: when.format(new Date(p.start)) }),
-            ...[p.ok, p.clientError, p.rateLimited, p.serverError].map((n) =>
-              el("td", { text: String(n) })
-            ),
-          ])
-        ),
+      ...(used.length === 0 ? [none] : used.map((p) =>
+        el("tr", {}, [
+          el("th", { scope: "row", text: when.format(new Date(p.start)) }),
+          ...[p.ok, p.clientError, p.rateLimited, p.serverError].map((n) =>
+            el("td", { text: String(n) })
+          ),
+        ])
+      )),
     );
   } catch (error) {
     if (!(error instanceof ApiProblem)) throw error;

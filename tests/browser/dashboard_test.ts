@@ -460,12 +460,30 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
       "document.documentElement.scrollWidth - document.documentElement.clientWidth",
     );
     assert.equal(overflow, 0, "no horizontal scrolling");
+    const actionLines = await inPage<number>(
+      page,
+      `new Set([...document.querySelectorAll("#keys-body tr:first-child .row-actions button")]` +
+        `.map((b) => Math.round(b.getBoundingClientRect().top))).size`,
+    );
+    assert.equal(actionLines, 2, "a card's four actions sit two by two");
     await shot(page, "18-phone-keys");
     assert.deepEqual(await accessibilityViolations(page), []);
     await shot(page, "19-phone-keys-full", true);
     await newKeyButton(page).click();
     await createDialog(page).waitFor();
     await shot(page, "20-phone-create");
+    await page.keyboard.press("Escape");
+    await row("Mobile app 8").getByRole("button", { name: "Usage key Mobile app 8" }).click();
+    const usage = page.getByRole("dialog", { name: "Usage of “Mobile app 8”" });
+    await usage.getByRole("img", { name: /^Requests per hour\. 0 requests/ }).waitFor();
+    const overflowing = await inPage(
+      page,
+      "(() => { const d = document.querySelector('#usage-dialog'); " +
+        "return d.scrollWidth - d.clientWidth; })()",
+    );
+    assert.equal(overflowing, 0, "the chart fits the phone's width");
+    await shot(page, "20b-phone-usage");
+    assert.deepEqual(await accessibilityViolations(page), []);
     await page.keyboard.press("Escape");
     await page.getByRole("link", { name: "Profile" }).click();
     await expectText(page.locator('[data-profile="email"]'), email);
