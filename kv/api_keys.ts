@@ -117,7 +117,8 @@ function moveDigestIndex(op: Deno.AtomicOperation, before: ApiKeyRecord, after: 
 
 /**
  * Rewrites a live key under versionstamp checks, moving its digest index entries (its value and
- * its previous one) in the same atomic when they change, and bumps the account version so every cached copy of the key is dropped.
+ * its previous one) in the same atomic when they change, and bumps the account version so every
+ * cached copy of the key is dropped.
  * Returns null when the key does not exist or is revoked.
  */
 export function updateApiKey(
