@@ -12,13 +12,7 @@ import { createApp } from "../routes/app.ts";
 import { backgroundJobs, createDeps } from "../routes/deps.ts";
 import { benchTaskBody } from "./http_seed.ts";
 import { writeResults } from "./results.ts";
-
-function flag(name: string, fallback: number): number {
-  const arg = Deno.args.find((a) => a.startsWith(`--${name}=`));
-  const value = arg ? Number(arg.slice(name.length + 3)) : fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`);
-  return value;
-}
+import { numberFlag as flag } from "./flags.ts";
 
 const SAMPLES = flag("samples", 50);
 const SECONDS = flag("seconds", 20);
