@@ -1,7 +1,9 @@
 /**
- * Counts each API key's requests by hour, day and outcome in memory and hands them to the rate
- * limiter's flush (every 100 ms) as `sum` mutations: usage costs no KV write of its own, and the
- * figures of every instance add up in KV within a tick or two.
+ * Counts each API key's requests by hour, day and outcome in memory and hands them to a rate
+ * limiter's flush as `sum` mutations: usage costs no KV write of its own. Counts are held for up
+ * to HOLD_MS before they ride along (every tick would add a key's sums to nearly every 100 ms
+ * flush, several times its write units; see docs/api-keys.md), so the figures of every instance
+ * are in KV within seconds.
  */
 import { bucketStart, type Outcome, outcomeOf, type UsageUnit } from "../domain/usage.ts";
 import { pruneUsage } from "./api_key_usage.ts";
@@ -16,6 +18,9 @@ interface Pending {
   count: number;
 }
 
+/** How long counts wait for a flush to ride on; well within the contract's minute. */
+export const HOLD_MS = 10_000;
+
 // Remembered days per key for pruning; past this many keys the memory is dropped (a key then
 // costs one extra prune).
 const MAX_PRUNE_MEMORY = 10_000;
@@ -25,11 +30,19 @@ export class UsageCounter implements FlushRider {
   /** The day each key was last pruned on by this instance. */
   #prunedOn = new Map<string, number>();
   #pruning: Promise<void> = Promise.resolve();
+  /** When the oldest count not yet sent was noted; null when none is held. */
+  #heldSince: number | null = null;
+  #released = false;
 
-  constructor(private readonly kv: Deno.Kv, private readonly onError: (error: Error) => void) {}
+  constructor(
+    private readonly kv: Deno.Kv,
+    private readonly now: () => number,
+    private readonly onError: (error: Error) => void,
+  ) {}
 
   /** Counts one answered request of `keyId`. */
   note(keyId: string, status: number, now: number) {
+    this.#heldSince ??= now;
     const outcome = outcomeOf(status);
     this.#add(keyId, "hour", bucketStart("hour", now), outcome);
     this.#add(keyId, "day", bucketStart("day", now), outcome);
@@ -49,11 +62,23 @@ export class UsageCounter implements FlushRider {
     return total;
   }
 
-  /** Hands every pending count to a flush; `settle(false)` takes them back for the next one. */
+  /** Has every held count ride on the next flush (before a pause or shutdown, and in tests). */
+  release() {
+    this.#released = true;
+  }
+
+  /**
+   * Hands every pending count to a flush once the oldest is HOLD_MS old or they were released;
+   * `settle(false)` takes them back for the next flush.
+   */
   send(): { mutations: Deno.KvMutation[]; settle(ok: boolean): void } {
     const taken = this.#pending;
-    if (taken.size === 0) return { mutations: [], settle() {} };
+    const heldSince = this.#heldSince;
+    const due = this.#released || (heldSince !== null && this.now() - heldSince >= HOLD_MS);
+    if (taken.size === 0 || !due) return { mutations: [], settle() {} };
     this.#pending = new Map();
+    this.#heldSince = null;
+    this.#released = false;
     const mutations: Deno.KvMutation[] = [...taken.values()].map((p) => ({
       type: "sum",
       key: apiKeyUsage.bucket(p.keyId, p.unit, p.start, p.outcome),
@@ -63,6 +88,8 @@ export class UsageCounter implements FlushRider {
       mutations,
       settle: (ok) => {
         if (!ok) {
+          this.#heldSince = Math.min(heldSince ?? Infinity, this.#heldSince ?? Infinity);
+          this.#released = true; // retried at the next flush
           for (const [id, p] of taken) {
             const now = this.#pending.get(id);
             if (now) now.count += p.count;

@@ -1,9 +1,11 @@
 /**
  * Per-key usage (API.md section 14): requests by hour and by day, split by outcome, counted in
- * memory and written with the rate limiter's flushes, never a KV write per request.
+ * memory and written with the rate limiter's flushes (held up to 10 s), never a write per request.
  */
 import assert from "node:assert/strict";
 import { apiKeyUsage } from "../kv/keys.ts";
+import { HOLD_MS } from "../kv/usage_counter.ts";
+import { backgroundJobs } from "../routes/deps.ts";
 import {
   apiKey,
   bearer,
@@ -63,6 +65,7 @@ Deno.test("usage figures equal the requests made, by outcome, across two instanc
     for (const [svc, path] of plan) {
       const status = await send(svc, key.key, path);
       // The serving instance flushes, then both re-read: the next decision sees every admission.
+      svc.deps.usage.release();
       await svc.deps.rateLimiter.sync();
       await a.deps.rateLimiter.sync();
       await b.deps.rateLimiter.sync();
@@ -102,19 +105,57 @@ Deno.test("usage figures equal the requests made, by outcome, across two instanc
   });
 });
 
-Deno.test("usage costs no KV write per request: counts wait for the limiter's flush", async () => {
-  await using svc = await setup({ deps: { now: () => T } });
+Deno.test("usage costs no KV write of its own: counts ride on a limiter flush within 10 s", async (t) => {
+  let now = T;
+  await using svc = await setup({ deps: { now: () => now } });
   const user = await signUp(svc);
   const key = await createKey(svc, user.token);
-  await svc.deps.rateLimiter.sync();
-  for (let i = 0; i < 20; i++) assert.equal(await send(svc, key.value, "/v1/users/me"), 200);
-  const before = await Array.fromAsync(svc.kv.list({ prefix: apiKeyUsage.prefix(key.id) }));
-  assert.equal(before.length, 0, "nothing written by the requests themselves");
-  assert.equal(svc.deps.usage.pending, 20);
-  await svc.deps.rateLimiter.sync();
-  const after = await Array.fromAsync(svc.kv.list({ prefix: apiKeyUsage.prefix(key.id) }));
-  assert.equal(after.length, 2, "one hour and one day counter");
-  assert.equal(svc.deps.usage.pending, 0);
+  const stored = () => Array.fromAsync(svc.kv.list({ prefix: apiKeyUsage.prefix(key.id) }));
+
+  await t.step("requests write nothing; the limiter's flushes carry nothing for 10 s", async () => {
+    for (let i = 0; i < 20; i++) assert.equal(await send(svc, key.value, "/v1/users/me"), 200);
+    assert.equal((await stored()).length, 0, "nothing written by the requests themselves");
+    now += HOLD_MS - 1;
+    await svc.deps.rateLimiter.sync();
+    assert.equal((await stored()).length, 0, "held while the oldest count is younger than 10 s");
+    assert.equal(svc.deps.usage.pending, 20);
+  });
+
+  await t.step(
+    "the first flush after 10 s carries them: one hour and one day counter",
+    async () => {
+      now += 1;
+      await svc.deps.rateLimiter.sync();
+      const after = await stored();
+      assert.deepEqual(after.map((e) => [e.key[2], Number((e.value as Deno.KvU64).value)]), [
+        ["day", 20],
+        ["hour", 20],
+      ]);
+      assert.equal(svc.deps.usage.pending, 0);
+    },
+  );
+
+  await t.step(
+    "a release (what a pause or shutdown does) sends them with the next flush",
+    async () => {
+      assert.equal(await send(svc, key.value, "/v1/users/me"), 200);
+      svc.deps.usage.release();
+      await svc.deps.rateLimiter.sync();
+      assert.equal(svc.deps.usage.pending, 0);
+    },
+  );
+});
+
+Deno.test("stopping the background jobs flushes the usage counts they hold", async () => {
+  await using svc = await setup();
+  const background = backgroundJobs(svc.deps);
+  background.start();
+  const user = await signUp(svc);
+  const key = await createKey(svc, user.token);
+  for (let i = 0; i < 3; i++) assert.equal(await send(svc, key.value, "/v1/users/me"), 200);
+  await background.stop();
+  const quarter = await usage(svc, user.token, key.id, "90d");
+  assert.equal(quarter.body.series.at(-1).ok, 3);
 });
 
 Deno.test("hours are kept for 7 days and days for 90, in UTC buckets", async (t) => {
@@ -125,6 +166,7 @@ Deno.test("hours are kept for 7 days and days for 90, in UTC buckets", async (t)
   const at = async (when: number, count: number) => {
     now = when;
     for (let i = 0; i < count; i++) await send(svc, key.value, "/v1/users/me");
+    svc.deps.usage.release();
     await svc.deps.rateLimiter.sync();
     await svc.deps.usage.pruned();
   };
@@ -191,6 +233,7 @@ Deno.test("GET usage answers 400 for an unknown range and 404 for another accoun
   });
   await t.step("a revoked key's figures are gone, and its usage answers 404", async () => {
     await send(svc, key.value, "/v1/users/me");
+    svc.deps.usage.release();
     await svc.deps.rateLimiter.sync();
     const res = await svc.request(`/api/v1/keys/${key.id}`, {
       method: "DELETE",

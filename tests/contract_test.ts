@@ -106,6 +106,7 @@ const HAPPY: Record<string, (s: Session) => Promise<Call>> = {
       const path = status === 200 ? "/v1/users/me" : `/v1/tasks/${crypto.randomUUID()}`;
       await (await s.svc.request(path, { headers: apiKey(key.value) })).body?.cancel();
     }
+    s.svc.deps.usage.release();
     await s.svc.deps.rateLimiter.sync();
     return {
       path: `/api/v1/keys/${key.id}/usage?range=7d`,

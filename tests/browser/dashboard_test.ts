@@ -228,6 +228,7 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
     const refused = await fetch(`${base}/v1/projects`, { headers: { "X-API-Key": value } });
     assert.equal(refused.status, 403);
     await refused.body?.cancel();
+    svc.deps.usage.release(); // the counts ride on the next flush, not 10 s later
     await svc.deps.rateLimiter.sync(); // what main.ts does every 100 ms
     await row("CI deploy").getByRole("button", { name: "Usage key CI deploy" }).click();
     const dialog = page.getByRole("dialog", { name: "Usage of “CI deploy”" });
