@@ -123,10 +123,10 @@ function moveDigestIndex(op: Deno.AtomicOperation, before: ApiKeyRecord, after: 
  */
 export function updateApiKey(
   kv: Deno.Kv,
-  userId: string,
-  keyId: string,
+  ref: { userId: string; keyId: string },
   change: (key: ApiKeyRecord) => ApiKeyRecord,
 ): Promise<ApiKeyRecord | null> {
+  const { userId, keyId } = ref;
   return atomically<ApiKeyRecord | null>(CONFLICT, async () => {
     const entry = await kv.get<ApiKeyRecord>(apiKeys.record(userId, keyId));
     if (!entry.value || entry.value.revokedAt !== null) return { value: null };
@@ -146,8 +146,7 @@ export async function revokeAllApiKeys(kv: Deno.Kv, userId: string, now: number)
   for (const key of await listApiKeys(kv, userId)) {
     await updateApiKey(
       kv,
-      userId,
-      key.id,
+      { userId, keyId: key.id },
       (k) => ({ ...k, revokedAt: new Date(now).toISOString() }),
     );
     await deleteUsage(kv, key.id);

@@ -14,11 +14,18 @@ import { rateLimits } from "./keys.ts";
 import type { LimitPolicy } from "./rate_limit.ts";
 import { dueMarker } from "./rate_sweep.ts";
 
+/** One subject's use of a policy at `now`. */
+export interface ExactUse {
+  policy: LimitPolicy;
+  subject: string;
+  now: number;
+}
+
 /**
  * The window's slots and the subject's version marker, from one `kv.list` (one snapshot): the
  * marker sorts after every slot.
  */
-async function readWindow(kv: Deno.Kv, policy: LimitPolicy, subject: string, now: number) {
+async function readWindow(kv: Deno.Kv, { policy, subject, now }: ExactUse) {
   const counts = new Map<number, number>();
   let version: Deno.KvEntryMaybe<unknown> = {
     key: rateLimits.version(policy.name, subject),
@@ -38,12 +45,19 @@ async function readWindow(kv: Deno.Kv, policy: LimitPolicy, subject: string, now
 }
 
 /** Counts one unit now: the slot's sum, its cleanup marker, and a bump of the version marker. */
-function countOne(op: Deno.AtomicOperation, policy: LimitPolicy, subject: string, now: number) {
+function countOne(op: Deno.AtomicOperation, { policy, subject, now }: ExactUse) {
   const index = slotIndex(now, policy.windowMs);
   return op
     .sum(rateLimits.slot(policy.name, subject, index), 1n)
     .sum(rateLimits.version(policy.name, subject), 1n)
-    .mutate(dueMarker(slotLeavesAt(index, policy.windowMs), policy.name, subject, index));
+    .mutate(
+      dueMarker({
+        leavesAt: slotLeavesAt(index, policy.windowMs),
+        policy: policy.name,
+        subject,
+        index,
+      }),
+    );
 }
 
 /**
@@ -51,37 +65,23 @@ function countOne(op: Deno.AtomicOperation, policy: LimitPolicy, subject: string
  * atomic checked against the subject's version marker, which every count bumps, so concurrent
  * callers on any instance (even at different slots) never pass the limit together.
  */
-export function takeExact(
-  kv: Deno.Kv,
-  policy: LimitPolicy,
-  subject: string,
-  now: number,
-): Promise<WindowDecision> {
+export function takeExact(kv: Deno.Kv, use: ExactUse): Promise<WindowDecision> {
   return atomically("Too many concurrent requests to complete; try again", async () => {
-    const { counts, version } = await readWindow(kv, policy, subject, now);
-    const decision = decide(counts, now, policy.windowMs, policy.limit);
+    const { counts, version } = await readWindow(kv, use);
+    const { policy, now } = use;
+    const decision = decide(counts, now, policy);
     if (!decision.allowed) return { value: decision };
-    return { value: decision, op: countOne(kv.atomic().check(version), policy, subject, now) };
+    return { value: decision, op: countOne(kv.atomic().check(version), use) };
   });
 }
 
 /** What `takeExact` would answer, without counting anything. */
-export async function peekExact(
-  kv: Deno.Kv,
-  policy: LimitPolicy,
-  subject: string,
-  now: number,
-): Promise<WindowDecision> {
-  const { counts } = await readWindow(kv, policy, subject, now);
-  return decide(counts, now, policy.windowMs, policy.limit);
+export async function peekExact(kv: Deno.Kv, use: ExactUse): Promise<WindowDecision> {
+  const { counts } = await readWindow(kv, use);
+  return decide(counts, use.now, use.policy);
 }
 
 /** Counts one event (a failed login) against `policy`, unconditionally. */
-export async function countExact(
-  kv: Deno.Kv,
-  policy: LimitPolicy,
-  subject: string,
-  now: number,
-) {
-  await commit(countOne(kv.atomic(), policy, subject, now));
+export async function countExact(kv: Deno.Kv, use: ExactUse) {
+  await commit(countOne(kv.atomic(), use));
 }

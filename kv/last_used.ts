@@ -24,7 +24,7 @@ export class LastUsedBuffer {
    * Notes a use; it is queued only when the stored time is close to a minute behind. Runs on
    * every keyed request, so the common case is one map lookup, without parsing a date.
    */
-  note(key: ApiKeyRecord, ip: string, now: number) {
+  note(key: Pick<ApiKeyRecord, "userId" | "id" | "lastUsedAt">, ip: string, now: number) {
     const keyId = key.id;
     if (now - (this.#stored.get(keyId) ?? -Infinity) < REFRESH_AFTER_MS) return;
     const pending = this.#pending.get(keyId);

@@ -5,15 +5,19 @@
  */
 import { commit } from "./commit.ts";
 import { SlotLedger } from "../domain/slot_ledger.ts";
-import { firstSlot, slotIndex, slotLeavesAt, type WindowDecision } from "../domain/rate_window.ts";
+import {
+  firstSlot,
+  slotIndex,
+  slotLeavesAt,
+  type WindowDecision,
+  type WindowLimit,
+} from "../domain/rate_window.ts";
 import { rateLimits } from "./keys.ts";
 import { dueMarker, sweepRateSlots } from "./rate_sweep.ts";
 
 /** A named budget: `limit` requests per sliding window of `windowMs`. */
-export interface LimitPolicy {
+export interface LimitPolicy extends WindowLimit {
   name: string;
-  limit: number;
-  windowMs: number;
 }
 
 /**
@@ -35,8 +39,8 @@ const ACTIVE_MS = 1_000;
 // A background refresh lists a subject's whole window only if its last listing is older than
 // this or from another slot; otherwise it re-reads just the two newest slots, the only ones other
 // instances' flushes still reach (a flush lands within a tick or two, a slot lasts w/60), five
-// subjects per getMany (10 keys, KV's cap). Listing 60 slots of 100 subjects every tick cost a
-// 100 ms tick about 90 ms of work in bench/rate_limit_bench.ts.
+// subjects per getMany (10 keys, KV's cap): listing every active window on every tick would take
+// most of the tick (docs/rate-limits.md, "The hot path").
 const FULL_READ_MS = 10_000;
 const SUBJECTS_PER_GET = 5;
 // Slots that left their window are swept this often (one `kv.list` of the due markers).
@@ -196,7 +200,8 @@ export class SharedRateLimiter {
       for (const { index, count, first } of outbox.writes) {
         // This instance's first write to the slot: have it swept once it leaves the window.
         if (first) {
-          mutations.push(dueMarker(slotLeavesAt(index, windowMs), name, subject.id, index));
+          const leavesAt = slotLeavesAt(index, windowMs);
+          mutations.push(dueMarker({ leavesAt, policy: name, subject: subject.id, index }));
         }
         mutations.push({
           type: "sum",

@@ -71,7 +71,7 @@ export async function listUsers(
   limit: number,
   before?: string,
 ): Promise<{ users: StoredUser[]; next: string | null }> {
-  const page = await readNewestFirst<string>(kv, users.byTimePrefix(), limit, before);
+  const page = await readNewestFirst<string>(kv, { prefix: users.byTimePrefix(), limit, before });
   const ids = page.entries.map((e) => e.value);
   const found: StoredUser[] = [];
   for (let i = 0; i < ids.length; i += 10) {

@@ -22,7 +22,7 @@ export const validationHook: Hook<any, AppEnv, any, any> = (result) => {
 };
 
 /** A router whose validation failures become VALIDATION_ERROR problems. */
-export function newRouter(): OpenAPIHono<AppEnv> {
+function newRouter(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 }
 

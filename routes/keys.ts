@@ -133,7 +133,11 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
     const input = c.req.valid("json");
     // Exact across instances (one atomic per creation, which is rare); every valid creation
     // request counts, including one refused for the 10-key limit.
-    const creations = await takeExact(kv, keyCreationPolicy(settings), userId, now());
+    const creations = await takeExact(kv, {
+      policy: keyCreationPolicy(settings),
+      subject: userId,
+      now: now(),
+    });
     if (!creations.allowed) {
       throw rateLimited(creations, `At most ${creations.limit} key creations per minute`);
     }
@@ -173,7 +177,8 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
     const { kv, now, apiKeyCache, settings } = c.var.deps;
     const change = c.req.valid("json");
     checkOwnLimit(change.rateLimitPerHour, settings);
-    const updated = await updateApiKey(kv, principalOf(c).userId, c.req.valid("param").id, (k) => ({
+    const ref = { userId: principalOf(c).userId, keyId: c.req.valid("param").id };
+    const updated = await updateApiKey(kv, ref, (k) => ({
       ...k,
       name: change.name ?? k.name,
       ipWhitelist: change.ipWhitelist ?? k.ipWhitelist,
@@ -196,8 +201,7 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
     const at = now();
     const updated = await updateApiKey(
       kv,
-      principalOf(c).userId,
-      id,
+      { userId: principalOf(c).userId, keyId: id },
       (k) => rolled(k, { ...keyHint(value), digest }, GRACE_MS[expireCurrentIn], at),
     );
     apiKeyCache.clear();
@@ -214,7 +218,8 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
 
   api.openapi(revokeRoute, async (c) => {
     const { kv, now, apiKeyCache } = c.var.deps;
-    const revoked = await updateApiKey(kv, principalOf(c).userId, c.req.valid("param").id, (k) => ({
+    const ref = { userId: principalOf(c).userId, keyId: c.req.valid("param").id };
+    const revoked = await updateApiKey(kv, ref, (k) => ({
       ...k,
       revokedAt: new Date(now()).toISOString(),
     }));

@@ -51,7 +51,11 @@ export function registerSessions(api: OpenAPIHono<AppEnv>) {
     const { email, password } = c.req.valid("json");
     // Failures are counted per email whether an account has it or not, and a limited email is
     // refused before the password is looked at: the answer says nothing about the account.
-    const failures = await peekExact(kv, LOGIN_FAILURE_POLICY, emailKey(email), now());
+    const failures = await peekExact(kv, {
+      policy: LOGIN_FAILURE_POLICY,
+      subject: emailKey(email),
+      now: now(),
+    });
     if (!failures.allowed) {
       throw rateLimited(failures, "Too many failed logins for this email; retry later");
     }
@@ -61,11 +65,12 @@ export function registerSessions(api: OpenAPIHono<AppEnv>) {
       user?.passwordHash ?? await decoyHash(settings.PASSWORD_HASH_ITERATIONS),
     );
     if (!user || !ok) {
-      await countExact(kv, LOGIN_FAILURE_POLICY, emailKey(email), now());
+      await countExact(kv, { policy: LOGIN_FAILURE_POLICY, subject: emailKey(email), now: now() });
       throw new AppError("INVALID_CREDENTIALS", "The email or password is not correct");
     }
     const sessionId = crypto.randomUUID();
-    const claims = sessionClaims(user.id, sessionId, now(), settings.SESSION_TTL_HOURS);
+    const session = { userId: user.id, sessionId };
+    const claims = sessionClaims(session, now(), settings.SESSION_TTL_HOURS);
     const expiresAt = new Date(claims.exp * 1000).toISOString();
     await createSession(kv, { id: sessionId, userId: user.id, expiresAt }, now());
     const token = await sign(claims, jwtSecret, "HS256");

@@ -218,10 +218,9 @@ function pointer(...parts: string[]): string {
 async function conforms(
   ajv: Ajv2020,
   doc: Doc,
-  method: string,
-  path: string,
-  res: Response,
+  answer: { method: string; path: string; res: Response },
 ): Promise<number> {
+  const { method, path, res } = answer;
   const op = doc.paths[path][method];
   const label = `${method.toUpperCase()} ${path} → ${res.status}`;
   const text = await res.text();
@@ -294,13 +293,11 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
       const fixture = HAPPY[name];
       if (!fixture) return;
       const call = await fixture(session);
-      const status = await conforms(
-        ajv,
-        doc,
+      const status = await conforms(ajv, doc, {
         method,
         path,
-        await svc.request(call.path, call.init),
-      );
+        res: await svc.request(call.path, call.init),
+      });
       assert.ok(status >= 200 && status < 300, `${name} answered ${status}`);
     });
 
@@ -309,7 +306,7 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
         method: method.toUpperCase(),
         ...(op.requestBody ? { json: {} } : {}),
       });
-      await conforms(ajv, doc, method, path, res);
+      await conforms(ajv, doc, { method, path, res });
     });
 
     const needsKey = (op.security ?? []).some((s: Doc) => s.ApiKeyHeader?.length);
@@ -324,7 +321,7 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
           await res.body?.cancel();
           return;
         }
-        assert.equal(await conforms(ajv, doc, method, path, res), 403);
+        assert.equal(await conforms(ajv, doc, { method, path, res }), 403);
       });
     }
 
@@ -338,7 +335,7 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
           headers: credential,
           ...(op.requestBody ? { json: {} } : {}),
         });
-        assert.equal(await conforms(ajv, doc, method, path, res), 404);
+        assert.equal(await conforms(ajv, doc, { method, path, res }), 404);
       });
     }
     if (op.requestBody) {
@@ -351,7 +348,7 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
           headers: credential,
           json: { name: 42, firstName: 42, email: 42, scopes: 42, title: 42 },
         });
-        assert.equal(await conforms(ajv, doc, method, path, res), 400);
+        assert.equal(await conforms(ajv, doc, { method, path, res }), 400);
       });
     }
   }
