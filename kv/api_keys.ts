@@ -2,8 +2,15 @@
  * API keys in KV: records per account, a digest index for authentication, and a per-account
  * version key that every change bumps, which serializes creations so the 10-key limit is exact.
  */
-import { type ApiKeyRecord, isActive, MAX_ACTIVE_KEYS } from "../domain/api_key.ts";
+import {
+  type ApiKeyRecord,
+  isActive,
+  type KeyMatch,
+  matchDigest,
+  MAX_ACTIVE_KEYS,
+} from "../domain/api_key.ts";
 import { accountGone, AppError } from "../domain/errors.ts";
+import { deleteUsage } from "./api_key_usage.ts";
 import { atomically, commit } from "./commit.ts";
 import { apiKeys } from "./keys.ts";
 import { liveUserEntry } from "./users.ts";
@@ -63,20 +70,59 @@ export async function getApiKey(
   return entry.value && entry.value.revokedAt === null ? entry.value : null;
 }
 
-/** Resolves a presented key by its digest to its record, revoked or not; null when unknown. */
+/**
+ * Resolves a presented key by its digest to its record (revoked or not) and to which of its
+ * values it is; null when unknown.
+ */
 export async function findApiKeyByDigest(
   kv: Deno.Kv,
   digest: string,
-): Promise<ApiKeyRecord | null> {
+): Promise<KeyMatch | null> {
   const ref = await kv.get<{ userId: string; keyId: string }>(apiKeys.byDigest(digest));
   if (!ref.value) return null;
   const entry = await kv.get<ApiKeyRecord>(apiKeys.record(ref.value.userId, ref.value.keyId));
-  return entry.value?.digest === digest ? entry.value : null;
+  return entry.value ? matchDigest(entry.value, digest) : null;
+}
+
+// A previous value's index entry outlives its deadline by this much before KV drops it: expiry
+// is only its garbage collection (authentication judges the record's own deadline), and KV
+// expires by the wall clock, which a test's clock may not follow.
+const PREVIOUS_INDEX_SLACK_MS = 3_600_000;
+
+/** The digests a record needs indexed: none once revoked, else its value and its previous one. */
+function indexedDigests(key: ApiKeyRecord): string[] {
+  if (key.revokedAt !== null) return [];
+  return key.previousDigest ? [key.digest, key.previousDigest] : [key.digest];
 }
 
 /**
- * Rewrites a live key under versionstamp checks, moving its digest index when the value
- * changes, and bumps the account version so every cached copy of the key is dropped.
+ * Adds to `op` the digest index changes from `before` to `after`: entries no longer needed are
+ * deleted, a new value is indexed (checked unused), and a value that just became the previous
+ * one is re-indexed with an expiry after its deadline.
+ */
+function moveDigestIndex(op: Deno.AtomicOperation, before: ApiKeyRecord, after: ApiKeyRecord) {
+  const ref = { userId: after.userId, keyId: after.id };
+  const kept = indexedDigests(after);
+  for (const digest of indexedDigests(before)) {
+    if (!kept.includes(digest)) op.delete(apiKeys.byDigest(digest));
+  }
+  if (kept.includes(after.digest) && after.digest !== before.digest) {
+    op.check({ key: apiKeys.byDigest(after.digest), versionstamp: null })
+      .set(apiKeys.byDigest(after.digest), ref);
+  }
+  const previous = after.previousDigest;
+  if (previous && kept.includes(previous) && previous !== (before.previousDigest ?? null)) {
+    const left = Date.parse(after.previousExpiresAt!) - Date.now(); // KV's clock, the wall
+    op.set(apiKeys.byDigest(previous), ref, {
+      expireIn: Math.max(left, 0) + PREVIOUS_INDEX_SLACK_MS,
+    });
+  }
+}
+
+/**
+ * Rewrites a live key under versionstamp checks, moving its digest index entries (its value and
+ * its previous one) in the same atomic when they change, and bumps the account version so every
+ * cached copy of the key is dropped.
  * Returns null when the key does not exist or is revoked.
  */
 export function updateApiKey(
@@ -99,18 +145,13 @@ export function updateApiKey(
     const op = kv.atomic().check(entry).set(apiKeys.record(userId, keyId), next)
       .set(apiKeys.version(userId), crypto.randomUUID())
       .set(apiKeys.changed(), userId);
-    if (next.digest !== entry.value.digest) {
-      op.delete(apiKeys.byDigest(entry.value.digest))
-        .check({ key: apiKeys.byDigest(next.digest), versionstamp: null })
-        .set(apiKeys.byDigest(next.digest), { userId, keyId });
-    }
-    if (next.revokedAt !== null) op.delete(apiKeys.byDigest(entry.value.digest));
+    moveDigestIndex(op, entry.value, next);
     if (owner) op.check(owner);
     return { value: next, op };
   });
 }
 
-/** Revokes every key of an account at once (account deletion). */
+/** Revokes every key of an account at once (account deletion), and drops their figures. */
 export async function revokeAllApiKeys(kv: Deno.Kv, userId: string, now: number) {
   for (const key of await listApiKeys(kv, userId)) {
     await updateApiKey(
@@ -118,16 +159,17 @@ export async function revokeAllApiKeys(kv: Deno.Kv, userId: string, now: number)
       { userId, keyId: key.id },
       (k) => ({ ...k, revokedAt: new Date(now).toISOString() }),
     );
+    await deleteUsage(kv, key.id);
   }
 }
 
 /**
- * Records last-used times in one atomic; a key revoked or rewritten meanwhile is left alone
- * because the write only touches the `lastUsedAt` of the record as it is now.
+ * Records last uses (time and address); a key revoked or rewritten meanwhile is left alone
+ * because the write only touches the `lastUsedAt` and `lastUsedIp` of the record as it is now.
  */
 export async function recordLastUsed(
   kv: Deno.Kv,
-  uses: { userId: string; keyId: string; at: string }[],
+  uses: { userId: string; keyId: string; at: string; ip: string }[],
 ) {
   for (const use of uses) {
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -135,7 +177,11 @@ export async function recordLastUsed(
       if (!entry.value || (entry.value.lastUsedAt ?? "") >= use.at) break;
       const res = await commit(
         kv.atomic().check(entry)
-          .set(apiKeys.record(use.userId, use.keyId), { ...entry.value, lastUsedAt: use.at }),
+          .set(apiKeys.record(use.userId, use.keyId), {
+            ...entry.value,
+            lastUsedAt: use.at,
+            lastUsedIp: use.ip,
+          }),
       );
       if (res.ok) break;
     }

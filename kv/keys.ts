@@ -57,6 +57,28 @@ export const apiKeys = {
 };
 
 /**
+ * Per-key request counts: one Deno.KvU64 per key, bucket unit, bucket start (epoch ms, UTC hour or
+ * day) and outcome, so a range of a key's buckets is one contiguous `kv.list`.
+ */
+export const apiKeyUsage = {
+  bucket: (keyId: string, unit: string, start: number, outcome: string): Deno.KvKey => [
+    "api_key_usage",
+    keyId,
+    unit,
+    start,
+    outcome,
+  ],
+  /** Every bucket of `unit` from `start` on. */
+  from: (keyId: string, unit: string, start: number): Deno.KvKey => [
+    "api_key_usage",
+    keyId,
+    unit,
+    start,
+  ],
+  prefix: (keyId: string): Deno.KvKey => ["api_key_usage", keyId],
+};
+
+/**
  * Rate-limit counters: one Deno.KvU64 per policy, subject (key id, account, address or email) and
  * slot (a sixtieth of the window, in slots since the epoch), so a subject's window is one
  * contiguous range. Key parts order Uint8Array < string < bigint < number < boolean: the boolean

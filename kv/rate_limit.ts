@@ -20,6 +20,14 @@ export interface LimitPolicy extends WindowLimit {
   name: string;
 }
 
+/**
+ * Other counters that ride on the limiter's flushes instead of writing on their own (per-key
+ * usage): each flush takes their mutations into its atomics and settles them with the outcome.
+ */
+export interface FlushRider {
+  send(): { mutations: Deno.KvMutation[]; settle(ok: boolean): void };
+}
+
 /** How often a running limiter flushes its counts and refreshes the shared ones. */
 export const SYNC_INTERVAL_MS = 100;
 // A shared count older than this is re-read before a decision rather than trusted.
@@ -65,6 +73,7 @@ export class SharedRateLimiter {
   #lastSync: Promise<void> = Promise.resolve();
   #syncing = false;
   #sweptAt = -Infinity;
+  #riders: FlushRider[] = [];
 
   constructor(private readonly kv: Deno.Kv, private readonly now: () => number) {}
 
@@ -117,6 +126,11 @@ export class SharedRateLimiter {
       clearInterval(timer);
       await this.sync();
     };
+  }
+
+  /** Adds `rider`'s mutations to every flush from now on. */
+  carry(rider: FlushRider) {
+    this.#riders.push(rider);
   }
 
   /** Subjects held in memory, for tests. */
@@ -196,7 +210,9 @@ export class SharedRateLimiter {
         });
       }
     }
-    if (outboxes.length === 0) return;
+    const riders = this.#riders.map((rider) => rider.send());
+    for (const ride of riders) mutations.push(...ride.mutations);
+    if (mutations.length === 0) return;
     try {
       for (let i = 0; i < mutations.length; i += MUTATIONS_PER_ATOMIC) {
         await this.#commit(mutations.slice(i, i + MUTATIONS_PER_ATOMIC));
@@ -205,9 +221,11 @@ export class SharedRateLimiter {
       // Unsent again: the next tick retries. (With several chunks, a chunk that did land is
       // counted again: an over-count, the safe direction.)
       for (const outbox of outboxes.reverse()) outbox.settle(false);
+      for (const ride of riders) ride.settle(false);
       throw error;
     }
     for (const outbox of outboxes) outbox.settle(true);
+    for (const ride of riders) ride.settle(true);
   }
 
   /** The limiter's one write to KV: a chunk of a flush's mutations, unchecked. */

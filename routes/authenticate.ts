@@ -4,7 +4,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { verify } from "hono/jwt";
-import { type ApiKeyRecord, isActive, isWellFormedKey } from "../domain/api_key.ts";
+import { isLive, isWellFormedKey } from "../domain/api_key.ts";
 import { type Access, hasScope, type Principal } from "../domain/auth.ts";
 import { AppError } from "../domain/errors.ts";
 import { addressAllowed } from "../domain/ip.ts";
@@ -35,20 +35,22 @@ const invalidToken = () =>
 
 async function apiKeyPrincipal(deps: Deps, value: string, clientIp: string) {
   if (!isWellFormedKey(value)) throw invalidKey();
-  const key: ApiKeyRecord | null = await deps.apiKeyCache.find(value);
-  if (!key || !isActive(key, deps.now())) throw invalidKey();
+  const match = await deps.apiKeyCache.find(value);
+  if (!match || !isLive(match, deps.now())) throw invalidKey();
+  const key = match.key;
   if (key.ipWhitelist.length > 0 && !addressAllowed(clientIp, key.ipWhitelist)) {
     throw new AppError("IP_NOT_ALLOWED", `Requests from ${clientIp} are not allowed for this key`);
   }
   // A deleted account's keys are revoked by its deletion; until every instance has seen that,
   // its live-user cache (dropped within a second everywhere) already refuses them.
   if (!await deps.userCache.find(key.userId)) throw invalidKey();
-  deps.lastUsed.note(key, deps.now());
+  deps.lastUsed.note(key, clientIp, deps.now());
   const principal: Principal = {
     userId: key.userId,
     via: "api_key",
     scopes: key.scopes,
     keyId: key.id,
+    rateLimitPerHour: key.rateLimitPerHour ?? undefined,
   };
   return principal;
 }
@@ -102,6 +104,7 @@ export function authenticate(access: Access): MiddlewareHandler<AppEnv> {
       await enforceRequestBudget(c, deps, null);
       throw refused;
     }
+    if (principal.keyId) c.set("keyInUse", principal.keyId);
     await enforceRequestBudget(c, deps, principal);
     if (typeof access === "object" && !hasScope(principal, access.scope)) {
       throw new AppError(

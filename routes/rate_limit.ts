@@ -30,6 +30,15 @@ export function requestPolicies(settings: Settings): RequestPolicies {
   return policies;
 }
 
+/**
+ * An API key's budget under its own hourly limit, never above the service's (which a restart may
+ * have lowered since the key's was set). Same policy name, so same counters: a limit changed by
+ * PATCH applies to the requests the key already made in the window.
+ */
+function ownLimit(policy: LimitPolicy, limit: number | undefined): LimitPolicy {
+  return limit === undefined || limit >= policy.limit ? policy : { ...policy, limit };
+}
+
 /** Key creations per account per minute (exact). */
 export function keyCreationPolicy(settings: Settings): LimitPolicy {
   return { name: "key_creation", limit: settings.KEY_CREATION_PER_MINUTE, windowMs: 60_000 };
@@ -101,7 +110,7 @@ export async function enforceRequestBudget(
   const [policy, subject] = principal === null
     ? [policies.anonymous, addressGroup(c.get("clientIp"))]
     : principal.via === "api_key"
-    ? [policies.apiKey, principal.keyId!]
+    ? [ownLimit(policies.apiKey, principal.rateLimitPerHour), principal.keyId!]
     : [policies.session, principal.userId];
   const decision = await deps.rateLimiter.take(policy, subject);
   const headers = rateLimitHeaders(decision, policy.windowMs);

@@ -31,6 +31,7 @@ const HAPPY: Record<string, (s: Session) => Promise<Call>> = {
   "GET /dashboard": () => Promise.resolve({ path: "/dashboard" }),
   "GET /dashboard/app.js": () => Promise.resolve({ path: "/dashboard/app.js" }),
   "GET /dashboard/app.css": () => Promise.resolve({ path: "/dashboard/app.css" }),
+  "GET /dashboard/chart.js": () => Promise.resolve({ path: "/dashboard/chart.js" }),
   "POST /users": () =>
     Promise.resolve({
       path: "/v1/users",
@@ -85,14 +86,31 @@ const HAPPY: Record<string, (s: Session) => Promise<Call>> = {
     const key = await createKey(s.svc, s.user.token);
     return {
       path: `/api/v1/keys/${key.id}`,
-      init: { method: "PATCH", headers: bearer(s.user.token), json: { name: "renamed" } },
+      init: {
+        method: "PATCH",
+        headers: bearer(s.user.token),
+        json: { name: "renamed", rateLimitPerHour: 50 },
+      },
     };
   },
   "POST /keys/{id}/regenerate": async (s) => {
     const key = await createKey(s.svc, s.user.token);
     return {
       path: `/api/v1/keys/${key.id}/regenerate`,
-      init: { method: "POST", headers: bearer(s.user.token) },
+      init: { method: "POST", headers: bearer(s.user.token), json: { expireCurrentIn: "1h" } },
+    };
+  },
+  "GET /keys/{id}/usage": async (s) => {
+    const key = await createKey(s.svc, s.user.token);
+    for (const status of [200, 404]) {
+      const path = status === 200 ? "/v1/users/me" : `/v1/tasks/${crypto.randomUUID()}`;
+      await (await s.svc.request(path, { headers: apiKey(key.value) })).body?.cancel();
+    }
+    s.svc.deps.usage.release();
+    await s.svc.deps.rateLimiter.sync();
+    return {
+      path: `/api/v1/keys/${key.id}/usage?range=7d`,
+      init: { headers: bearer(s.user.token) },
     };
   },
   "DELETE /keys/{id}": async (s) => {

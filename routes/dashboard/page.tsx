@@ -2,9 +2,10 @@
  * The dashboard's HTML shell, rendered on the server with Hono's JSX: sign-in and sign-up forms,
  * Settings → Developer → API Keys, and the dialogs. The data arrives later from the JSON API.
  */
-import type { Child } from "hono/jsx";
 import { type Scope, SCOPES } from "../../domain/auth.ts";
 import { MAX_ACTIVE_KEYS } from "../../domain/api_key.ts";
+import { Dialog, FormError } from "./parts.tsx";
+import { RegenerateDialog, UsageDialog } from "./key_dialogs.tsx";
 
 /** What each scope lets a key do, as API.md section 3 puts it. */
 const SCOPE_HINTS: Record<Scope, string> = {
@@ -53,10 +54,6 @@ function Field(
       <p class="field-error" id={`${props.id}-error`} data-error-for={props.error}></p>
     </div>
   );
-}
-
-function FormError(props: { id: string }) {
-  return <div class="form-error" id={props.id} role="alert" data-form-error></div>;
 }
 
 function AuthView() {
@@ -186,6 +183,10 @@ function KeysView() {
       </div>
       <p id="keys-status" class="status" role="status" aria-live="polite"></p>
       <div id="keys-error" class="form-error" role="alert"></div>
+      <div id="expiring" class="warning expiring" hidden>
+        <p class="expiring-title" id="expiring-title"></p>
+        <ul id="expiring-list"></ul>
+      </div>
       <div class="table-wrap">
         <table class="keys" id="keys-table" aria-labelledby="keys-heading" aria-busy="true">
           <thead>
@@ -243,22 +244,6 @@ function ProfileView() {
         </div>
       </dl>
     </section>
-  );
-}
-
-function Dialog(
-  props: { id: string; title: string; children: Child; role?: string; describedBy?: string },
-) {
-  return (
-    <dialog
-      id={props.id}
-      role={props.role}
-      aria-labelledby={`${props.id}-title`}
-      aria-describedby={props.describedBy}
-    >
-      <h2 id={`${props.id}-title`}>{props.title}</h2>
-      {props.children}
-    </dialog>
   );
 }
 
@@ -370,6 +355,7 @@ function SecretDialog() {
         <input id="secret-value" readonly spellcheck={false} autocomplete="off" />
         <button type="button" class="button primary" id="copy-secret">Copy</button>
       </div>
+      <p class="notice" id="secret-grace" hidden></p>
       <p id="copy-status" class="status" role="status" aria-live="polite"></p>
       <div class="dialog-actions">
         <button type="button" class="button" data-close>Done</button>
@@ -450,6 +436,8 @@ export function DashboardPage(props: { assets: PageAssets }) {
         <CreateKeyDialog />
         <SecretDialog />
         <EditKeyDialog />
+        <RegenerateDialog />
+        <UsageDialog />
         <ConfirmDialog />
       </body>
     </html>
