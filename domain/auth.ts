@@ -21,6 +21,8 @@ export interface Principal {
   via: "api_key" | "session";
   scopes: readonly Scope[];
   keyId?: string;
+  /** An API key's own hourly budget, when it has one. */
+  rateLimitPerHour?: number;
   sessionId?: string;
 }
 

@@ -73,3 +73,11 @@ export function invalid(path: string, message: string): AppError {
     errors: [{ path, message }],
   });
 }
+
+/**
+ * A session that reached a credential write for an account deleted meanwhile (the write checks
+ * the account in its atomic): the session is as dead as the account.
+ */
+export function accountGone(): AppError {
+  return new AppError("TOKEN_INVALID", "The account was deleted; its credentials no longer work");
+}

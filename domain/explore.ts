@@ -3,7 +3,7 @@
  * reference that the indexes in kv/ are tested against, and the explore item shape.
  */
 import { z } from "zod";
-import { haversineKm } from "./geo.ts";
+import { type Circle, haversineKm, type Point } from "./geo.ts";
 import { decimalParam } from "./query_number.ts";
 import {
   Location,
@@ -17,9 +17,11 @@ import { type TaskFilter, taskFilter, taskFilterFields } from "./task_filter.ts"
 import { normalizeText } from "./text.ts";
 
 /** A search circle: the tasks within `radiusKm` of the point (great-circle). */
-export interface GeoFilter {
-  lon: number;
-  lat: number;
+export type GeoFilter = Circle;
+
+/** Where a task is, as a geo query reads it: its type, its centre and its own radius (0 if none). */
+export interface GeoPlace extends Point {
+  type: Location["type"];
   radiusKm: number;
 }
 
@@ -135,16 +137,11 @@ export function isExplorable(task: Pick<TaskRecord, "status" | "deletedAt">): bo
  * search circle, else null. City points must lie inside; a radius-type task's own circle must
  * reach the search circle; other types never take part in a geo query.
  */
-export function geoMatch(
-  geo: GeoFilter,
-  type: Location["type"],
-  lon: number,
-  lat: number,
-  taskRadiusKm: number,
-): number | null {
+export function geoMatch(geo: GeoFilter, place: GeoPlace): number | null {
+  const { type } = place;
   if (type !== "city" && type !== "radius") return null;
-  const d = haversineKm(geo.lon, geo.lat, lon, lat);
-  const reach = type === "radius" ? geo.radiusKm + taskRadiusKm : geo.radiusKm;
+  const d = haversineKm(geo, place);
+  const reach = type === "radius" ? geo.radiusKm + place.radiusKm : geo.radiusKm;
   return d <= reach ? d : null;
 }
 
@@ -172,7 +169,7 @@ export function matchExplore(
   if (!matchesTerms(filters.search, terms)) return null;
   if (filters.geo) {
     const [lon, lat] = loc.coordinates;
-    const d = geoMatch(filters.geo, loc.type, lon, lat, loc.radiusKm ?? 0);
+    const d = geoMatch(filters.geo, { type: loc.type, lon, lat, radiusKm: loc.radiusKm ?? 0 });
     return d === null ? null : { distanceKm: d };
   }
   return {};

@@ -60,6 +60,8 @@ export const Settings = z.object({
   ANON_RATE_LIMIT_PER_HOUR: positiveInt(1000),
   KEY_CREATION_PER_MINUTE: positiveInt(20),
   PASSWORD_HASH_ITERATIONS: positiveInt(600_000),
+  /** Sign-ups and logins (each a password hash) per client address per sliding hour. */
+  PASSWORD_HASHES_PER_HOUR: positiveInt(100),
   /** Background polls and syncs pause after this long without a request (an idle instance). */
   IDLE_AFTER_SECONDS: decimal(/^\d+(\.\d+)?$/, "a number of seconds")
     .pipe(z.number().positive().max(24 * 3600)).default(60),
@@ -136,6 +138,8 @@ export function testSettings(overrides: Partial<SettingsInput> = {}): Settings {
     KV_PATH: ":memory:",
     JWT_SECRET: "test-secret-test-secret-test-secret-0123",
     PASSWORD_HASH_ITERATIONS: 1000,
+    // Tests sign up many accounts from one address; the tests of this limit set their own.
+    PASSWORD_HASHES_PER_HOUR: 1_000_000,
     LOG_LEVEL: "silent",
     ...overrides,
   });

@@ -151,7 +151,7 @@ function facetMatch(facet: Facet, filters: ExploreFilters): number | null {
     return null;
   }
   if (!filters.geo) return 0;
-  return geoMatch(filters.geo, f.type, f.lon, f.lat, f.radiusKm);
+  return geoMatch(filters.geo, f);
 }
 
 /**

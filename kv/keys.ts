@@ -41,6 +41,11 @@ export const sessions = {
   byUserPrefix: (userId: string): Deno.KvKey => ["sessions_by_user", userId],
 };
 
+export const loginNetworks = {
+  /** Present (expiring) while an account has recently logged in from a client network. */
+  record: (userId: string, network: string): Deno.KvKey => ["login_networks", userId, network],
+};
+
 export const apiKeys = {
   record: (userId: string, keyId: string): Deno.KvKey => ["api_keys", userId, keyId],
   byUserPrefix: (userId: string): Deno.KvKey => ["api_keys", userId],
@@ -49,6 +54,28 @@ export const apiKeys = {
   version: (userId: string): Deno.KvKey => ["api_keys_version", userId],
   /** Rewritten by every change that matters to authentication; instances poll it (key cache). */
   changed: (): Deno.KvKey => ["api_keys_changed"],
+};
+
+/**
+ * Per-key request counts: one Deno.KvU64 per key, bucket unit, bucket start (epoch ms, UTC hour or
+ * day) and outcome, so a range of a key's buckets is one contiguous `kv.list`.
+ */
+export const apiKeyUsage = {
+  bucket: (keyId: string, unit: string, start: number, outcome: string): Deno.KvKey => [
+    "api_key_usage",
+    keyId,
+    unit,
+    start,
+    outcome,
+  ],
+  /** Every bucket of `unit` from `start` on. */
+  from: (keyId: string, unit: string, start: number): Deno.KvKey => [
+    "api_key_usage",
+    keyId,
+    unit,
+    start,
+  ],
+  prefix: (keyId: string): Deno.KvKey => ["api_key_usage", keyId],
 };
 
 /**

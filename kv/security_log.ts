@@ -41,11 +41,10 @@ export async function listSecurityLog(
   userId: string,
   page: { limit: number; before?: string },
 ): Promise<{ entries: SecurityLogEntry[]; next: string | null }> {
-  const read = await readNewestFirst<SecurityLogEntry>(
-    kv,
-    securityLog.prefix(userId),
-    page.limit,
-    page.before,
-  );
+  const read = await readNewestFirst<SecurityLogEntry>(kv, {
+    prefix: securityLog.prefix(userId),
+    limit: page.limit,
+    before: page.before,
+  });
   return { entries: read.entries.map((e) => e.value), next: read.next };
 }

@@ -60,17 +60,11 @@ export interface IdempotentRequest {
 export function createTaskOnce<R>(
   kv: Deno.Kv,
   task: TaskRecord,
-  request: IdempotentRequest,
-  response: R,
+  once: { request: IdempotentRequest; response: R },
 ): Promise<{ response: R; replayed: boolean }> {
+  const { request, response } = once;
   return atomically<{ response: R; replayed: boolean }>(CONFLICT, async () => {
-    const slot = await readIdempotencySlot<R>(
-      kv,
-      request.userId,
-      "create_task",
-      request.key,
-      request.now,
-    );
+    const slot = await readIdempotencySlot<R>(kv, { ...request, scope: "create_task" });
     if (slot.record) {
       if (slot.record.fingerprint !== request.fingerprint) {
         throw new AppError(

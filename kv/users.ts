@@ -38,6 +38,18 @@ export async function getUser(kv: Deno.Kv, userId: string): Promise<StoredUser |
   return entry.value && !entry.value.deletedAt ? entry.value : null;
 }
 
+/**
+ * The user's record entry when the account is live, else null: a credential write checks this
+ * entry in its atomic, so it cannot land after the account's deletion (which rewrites it).
+ */
+export async function liveUserEntry(
+  kv: Deno.Kv,
+  userId: string,
+): Promise<Deno.KvEntry<StoredUser> | null> {
+  const entry = await kv.get<StoredUser>(users.record(userId));
+  return entry.value && !entry.value.deletedAt ? entry as Deno.KvEntry<StoredUser> : null;
+}
+
 /** A live user by email (any case), or null. */
 export async function findUserByEmail(kv: Deno.Kv, email: string): Promise<StoredUser | null> {
   const id = await kv.get<string>(users.byEmail(emailKey(email)));
@@ -79,7 +91,7 @@ export async function listUsers(
   limit: number,
   before?: string,
 ): Promise<{ users: StoredUser[]; next: string | null }> {
-  const page = await readNewestFirst<string>(kv, users.byTimePrefix(), limit, before);
+  const page = await readNewestFirst<string>(kv, { prefix: users.byTimePrefix(), limit, before });
   const ids = page.entries.map((e) => e.value);
   const found: StoredUser[] = [];
   for (let i = 0; i < ids.length; i += 10) {

@@ -99,12 +99,11 @@ export async function listDeliveries(
   webhookId: string,
   page: { limit: number; before?: string },
 ): Promise<{ deliveries: DeliveryRecord[]; next: string | null }> {
-  const read = await readNewestFirst<DeliveryRecord>(
-    kv,
-    webhooks.deliveriesPrefix(webhookId),
-    page.limit,
-    page.before,
-  );
+  const read = await readNewestFirst<DeliveryRecord>(kv, {
+    prefix: webhooks.deliveriesPrefix(webhookId),
+    limit: page.limit,
+    before: page.before,
+  });
   return { deliveries: read.entries.map((e) => e.value), next: read.next };
 }
 

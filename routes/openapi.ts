@@ -200,7 +200,11 @@ function operationIdOf(method: string, path: string): string {
 }
 
 /** Adds the headers and the 500 answer that every operation has, whoever declared it. */
-function completeOperation(method: string, path: string, op: Operation, versioned: boolean) {
+function completeOperation(
+  at: { method: string; path: string; versioned: boolean },
+  op: Operation,
+) {
+  const { method, path, versioned } = at;
   op.operationId ??= operationIdOf(method, path);
   op.security ??= []; // root paths take no credential at all
   op.responses["500"] ??= {
@@ -237,7 +241,7 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>): OpenApiDocument 
     const copy: PathItem = structuredClone(item);
     for (const method of METHODS) {
       const op = copy[method];
-      if (op) completeOperation(method, path, op, versioned);
+      if (op) completeOperation({ method, path, versioned }, op);
     }
     if (!versioned) copy.servers = ROOT_SERVERS;
     paths[path] = copy;

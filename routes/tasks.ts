@@ -187,12 +187,8 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
       await createTask(deps.kv, task, effects);
     } else {
       const fingerprint = await requestFingerprint(input);
-      const result = await createTaskOnce(
-        deps.kv,
-        task,
-        { userId, key: idempotencyKey, fingerprint, now, effects },
-        response,
-      );
+      const request = { userId, key: idempotencyKey, fingerprint, now, effects };
+      const result = await createTaskOnce(deps.kv, task, { request, response });
       response = result.response;
       if (result.replayed) c.header("Idempotent-Replayed", "true");
     }
@@ -224,7 +220,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
       page,
       limit,
     });
-    setPageLinks(c, page, limit, total);
+    setPageLinks(c, { page, limit, total });
     return c.json(items, 200);
   });
 

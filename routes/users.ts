@@ -22,6 +22,7 @@ import { originOf } from "./origin.ts";
 import { createdContent, defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";
 import { cursorPage, CursorQuery, setNextPage } from "./paging.ts";
+import { drawPasswordHash } from "./rate_limit.ts";
 
 const UserId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
 
@@ -100,7 +101,11 @@ const deleteRoute = defineRoute("session", {
 });
 
 /** Throws unless `targetId` is the caller: 404 when no such user is visible, else 403. */
-async function requireSelf(kv: Deno.Kv, callerId: string, targetId: string, action: string) {
+async function requireSelf(
+  kv: Deno.Kv,
+  ask: { callerId: string; targetId: string; action: string },
+) {
+  const { callerId, targetId, action } = ask;
   if (callerId === targetId) return;
   if (!await getUser(kv, targetId)) throw notFound("User");
   throw new AppError("FORBIDDEN", `Only the account's owner may ${action} it`);
@@ -110,6 +115,7 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
   api.openapi(signUpRoute, async (c) => {
     const { kv, settings, now } = c.var.deps;
     const input = c.req.valid("json");
+    await drawPasswordHash(c, c.var.deps);
     const at = new Date(now()).toISOString();
     const user = await createUser(kv, {
       id: crypto.randomUUID(),
@@ -154,7 +160,7 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
   api.openapi(updateRoute, async (c) => {
     const { kv, now, userCache } = c.var.deps;
     const { id } = c.req.valid("param");
-    await requireSelf(kv, principalOf(c).userId, id, "update");
+    await requireSelf(kv, { callerId: principalOf(c).userId, targetId: id, action: "update" });
     const change = c.req.valid("json");
     const updated = await updateUser(kv, {
       userId: id,
@@ -175,7 +181,7 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
   api.openapi(deleteRoute, async (c) => {
     const { kv, now, apiKeyCache, userCache } = c.var.deps;
     const { id } = c.req.valid("param");
-    await requireSelf(kv, principalOf(c).userId, id, "delete");
+    await requireSelf(kv, { callerId: principalOf(c).userId, targetId: id, action: "delete" });
     const deleted = await markUserDeleted(kv, id, new Date(now()).toISOString());
     userCache.clear();
     if (!deleted) throw notFound("User");

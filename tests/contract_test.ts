@@ -31,6 +31,7 @@ const HAPPY: Record<string, (s: Session) => Promise<Call>> = {
   "GET /dashboard": () => Promise.resolve({ path: "/dashboard" }),
   "GET /dashboard/app.js": () => Promise.resolve({ path: "/dashboard/app.js" }),
   "GET /dashboard/app.css": () => Promise.resolve({ path: "/dashboard/app.css" }),
+  "GET /dashboard/chart.js": () => Promise.resolve({ path: "/dashboard/chart.js" }),
   "POST /users": () =>
     Promise.resolve({
       path: "/v1/users",
@@ -85,14 +86,31 @@ const HAPPY: Record<string, (s: Session) => Promise<Call>> = {
     const key = await createKey(s.svc, s.user.token);
     return {
       path: `/api/v1/keys/${key.id}`,
-      init: { method: "PATCH", headers: bearer(s.user.token), json: { name: "renamed" } },
+      init: {
+        method: "PATCH",
+        headers: bearer(s.user.token),
+        json: { name: "renamed", rateLimitPerHour: 50 },
+      },
     };
   },
   "POST /keys/{id}/regenerate": async (s) => {
     const key = await createKey(s.svc, s.user.token);
     return {
       path: `/api/v1/keys/${key.id}/regenerate`,
-      init: { method: "POST", headers: bearer(s.user.token) },
+      init: { method: "POST", headers: bearer(s.user.token), json: { expireCurrentIn: "1h" } },
+    };
+  },
+  "GET /keys/{id}/usage": async (s) => {
+    const key = await createKey(s.svc, s.user.token);
+    for (const status of [200, 404]) {
+      const path = status === 200 ? "/v1/users/me" : `/v1/tasks/${crypto.randomUUID()}`;
+      await (await s.svc.request(path, { headers: apiKey(key.value) })).body?.cancel();
+    }
+    s.svc.deps.usage.release();
+    await s.svc.deps.rateLimiter.sync();
+    return {
+      path: `/api/v1/keys/${key.id}/usage?range=7d`,
+      init: { headers: bearer(s.user.token) },
     };
   },
   "DELETE /keys/{id}": async (s) => {
@@ -291,10 +309,9 @@ function pointer(...parts: string[]): string {
 async function conforms(
   ajv: Ajv2020,
   doc: Doc,
-  method: string,
-  path: string,
-  res: Response,
+  answer: { method: string; path: string; res: Response },
 ): Promise<number> {
+  const { method, path, res } = answer;
   const op = doc.paths[path][method];
   const label = `${method.toUpperCase()} ${path} → ${res.status}`;
   const text = await res.text();
@@ -367,13 +384,11 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
       const fixture = HAPPY[name];
       if (!fixture) return;
       const call = await fixture(session);
-      const status = await conforms(
-        ajv,
-        doc,
+      const status = await conforms(ajv, doc, {
         method,
         path,
-        await svc.request(call.path, call.init),
-      );
+        res: await svc.request(call.path, call.init),
+      });
       assert.ok(status >= 200 && status < 300, `${name} answered ${status}`);
     });
 
@@ -382,7 +397,7 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
         method: method.toUpperCase(),
         ...(op.requestBody ? { json: {} } : {}),
       });
-      await conforms(ajv, doc, method, path, res);
+      await conforms(ajv, doc, { method, path, res });
     });
 
     const needsKey = (op.security ?? []).some((s: Doc) => s.ApiKeyHeader?.length);
@@ -397,7 +412,7 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
           await res.body?.cancel();
           return;
         }
-        assert.equal(await conforms(ajv, doc, method, path, res), 403);
+        assert.equal(await conforms(ajv, doc, { method, path, res }), 403);
       });
     }
 
@@ -411,7 +426,7 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
           headers: credential,
           ...(op.requestBody ? { json: {} } : {}),
         });
-        assert.equal(await conforms(ajv, doc, method, path, res), 404);
+        assert.equal(await conforms(ajv, doc, { method, path, res }), 404);
       });
     }
     if (op.requestBody) {
@@ -424,7 +439,7 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
           headers: credential,
           json: { name: 42, firstName: 42, email: 42, scopes: 42, title: 42, url: 42, events: 42 },
         });
-        assert.equal(await conforms(ajv, doc, method, path, res), 400);
+        assert.equal(await conforms(ajv, doc, { method, path, res }), 400);
       });
     }
   }

@@ -3,7 +3,6 @@
  * Settings → Developer → API Keys (Webhooks and Security log in webhooks_page.tsx), and the
  * dialogs. The data arrives later from the JSON API.
  */
-import { Breadcrumb, Dialog, Field, FormError } from "./parts.tsx";
 import {
   CreateWebhookDialog,
   DeliveriesDialog,
@@ -12,6 +11,8 @@ import {
 } from "./webhooks_page.tsx";
 import { type Scope, SCOPES } from "../../domain/auth.ts";
 import { MAX_ACTIVE_KEYS } from "../../domain/api_key.ts";
+import { Breadcrumb, Dialog, Field, FormError } from "./parts.tsx";
+import { RegenerateDialog, UsageDialog } from "./key_dialogs.tsx";
 
 /** What each scope lets a key do, as API.md section 3 puts it. */
 const SCOPE_HINTS: Record<Scope, string> = {
@@ -154,6 +155,10 @@ function KeysView() {
       </div>
       <p id="keys-status" class="status" role="status" aria-live="polite"></p>
       <div id="keys-error" class="form-error" role="alert"></div>
+      <div id="expiring" class="warning expiring" hidden>
+        <p class="expiring-title" id="expiring-title"></p>
+        <ul id="expiring-list"></ul>
+      </div>
       <div class="table-wrap">
         <table class="keys" id="keys-table" aria-labelledby="keys-heading" aria-busy="true">
           <thead>
@@ -322,6 +327,7 @@ function SecretDialog() {
         <input id="secret-value" readonly spellcheck={false} autocomplete="off" />
         <button type="button" class="button primary" id="copy-secret">Copy</button>
       </div>
+      <p class="notice" id="secret-grace" hidden></p>
       <p id="copy-status" class="status" role="status" aria-live="polite"></p>
       <div class="dialog-actions">
         <button type="button" class="button" data-close>Done</button>
@@ -404,6 +410,8 @@ export function DashboardPage(props: { assets: PageAssets }) {
         <CreateKeyDialog />
         <SecretDialog />
         <EditKeyDialog />
+        <RegenerateDialog />
+        <UsageDialog />
         <CreateWebhookDialog />
         <DeliveriesDialog />
         <ConfirmDialog />

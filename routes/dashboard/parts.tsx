@@ -1,4 +1,4 @@
-/** Pieces every view of the dashboard page is built from: fields, dialogs, the breadcrumb. */
+/** Small building blocks the dashboard's views and dialogs share: fields, dialogs, the breadcrumb. */
 import type { Child } from "hono/jsx";
 
 export function Field(
