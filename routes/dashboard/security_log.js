@@ -1,5 +1,5 @@
-// The dashboard's security log view, served as the last part of the page's one script module
-// (see register.tsx): it uses the first part's helpers.
+// The dashboard's security log view, the last part of the page's one script module (see api.js
+// and register.tsx): it uses the earlier parts' helpers.
 
 const logBody = $("#log-body");
 const logMore = $("#log-more");

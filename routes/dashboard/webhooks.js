@@ -1,24 +1,15 @@
-// The dashboard's webhooks view. This file is served as the second part of the page's one script
-// module (see register.tsx), so it uses the first part's helpers.
+// The dashboard's webhooks view. A part of the page's one script module (see api.js and
+// register.tsx), so it uses the earlier parts' helpers.
 
 let hooks = [];
 let deliveriesOf = null;
 
 const hooksBody = $("#webhooks-body");
-const hooksStatus = $("#webhooks-status");
 const hooksError = $("#webhooks-error");
-
-function announceHooks(message) {
-  hooksError.textContent = "";
-  hooksStatus.textContent = message;
-}
-
-function reportHooksError(error) {
-  if (!(error instanceof ApiProblem)) throw error;
-  if (!session.token) return;
-  hooksStatus.textContent = "";
-  hooksError.textContent = error.text;
-}
+const { announce: announceHooks, report: reportHooksError } = statusLines(
+  $("#webhooks-status"),
+  hooksError,
+);
 
 async function loadWebhooks() {
   try {
