@@ -1,6 +1,6 @@
 /**
  * The dialogs of API.md section 14 on the dashboard: regenerating with a grace period, and a
- * key's usage chart (drawn by client.js as inline SVG).
+ * key's usage chart (drawn by key_usage.js as inline SVG).
  */
 import { Dialog, FormError } from "./parts.tsx";
 
