@@ -3,7 +3,7 @@
  * reference that the indexes in kv/ are tested against, and the explore item shape.
  */
 import { z } from "zod";
-import { type Circle, haversineKm, type Point } from "./geo.ts";
+import { type Circle, haversineKm, type Point } from "./sphere.ts";
 import { decimalParam } from "./query_number.ts";
 import {
   Location,

@@ -2,7 +2,7 @@
  * The explore index entries and counters of one task state, as pure data: the task write moves
  * from the entries of the old state to those of the new one in its own atomic.
  */
-import { geohashEncode } from "../domain/geo.ts";
+import { geohashEncode } from "../domain/geohash.ts";
 import {
   type ExploreItem,
   type ExploreTask,

@@ -2,7 +2,9 @@
  * The planner's geographic part: the cells of each geo layer that a search circle reaches, read at
  * the precision that costs least, and the word zones a search within a circle reads.
  */
-import { capAreaKm2, cellAreaKm2, coverCircle } from "../domain/geo.ts";
+import { cellAreaKm2 } from "../domain/geohash.ts";
+import { coverCircle } from "../domain/geohash_cover.ts";
+import { capAreaKm2 } from "../domain/sphere.ts";
 import type { GeoFilter } from "../domain/explore.ts";
 import {
   COUNT_PRECISION,

@@ -1,6 +1,6 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import type { ExploreFilters } from "../domain/explore.ts";
-import { geohashEncode } from "../domain/geo.ts";
+import { geohashEncode } from "../domain/geohash.ts";
 import type { Location, TaskRecord } from "../domain/task.ts";
 import { queryWords } from "../domain/text.ts";
 import { exploreIndexEntries, layerOf } from "../kv/explore_index.ts";

@@ -1,16 +1,14 @@
 /** Contract of the geohash and distance helpers behind the explore index. */
 import assert from "node:assert/strict";
+import { geohashBounds, geohashEncode } from "../domain/geohash.ts";
+import { coverCircle, DEFAULT_PRECISIONS } from "../domain/geohash_cover.ts";
 import {
-  coverCircle,
-  DEFAULT_PRECISIONS,
   EARTH_RADIUS_KM,
   type GeoBox,
-  geohashBounds,
-  geohashEncode,
   haversineKm,
   minDistanceToBoxKm,
   type Point,
-} from "../domain/geo.ts";
+} from "../domain/sphere.ts";
 import { seededRandom } from "../scripts/seeded_random.ts";
 
 const RAD = Math.PI / 180;

@@ -1,0 +1,117 @@
+/**
+ * Standard base32 geohash cells: a point's cell, a cell's rectangle and area, and the hash of a
+ * cell given by its column and row in the grid of one precision.
+ */
+import { checkPoint, EARTH_RADIUS_KM, type GeoBox, wrapLon } from "./sphere.ts";
+
+/** Longest geohash accepted; 60 bits still fit exactly in two 30-bit integers. */
+export const MAX_GEOHASH_PRECISION = 12;
+
+const BASE32 = "0123456789bcdefghjkmnpqrstuvwxyz";
+const BASE32_INDEX = new Int8Array(128).fill(-1);
+for (let i = 0; i < BASE32.length; i++) BASE32_INDEX[BASE32.charCodeAt(i)] = i;
+
+/** Throws a RangeError for a precision outside 1..MAX_GEOHASH_PRECISION. */
+export function checkPrecision(precision: number): void {
+  if (!Number.isInteger(precision) || precision < 1 || precision > MAX_GEOHASH_PRECISION) {
+    throw new RangeError(`geohash precision must be an integer in 1..${MAX_GEOHASH_PRECISION}`);
+  }
+}
+
+/** Standard base32 geohash of a point; longitudes outside ±180 are wrapped first. */
+export function geohashEncode(lon: number, lat: number, precision: number): string {
+  checkPoint(lon, lat);
+  checkPrecision(precision);
+  const x = wrapLon(lon);
+  // Bisection rather than scaling: the halving bounds are exact dyadic values, so a point on a
+  // cell edge lands in the same cell that `geohashBounds` reports as holding it (min ≤ v < max).
+  let lonLo = -180, lonHi = 180, latLo = -90, latHi = 90;
+  let even = true;
+  let hash = "";
+  for (let i = 0; i < precision; i++) {
+    let index = 0;
+    for (let b = 0; b < 5; b++) {
+      if (even) {
+        const mid = (lonLo + lonHi) / 2;
+        if (x >= mid) {
+          index = (index << 1) | 1;
+          lonLo = mid;
+        } else {
+          index <<= 1;
+          lonHi = mid;
+        }
+      } else {
+        const mid = (latLo + latHi) / 2;
+        if (lat >= mid) {
+          index = (index << 1) | 1;
+          latLo = mid;
+        } else {
+          index <<= 1;
+          latHi = mid;
+        }
+      }
+      even = !even;
+    }
+    hash += BASE32[index];
+  }
+  return hash;
+}
+
+/** The rectangle a geohash stands for; the empty hash is the whole world. */
+export function geohashBounds(hash: string): GeoBox {
+  if (hash.length > MAX_GEOHASH_PRECISION) {
+    throw new RangeError(`geohash longer than ${MAX_GEOHASH_PRECISION} characters`);
+  }
+  let minLon = -180, maxLon = 180, minLat = -90, maxLat = 90;
+  let even = true;
+  for (let i = 0; i < hash.length; i++) {
+    const code = hash.charCodeAt(i);
+    const index = code < 128 ? BASE32_INDEX[code] : -1;
+    if (index < 0) throw new RangeError(`invalid geohash character in "${hash}"`);
+    for (let bit = 4; bit >= 0; bit--) {
+      const on = (index >> bit) & 1;
+      if (even) {
+        const mid = (minLon + maxLon) / 2;
+        if (on) minLon = mid;
+        else maxLon = mid;
+      } else {
+        const mid = (minLat + maxLat) / 2;
+        if (on) minLat = mid;
+        else maxLat = mid;
+      }
+      even = !even;
+    }
+  }
+  return { minLon, minLat, maxLon, maxLat };
+}
+
+/** Area of a geohash cell on the sphere (between its latitudes and longitudes), in km². */
+export function cellAreaKm2(hash: string): number {
+  const b = geohashBounds(hash);
+  const rad = Math.PI / 180;
+  return EARTH_RADIUS_KM ** 2 * (b.maxLon - b.minLon) * rad *
+    Math.abs(Math.sin(b.maxLat * rad) - Math.sin(b.minLat * rad));
+}
+
+// Interleaves column and row numbers into a hash, longitude bit first as geohash does.
+export function cellHash(
+  column: number,
+  row: number,
+  grid: { precision: number; lonBits: number },
+): string {
+  const { precision, lonBits } = grid;
+  let lonBit = lonBits - 1;
+  let latBit = precision * 5 - lonBits - 1;
+  let even = true;
+  let hash = "";
+  for (let i = 0; i < precision; i++) {
+    let index = 0;
+    for (let b = 0; b < 5; b++) {
+      if (even) index = (index << 1) | ((column >>> lonBit--) & 1);
+      else index = (index << 1) | ((row >>> latBit--) & 1);
+      even = !even;
+    }
+    hash += BASE32[index];
+  }
+  return hash;
+}
