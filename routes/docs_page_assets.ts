@@ -3,6 +3,7 @@
  * exactly these two blocks by hash (routes/docs_page.ts renders the page around them).
  */
 import { encodeBase64 } from "../domain/base64.ts";
+import { pagePolicy } from "./page_policy.ts";
 
 export const STYLE = `
 body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1d2433;display:flex}
@@ -82,17 +83,8 @@ async function hashSource(text: string): Promise<string> {
 
 /**
  * The page's Content-Security-Policy: its own inline script and style by hash and nothing else
- * inline, calls to this origin only, no native form submission, and no framing (as the dashboard).
+ * inline (otherwise the same as the dashboard's).
  */
 export async function docsPagePolicy(): Promise<string> {
-  return [
-    "default-src 'none'",
-    `script-src ${await hashSource(SCRIPT)}`,
-    `style-src ${await hashSource(STYLE)}`,
-    "img-src 'self' data:",
-    "connect-src 'self'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-  ].join("; ");
+  return pagePolicy({ script: await hashSource(SCRIPT), style: await hashSource(STYLE) });
 }

@@ -119,35 +119,40 @@ const TAGS = [
   { name: "Dashboard", description: "The account dashboard: one web page, its script and styles" },
 ];
 
+/** A response header's entry in components.headers. */
+function header(description: string, type: "string" | "integer") {
+  return { description, schema: { type } };
+}
+
 const HEADERS = {
-  "X-Request-Id": {
-    description: "The request's id: the client's own X-Request-Id when sane, else a new ULID",
-    schema: { type: "string" },
-  },
-  "RateLimit-Policy": {
-    description: 'On rate-limited requests: the quota, e.g. `"default";q=1000;w=3600`',
-    schema: { type: "string" },
-  },
-  RateLimit: {
-    description: 'On rate-limited requests: e.g. `"default";r=998;t=3540` (remaining, seconds)',
-    schema: { type: "string" },
-  },
-  "X-RateLimit-Limit": {
-    description: "On rate-limited requests: requests allowed per window",
-    schema: { type: "integer" },
-  },
-  "X-RateLimit-Remaining": {
-    description: "On rate-limited requests: requests left in the window",
-    schema: { type: "integer" },
-  },
-  "X-RateLimit-Reset": {
-    description: "On rate-limited requests: Unix time (seconds) when a unit frees",
-    schema: { type: "integer" },
-  },
-  "Retry-After": {
-    description: "Seconds to wait before retrying",
-    schema: { type: "integer" },
-  },
+  "X-Request-Id": header(
+    "The request's id: the client's own X-Request-Id when sane, else a new ULID",
+    "string",
+  ),
+  "RateLimit-Policy": header(
+    'On rate-limited requests: the quota, e.g. `"default";q=1000;w=3600`',
+    "string",
+  ),
+  RateLimit: header(
+    'On rate-limited requests: e.g. `"default";r=998;t=3540` (remaining, seconds)',
+    "string",
+  ),
+  "X-RateLimit-Limit": header(
+    "On rate-limited requests: requests allowed per window",
+    "integer",
+  ),
+  "X-RateLimit-Remaining": header(
+    "On rate-limited requests: requests left in the window",
+    "integer",
+  ),
+  "X-RateLimit-Reset": header(
+    "On rate-limited requests: Unix time (seconds) when a unit frees",
+    "integer",
+  ),
+  "Retry-After": header(
+    "Seconds to wait before retrying",
+    "integer",
+  ),
 };
 const RATE_LIMIT_HEADERS = [
   "RateLimit-Policy",

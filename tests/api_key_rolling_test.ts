@@ -14,17 +14,12 @@ import {
   signUp,
   type TestContext,
 } from "./helpers.ts";
+import { keyStatus } from "./api_key_fixtures.ts";
 
 const HOUR = 3_600_000;
 const START = Date.parse("2030-03-01T12:00:00.000Z");
 // Sessions outliving the days the clock skips.
 const LONG_SESSIONS = { SESSION_TTL_HOURS: 24 * 30 };
-
-async function status(svc: TestContext, key: string): Promise<number> {
-  const res = await svc.request("/v1/users/me", { headers: apiKey(key) });
-  await res.body?.cancel();
-  return res.status;
-}
 
 async function regenerate(
   svc: TestContext,
@@ -60,10 +55,10 @@ Deno.test("with a grace both values work, and only the new one after previousExp
   });
 
   await t.step("during the grace both values authenticate", async () => {
-    assert.equal(await status(svc, key.value), 200);
-    assert.equal(await status(svc, rolled.body.key), 200);
+    assert.equal(await keyStatus(svc, key.value), 200);
+    assert.equal(await keyStatus(svc, rolled.body.key), 200);
     now = START + HOUR - 1;
-    assert.equal(await status(svc, key.value), 200, "a millisecond before the deadline");
+    assert.equal(await keyStatus(svc, key.value), 200, "a millisecond before the deadline");
   });
 
   await t.step("the listing shows previousExpiresAt while the grace runs", async () => {
@@ -81,7 +76,7 @@ Deno.test("with a grace both values work, and only the new one after previousExp
       const old = await svc.request("/v1/users/me", { headers: apiKey(key.value) });
       assert.equal(old.status, 401);
       assert.equal((await old.json()).code, "API_KEY_INVALID");
-      assert.equal(await status(svc, rolled.body.key), 200);
+      assert.equal(await keyStatus(svc, rolled.body.key), 200);
       assert.equal((await svc.kv.get(apiKeys.changed())).versionstamp, marker.versionstamp);
     },
   );
@@ -106,8 +101,8 @@ Deno.test("the default, an absent or an empty body, or now: the old value fails 
       const rolled = await regenerate(svc, user.token, key.id, body);
       assert.equal(rolled.status, 200);
       assert.equal(rolled.body.previousExpiresAt, null);
-      assert.equal(await status(svc, key.value), 401);
-      assert.equal(await status(svc, rolled.body.key), 200);
+      assert.equal(await keyStatus(svc, key.value), 401);
+      assert.equal(await keyStatus(svc, rolled.body.key), 200);
     });
   }
 
@@ -119,7 +114,7 @@ Deno.test("the default, an absent or an empty body, or now: the old value fails 
     });
     assert.equal(res.status, 200);
     assert.equal((await res.json()).previousExpiresAt, null);
-    assert.equal(await status(svc, key.value), 401);
+    assert.equal(await keyStatus(svc, key.value), 401);
   });
 
   await t.step("an unknown grace answers 400 naming expireCurrentIn", async () => {
@@ -127,7 +122,7 @@ Deno.test("the default, an absent or an empty body, or now: the old value fails 
     const res = await regenerate(svc, user.token, key.id, { expireCurrentIn: "2h" });
     assert.equal(res.status, 400);
     assert.equal(res.body.errors[0].path, "expireCurrentIn");
-    assert.equal(await status(svc, key.value), 200, "the key is untouched");
+    assert.equal(await keyStatus(svc, key.value), 200, "the key is untouched");
   });
 });
 
@@ -136,15 +131,15 @@ Deno.test("revoking a key in its grace ends both values at once", async () => {
   const user = await signUp(svc);
   const key = await createKey(svc, user.token);
   const rolled = await regenerate(svc, user.token, key.id, { expireCurrentIn: "7d" });
-  assert.equal(await status(svc, key.value), 200);
+  assert.equal(await keyStatus(svc, key.value), 200);
   const res = await svc.request(`/api/v1/keys/${key.id}`, {
     method: "DELETE",
     headers: bearer(user.token),
   });
   assert.equal(res.status, 200);
   await res.body?.cancel();
-  assert.equal(await status(svc, key.value), 401);
-  assert.equal(await status(svc, rolled.body.key), 401);
+  assert.equal(await keyStatus(svc, key.value), 401);
+  assert.equal(await keyStatus(svc, rolled.body.key), 401);
   for (const value of [key.value, rolled.body.key]) {
     const entry = await svc.kv.get(apiKeys.byDigest(await keyDigest(value)));
     assert.equal(entry.value, null, "no digest index entry is left");
@@ -161,9 +156,9 @@ Deno.test("regenerating again during a grace ends the older previous value at on
   await t.step(
     "the first value fails, the second works for the new grace, the third works",
     async () => {
-      assert.equal(await status(svc, first.value), 401);
-      assert.equal(await status(svc, second.body.key), 200);
-      assert.equal(await status(svc, third.body.key), 200);
+      assert.equal(await keyStatus(svc, first.value), 401);
+      assert.equal(await keyStatus(svc, second.body.key), 200);
+      assert.equal(await keyStatus(svc, third.body.key), 200);
     },
   );
 
@@ -178,9 +173,9 @@ Deno.test("regenerating again during a grace ends the older previous value at on
 
   await t.step("a regeneration with now ends every old value", async () => {
     const fourth = await regenerate(svc, user.token, first.id, { expireCurrentIn: "now" });
-    assert.equal(await status(svc, second.body.key), 401);
-    assert.equal(await status(svc, third.body.key), 401);
-    assert.equal(await status(svc, fourth.body.key), 200);
+    assert.equal(await keyStatus(svc, second.body.key), 401);
+    assert.equal(await keyStatus(svc, third.body.key), 401);
+    assert.equal(await keyStatus(svc, fourth.body.key), 200);
   });
 });
 
@@ -205,20 +200,20 @@ Deno.test("a second instance honours the grace and its deadline", async (t) => {
   const key = await createKey(a, user.token);
 
   await t.step("B caches the key, then A rolls it with a 1 h grace", async () => {
-    assert.equal(await status(b, key.value), 200);
+    assert.equal(await keyStatus(b, key.value), 200);
     const rolled = await regenerate(a, user.token, key.id, { expireCurrentIn: "1h" });
     assert.equal(rolled.status, 200);
     await b.deps.apiKeyCache.poll();
-    assert.equal(await status(b, key.value), 200, "the old value still works on B");
-    assert.equal(await status(b, rolled.body.key), 200, "the new value works on B");
+    assert.equal(await keyStatus(b, key.value), 200, "the old value still works on B");
+    assert.equal(await keyStatus(b, rolled.body.key), 200, "the new value works on B");
     assert.equal(b.deps.apiKeyCache.size, 2);
   });
 
   await t.step("at the deadline B refuses the old value from its cache", async () => {
     await b.deps.apiKeyCache.poll();
     now = START + HOUR;
-    assert.equal(await status(b, key.value), 401);
-    assert.equal(await status(a, key.value), 401);
+    assert.equal(await keyStatus(b, key.value), 401);
+    assert.equal(await keyStatus(a, key.value), 401);
   });
 });
 
@@ -229,5 +224,5 @@ Deno.test("a misspelt regenerate option answers 400 instead of meaning now", asy
   const res = await regenerate(svc, user.token, key.id, { expireCurrentin: "1h" });
   assert.equal(res.status, 400);
   assert.equal(res.body.code, "VALIDATION_ERROR");
-  assert.equal(await status(svc, key.value), 200, "the key is untouched");
+  assert.equal(await keyStatus(svc, key.value), 200, "the key is untouched");
 });

@@ -15,18 +15,13 @@ import {
   signUp,
   type TestContext,
 } from "./helpers.ts";
+import { keyStatus } from "./api_key_fixtures.ts";
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 /** 10:20 UTC: hour buckets start at 10:00, day buckets at midnight. */
 const T = Date.parse("2030-03-01T10:20:00.000Z");
 const LONG = { SESSION_TTL_HOURS: 24 * 200, KEY_CREATION_PER_MINUTE: 1000 };
-
-async function send(svc: TestContext, key: string, path: string): Promise<number> {
-  const res = await svc.request(path, { headers: apiKey(key) });
-  await res.body?.cancel();
-  return res.status;
-}
 
 async function usage(svc: TestContext, token: string, id: string, range?: string) {
   const res = await svc.request(`/api/v1/keys/${id}/usage${range ? `?range=${range}` : ""}`, {
@@ -63,7 +58,7 @@ Deno.test("usage figures equal the requests made, by outcome, across two instanc
     for (let i = 0; i < 3; i++) plan.push([i % 2 ? a : b, `/v1/users/${crypto.randomUUID()}`]); // 404
     for (let i = 0; i < 6; i++) plan.push([i % 2 ? b : a, "/v1/users/me"]); // past 12: 429
     for (const [svc, path] of plan) {
-      const status = await send(svc, key.key, path);
+      const status = await keyStatus(svc, key.key, { path });
       // The serving instance flushes, then both re-read: the next decision sees every admission.
       svc.deps.usage.release();
       await svc.deps.rateLimiter.sync();
@@ -113,7 +108,7 @@ Deno.test("usage costs no KV write of its own: counts ride on a limiter flush wi
   const stored = () => Array.fromAsync(svc.kv.list({ prefix: apiKeyUsage.prefix(key.id) }));
 
   await t.step("requests write nothing; the limiter's flushes carry nothing for 10 s", async () => {
-    for (let i = 0; i < 20; i++) assert.equal(await send(svc, key.value, "/v1/users/me"), 200);
+    for (let i = 0; i < 20; i++) assert.equal(await keyStatus(svc, key.value), 200);
     assert.equal((await stored()).length, 0, "nothing written by the requests themselves");
     now += HOLD_MS - 1;
     await svc.deps.rateLimiter.sync();
@@ -138,7 +133,7 @@ Deno.test("usage costs no KV write of its own: counts ride on a limiter flush wi
   await t.step(
     "a release (what a pause or shutdown does) sends them with the next flush",
     async () => {
-      assert.equal(await send(svc, key.value, "/v1/users/me"), 200);
+      assert.equal(await keyStatus(svc, key.value), 200);
       svc.deps.usage.release();
       await svc.deps.rateLimiter.sync();
       assert.equal(svc.deps.usage.pending, 0);
@@ -152,7 +147,7 @@ Deno.test("stopping the background jobs flushes the usage counts they hold", asy
   background.start();
   const user = await signUp(svc);
   const key = await createKey(svc, user.token);
-  for (let i = 0; i < 3; i++) assert.equal(await send(svc, key.value, "/v1/users/me"), 200);
+  for (let i = 0; i < 3; i++) assert.equal(await keyStatus(svc, key.value), 200);
   await background.stop();
   const quarter = await usage(svc, user.token, key.id, "90d");
   assert.equal(quarter.body.series.at(-1).ok, 3);
@@ -165,7 +160,7 @@ Deno.test("hours are kept for 7 days and days for 90, in UTC buckets", async (t)
   const key = await createKey(svc, user.token, { expiresInDays: 365 });
   const at = async (when: number, count: number) => {
     now = when;
-    for (let i = 0; i < count; i++) await send(svc, key.value, "/v1/users/me");
+    for (let i = 0; i < count; i++) await keyStatus(svc, key.value);
     svc.deps.usage.release();
     await svc.deps.rateLimiter.sync();
     await svc.deps.usage.pruned();
@@ -232,7 +227,7 @@ Deno.test("GET usage answers 400 for an unknown range and 404 for another accoun
     assert.equal((await res.json()).code, "SESSION_REQUIRED");
   });
   await t.step("a revoked key's figures are gone, and its usage answers 404", async () => {
-    await send(svc, key.value, "/v1/users/me");
+    await keyStatus(svc, key.value);
     svc.deps.usage.release();
     await svc.deps.rateLimiter.sync();
     const res = await svc.request(`/api/v1/keys/${key.id}`, {

@@ -66,6 +66,22 @@ export async function deliveries(
   return await res.json();
 }
 
+/** Sends the endpoint a webhook.test event through the API. */
+export async function sendTestEvent(t: TestContext, token: string, webhookId: string) {
+  const res = await t.request(`/v1/webhooks/${webhookId}/test`, {
+    method: "POST",
+    headers: bearer(token),
+  });
+  await res.body?.cancel();
+}
+
+/** The endpoint's first delivery, once it has failed for good. */
+export async function failedDelivery(t: TestContext, token: string, webhookId: string) {
+  await waitUntil(async () => (await deliveries(t, token, webhookId))[0]?.status === "failed");
+  const [delivery] = await deliveries(t, token, webhookId);
+  return delivery;
+}
+
 /** Polls `condition` until it holds, or fails after `timeoutMs`. */
 export async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 10_000) {
   const started = Date.now();

@@ -5,7 +5,14 @@
 import assert from "node:assert/strict";
 import { bearer, signUp } from "./helpers.ts";
 import { startReceiver } from "./webhook_receiver.ts";
-import { addEndpoint, deliveries, waitUntil, workingService } from "./webhook_fixtures.ts";
+import {
+  addEndpoint,
+  deliveries,
+  failedDelivery,
+  sendTestEvent,
+  waitUntil,
+  workingService,
+} from "./webhook_fixtures.ts";
 
 Deno.test("after a rotation a delivery verifies with the new secret and with the old", async () => {
   await using svc = await workingService();
@@ -17,10 +24,7 @@ Deno.test("after a rotation a delivery verifies with the new secret and with the
     headers: bearer(user.token),
   })).json();
   receiver.secrets.push(hook.secret, rotated.secret);
-  await svc.request(`/v1/webhooks/${hook.id}/test`, {
-    method: "POST",
-    headers: bearer(user.token),
-  });
+  await sendTestEvent(svc, user.token, hook.id);
   await receiver.waitFor((r) => r.length >= 1);
   assert.deepEqual(receiver.received[0].verifiedWith, [hook.secret, rotated.secret]);
   assert.equal(receiver.received[0].signature.split(" ").length, 2);
@@ -34,10 +38,7 @@ Deno.test("an endpoint failing for the whole disable window is disabled and says
   receiver.answer = () => new Response("no", { status: 500 });
   const user = await signUp(svc);
   const hook = await addEndpoint(svc, user.token, { url: receiver.url });
-  await svc.request(`/v1/webhooks/${hook.id}/test`, {
-    method: "POST",
-    headers: bearer(user.token),
-  });
+  await sendTestEvent(svc, user.token, hook.id);
   let endpoint = null;
   await waitUntil(async () => {
     endpoint = await (await svc.request(`/v1/webhooks/${hook.id}`, {
@@ -65,12 +66,8 @@ Deno.test("a target is checked again at each delivery: a private address is refu
   await using receiver = startReceiver();
   const user = await signUp(svc);
   const hook = await addEndpoint(svc, user.token, { url: receiver.url });
-  await svc.request(`/v1/webhooks/${hook.id}/test`, {
-    method: "POST",
-    headers: bearer(user.token),
-  });
-  await waitUntil(async () => (await deliveries(svc, user.token, hook.id))[0]?.status === "failed");
-  const [delivery] = await deliveries(svc, user.token, hook.id);
+  await sendTestEvent(svc, user.token, hook.id);
+  const delivery = await failedDelivery(svc, user.token, hook.id);
   assert.match(delivery.history[0].error, /https|private/);
   assert.equal(receiver.received.length, 0);
 });
@@ -91,10 +88,7 @@ Deno.test("only the status line of an answer is read: an endless body does not h
     );
   const user = await signUp(svc);
   const hook = await addEndpoint(svc, user.token, { url: receiver.url });
-  await svc.request(`/v1/webhooks/${hook.id}/test`, {
-    method: "POST",
-    headers: bearer(user.token),
-  });
+  await sendTestEvent(svc, user.token, hook.id);
   await waitUntil(async () =>
     (await deliveries(svc, user.token, hook.id))[0]?.status === "succeeded"
   );

@@ -9,7 +9,7 @@ import { generateSecret } from "../domain/webhook.ts";
 import { createWebhook } from "../kv/webhooks.ts";
 import { bearer, signUp } from "./helpers.ts";
 import { startReceiver } from "./webhook_receiver.ts";
-import { workingService } from "./webhook_fixtures.ts";
+import { sendTestEvent, workingService } from "./webhook_fixtures.ts";
 
 /** A private CA and a certificate it signed for `name`, made with openssl. */
 async function certificates(name: string) {
@@ -113,17 +113,11 @@ Deno.test("https deliveries connect to the checked address and verify the URL's 
   const wrongName = await endpoint(svc.kv, user.id, `https://other.example.test:${port}/hook`);
   receiver.secrets.push(good.secrets[0].secret);
 
-  await svc.request(`/v1/webhooks/${good.id}/test`, {
-    method: "POST",
-    headers: bearer(user.token),
-  });
+  await sendTestEvent(svc, user.token, good.id);
   await receiver.waitFor((r) => r.length >= 1);
   assert.deepEqual(receiver.received[0].verifiedWith, [good.secrets[0].secret]);
 
-  await svc.request(`/v1/webhooks/${wrongName.id}/test`, {
-    method: "POST",
-    headers: bearer(user.token),
-  });
+  await sendTestEvent(svc, user.token, wrongName.id);
   const started = Date.now();
   let delivery;
   do {

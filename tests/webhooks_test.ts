@@ -4,9 +4,16 @@
  */
 import assert from "node:assert/strict";
 import { bearer, signUp } from "./helpers.ts";
-import { taskBody } from "./task_fixtures.ts";
+import { postTask, taskBody } from "./task_fixtures.ts";
 import { startReceiver } from "./webhook_receiver.ts";
-import { addEndpoint, deliveries, waitUntil, workingService } from "./webhook_fixtures.ts";
+import {
+  addEndpoint,
+  deliveries,
+  failedDelivery,
+  sendTestEvent,
+  waitUntil,
+  workingService,
+} from "./webhook_fixtures.ts";
 import { createTask, getTask } from "../kv/tasks.ts";
 
 Deno.test("task, key and test events arrive signed and verifiable by the reference library", async () => {
@@ -81,11 +88,7 @@ Deno.test("an endpoint gets only the event types it selects", async () => {
   const user = await signUp(svc);
   const hook = await addEndpoint(svc, user.token, { url: receiver.url, events: ["task.deleted"] });
   receiver.secrets.push(hook.secret);
-  const task = await (await svc.request("/v1/tasks", {
-    method: "POST",
-    headers: bearer(user.token),
-    json: taskBody(),
-  })).json();
+  const task = await postTask(svc, user.token);
   await svc.request(`/v1/tasks/${task.id}`, { method: "DELETE", headers: bearer(user.token) });
   await receiver.waitFor((r) => r.length >= 1);
   await new Promise((resolve) => setTimeout(resolve, 300));
@@ -99,10 +102,7 @@ Deno.test("a receiver answering 500 gets retries with the same webhook-id until 
   const user = await signUp(svc);
   const hook = await addEndpoint(svc, user.token, { url: receiver.url });
   receiver.secrets.push(hook.secret);
-  await svc.request(`/v1/webhooks/${hook.id}/test`, {
-    method: "POST",
-    headers: bearer(user.token),
-  });
+  await sendTestEvent(svc, user.token, hook.id);
   await receiver.waitFor((r) => r.length >= 3);
   const ids = new Set(receiver.received.map((r) => r.id));
   assert.equal(ids.size, 1, "one webhook-id on every attempt");
@@ -128,12 +128,8 @@ Deno.test("a receiver that does not answer in time gets retries, then the delive
     new Promise((resolve) => setTimeout(() => resolve(new Response("late")), 600));
   const user = await signUp(svc);
   const hook = await addEndpoint(svc, user.token, { url: receiver.url });
-  await svc.request(`/v1/webhooks/${hook.id}/test`, {
-    method: "POST",
-    headers: bearer(user.token),
-  });
-  await waitUntil(async () => (await deliveries(svc, user.token, hook.id))[0]?.status === "failed");
-  const [delivery] = await deliveries(svc, user.token, hook.id);
+  await sendTestEvent(svc, user.token, hook.id);
+  const delivery = await failedDelivery(svc, user.token, hook.id);
   assert.equal(delivery.attempts, 3, "the first attempt and the two of the schedule");
   assert.ok(
     delivery.history.every((a: { statusCode: number | null; error: string }) =>
@@ -153,10 +149,7 @@ Deno.test("a resent delivery goes out again with the same webhook-id", async () 
   receiver.answer = (_, i) => new Response(null, { status: i === 0 ? 503 : 200 });
   const user = await signUp(svc);
   const hook = await addEndpoint(svc, user.token, { url: receiver.url });
-  await svc.request(`/v1/webhooks/${hook.id}/test`, {
-    method: "POST",
-    headers: bearer(user.token),
-  });
+  await sendTestEvent(svc, user.token, hook.id);
   await waitUntil(async () => (await deliveries(svc, user.token, hook.id))[0]?.status === "failed");
   const [failed] = await deliveries(svc, user.token, hook.id);
   const resent = await svc.request(`/v1/webhooks/${hook.id}/deliveries/${failed.id}/resend`, {
@@ -178,12 +171,8 @@ Deno.test("redirects are not followed: a 3xx is a failed attempt", async () => {
   receiver.answer = () => new Response(null, { status: 307, headers: { Location: elsewhere.url } });
   const user = await signUp(svc);
   const hook = await addEndpoint(svc, user.token, { url: receiver.url });
-  await svc.request(`/v1/webhooks/${hook.id}/test`, {
-    method: "POST",
-    headers: bearer(user.token),
-  });
-  await waitUntil(async () => (await deliveries(svc, user.token, hook.id))[0]?.status === "failed");
-  const [delivery] = await deliveries(svc, user.token, hook.id);
+  await sendTestEvent(svc, user.token, hook.id);
+  const delivery = await failedDelivery(svc, user.token, hook.id);
   assert.equal(delivery.lastStatusCode, 307);
   assert.equal(elsewhere.received.length, 0);
 });
@@ -194,11 +183,7 @@ Deno.test("nothing is sent for a write whose atomic failed", async () => {
   const user = await signUp(svc);
   const hook = await addEndpoint(svc, user.token, { url: receiver.url, events: ["task.created"] });
   receiver.secrets.push(hook.secret);
-  const task = await (await svc.request("/v1/tasks", {
-    method: "POST",
-    headers: bearer(user.token),
-    json: taskBody(),
-  })).json();
+  const task = await postTask(svc, user.token);
   // The same task created again: its atomic's check (no record yet) fails, so its event,
   // queued in that atomic, never exists.
   const record = (await getTask(svc.kv, task.id))!;

@@ -6,6 +6,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { sha256Hex } from "../../domain/bytes.ts";
 import { problems } from "../define.ts";
+import { pagePolicy } from "../page_policy.ts";
 import type { AppEnv } from "../env.ts";
 import apiPart from "./api.js" with { type: "text" };
 import formsPart from "./forms.js" with { type: "text" };
@@ -27,16 +28,7 @@ import { DashboardPage } from "./page.tsx";
  * framing, and no native form submission (a form that posted without the script would put
  * credentials in a URL).
  */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join("; ");
+const CONTENT_SECURITY_POLICY = pagePolicy({ script: "'self'", style: "'self'" });
 
 /** A static response body, kept with its gzip form and a version hash of its content. */
 interface Asset {
