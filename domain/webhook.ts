@@ -81,6 +81,32 @@ export function generateSecret(): string {
   return `whsec_${encodeBase64(crypto.getRandomValues(new Uint8Array(24)))}`;
 }
 
+/** A new endpoint: enabled, signing with `secret`, created at `at` (an ISO time). */
+export function newWebhook(
+  input: {
+    userId: string;
+    url: string;
+    events: string[];
+    description?: string;
+    secret: string;
+    at: string;
+  },
+): WebhookRecord {
+  return {
+    id: crypto.randomUUID(),
+    userId: input.userId,
+    url: input.url,
+    events: input.events,
+    description: input.description ?? "",
+    enabled: true,
+    disabledReason: null,
+    failingSince: null,
+    secrets: [{ secret: input.secret, expiresAt: null }],
+    createdAt: input.at,
+    updatedAt: input.at,
+  };
+}
+
 /** The record's public shape (never its secrets). */
 export function toWebhookView(hook: WebhookRecord): WebhookView {
   return {

@@ -8,11 +8,11 @@ import { invalid, notFound } from "../domain/errors.ts";
 import type { SecurityEventType } from "../domain/security_log.ts";
 import {
   generateSecret,
+  newWebhook,
   rotateSecret,
   toWebhookView,
   WebhookCreate,
   WebhookPatch,
-  type WebhookRecord,
   WebhookView,
   WebhookWithSecret,
 } from "../domain/webhook.ts";
@@ -112,19 +112,14 @@ export function registerWebhooks(api: OpenAPIHono<AppEnv>) {
     const url = await checkedUrl(c, input.url);
     const at = new Date(now()).toISOString();
     const secret = generateSecret();
-    const hook: WebhookRecord = {
-      id: crypto.randomUUID(),
+    const hook = newWebhook({
       userId: principalOf(c).userId,
       url,
       events: input.events,
-      description: input.description ?? "",
-      enabled: true,
-      disabledReason: null,
-      failingSince: null,
-      secrets: [{ secret, expiresAt: null }],
-      createdAt: at,
-      updatedAt: at,
-    };
+      description: input.description,
+      secret,
+      at,
+    });
     await createWebhook(kv, hook, { now: now(), ...logged(c, "webhook.created", hook.id)() });
     c.header("Location", `/api/v1/webhooks/${hook.id}`);
     return c.json({ ...toWebhookView(hook), secret }, 201);

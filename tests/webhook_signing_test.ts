@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { Webhook } from "standardwebhooks";
 import {
   generateSecret,
+  newWebhook,
   rotateSecret,
   signatureHeader,
   signingSecrets,
@@ -11,20 +12,13 @@ import {
 import { decodeBase64 } from "../domain/base64.ts";
 
 function hook(secret: string): WebhookRecord {
-  const at = "2026-11-24T10:00:00.000Z";
-  return {
-    id: crypto.randomUUID(),
+  return newWebhook({
     userId: crypto.randomUUID(),
     url: "https://93.184.215.14/hook",
     events: ["*"],
-    description: "",
-    enabled: true,
-    disabledReason: null,
-    failingSince: null,
-    secrets: [{ secret, expiresAt: null }],
-    createdAt: at,
-    updatedAt: at,
-  };
+    secret,
+    at: "2026-11-24T10:00:00.000Z",
+  });
 }
 
 Deno.test("a secret is whsec_ and the base64 of 24 random bytes", () => {

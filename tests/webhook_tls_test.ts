@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { WebhookRecord } from "../domain/webhook.ts";
-import { generateSecret } from "../domain/webhook.ts";
+import { generateSecret, newWebhook } from "../domain/webhook.ts";
 import { createWebhook } from "../kv/webhooks.ts";
 import { bearer, signUp } from "./helpers.ts";
 import { startReceiver } from "./webhook_receiver.ts";
@@ -79,19 +79,7 @@ async function certificates(name: string) {
 
 async function endpoint(kv: Deno.Kv, userId: string, url: string): Promise<WebhookRecord> {
   const at = new Date().toISOString();
-  const hook: WebhookRecord = {
-    id: crypto.randomUUID(),
-    userId,
-    url,
-    events: ["*"],
-    description: "",
-    enabled: true,
-    disabledReason: null,
-    failingSince: null,
-    secrets: [{ secret: generateSecret(), expiresAt: null }],
-    createdAt: at,
-    updatedAt: at,
-  };
+  const hook = newWebhook({ userId, url, events: ["*"], secret: generateSecret(), at });
   await createWebhook(kv, hook, { now: Date.now() });
   return hook;
 }

@@ -2,7 +2,7 @@
  * The dialogs of API.md section 14 on the dashboard: regenerating with a grace period, and a
  * key's usage chart (drawn by key_usage.js as inline SVG).
  */
-import { Dialog, FormError } from "./parts.tsx";
+import { Dialog, FormError, TableHead } from "./parts.tsx";
 
 /** The grace choices of API.md section 14, as the regenerate dialog offers them. */
 const GRACE_CHOICES = [
@@ -83,15 +83,7 @@ export function UsageDialog() {
         <summary>Figures as a table</summary>
         <div class="table-wrap">
           <table class="figures" id="usage-table">
-            <thead>
-              <tr>
-                <th scope="col">From</th>
-                <th scope="col">2xx</th>
-                <th scope="col">4xx</th>
-                <th scope="col">429</th>
-                <th scope="col">5xx</th>
-              </tr>
-            </thead>
+            <TableHead columns={["From", "2xx", "4xx", "429", "5xx"]} />
             <tbody></tbody>
           </table>
         </div>

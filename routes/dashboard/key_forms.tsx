@@ -1,6 +1,6 @@
 /** The dialogs that create an API key and edit its name and IP whitelist. */
 import { type Scope, SCOPES } from "../../domain/auth.ts";
-import { Dialog, Field, FormError } from "./parts.tsx";
+import { Dialog, Field, FormActions, FormError } from "./parts.tsx";
 
 /** What each scope lets a key do, as API.md section 3 puts it. */
 const SCOPE_HINTS: Record<Scope, string> = {
@@ -99,10 +99,7 @@ export function CreateKeyDialog() {
         </fieldset>
         <WhitelistField id="create-whitelist" />
         <FormError id="create-error" />
-        <div class="dialog-actions">
-          <button type="button" class="button" data-close>Cancel</button>
-          <button type="submit" class="button primary">Create key</button>
-        </div>
+        <FormActions submit="Create key" />
       </form>
     </Dialog>
   );
@@ -115,10 +112,7 @@ export function EditKeyDialog() {
         <Field id="edit-name" label="Name" error="name" />
         <WhitelistField id="edit-whitelist" />
         <FormError id="edit-error" />
-        <div class="dialog-actions">
-          <button type="button" class="button" data-close>Cancel</button>
-          <button type="submit" class="button primary">Save changes</button>
-        </div>
+        <FormActions submit="Save changes" />
       </form>
     </Dialog>
   );

@@ -1,6 +1,6 @@
 /** Settings → Developer → API Keys: the keys table the script fills, with its notices. */
 import { MAX_ACTIVE_KEYS } from "../../domain/api_key.ts";
-import { Breadcrumb } from "./parts.tsx";
+import { Breadcrumb, TableHead } from "./parts.tsx";
 
 export function KeysView() {
   return (
@@ -32,19 +32,10 @@ export function KeysView() {
       </div>
       <div class="table-wrap">
         <table class="keys" id="keys-table" aria-labelledby="keys-heading" aria-busy="true">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Created</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Last Used</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead
+            columns={["Name", "Key", "Scopes", "Created", "Expires", "Last Used"]}
+            actions
+          />
           <tbody id="keys-body"></tbody>
         </table>
         <div id="keys-empty" class="empty" hidden>

@@ -63,3 +63,32 @@ export function Dialog(
     </dialog>
   );
 }
+
+/** A table's column headers; `actions` adds the row buttons' column, named for screen readers only. */
+export function TableHead(props: { columns: string[]; actions?: boolean }) {
+  // Rendered once on the server, so no key: Hono would print it as an attribute.
+  // deno-lint-ignore jsx-key
+  const heads = props.columns.map((column) => <th scope="col">{column}</th>);
+  return (
+    <thead>
+      <tr>
+        {heads}
+        {props.actions && (
+          <th scope="col">
+            <span class="visually-hidden">Actions</span>
+          </th>
+        )}
+      </tr>
+    </thead>
+  );
+}
+
+/** A form dialog's buttons: Cancel, which closes it, and the submit button. */
+export function FormActions(props: { submit: string }) {
+  return (
+    <div class="dialog-actions">
+      <button type="button" class="button" data-close>Cancel</button>
+      <button type="submit" class="button primary">{props.submit}</button>
+    </div>
+  );
+}

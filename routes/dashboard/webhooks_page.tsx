@@ -4,7 +4,7 @@
  */
 import { EVENT_TYPES } from "../../domain/event.ts";
 import { MAX_WEBHOOKS } from "../../domain/webhook.ts";
-import { Breadcrumb, Dialog, Field, FormError } from "./parts.tsx";
+import { Breadcrumb, Dialog, Field, FormActions, FormError, TableHead } from "./parts.tsx";
 
 export function WebhooksView() {
   return (
@@ -28,17 +28,7 @@ export function WebhooksView() {
       <div id="webhooks-error" class="form-error" role="alert"></div>
       <div class="table-wrap">
         <table class="keys" id="webhooks-table" aria-labelledby="webhooks-heading">
-          <thead>
-            <tr>
-              <th scope="col">Endpoint</th>
-              <th scope="col">Events</th>
-              <th scope="col">Status</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={["Endpoint", "Events", "Status", "Created"]} actions />
           <tbody id="webhooks-body"></tbody>
         </table>
         <div id="webhooks-empty" class="empty" hidden>
@@ -69,15 +59,7 @@ export function SecurityLogView() {
       <div id="log-error" class="form-error" role="alert"></div>
       <div class="table-wrap">
         <table class="keys" id="log-table" aria-labelledby="security-log-heading">
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Event</th>
-              <th scope="col">Address</th>
-              <th scope="col">Client</th>
-              <th scope="col">Concerns</th>
-            </tr>
-          </thead>
+          <TableHead columns={["When", "Event", "Address", "Client", "Concerns"]} />
           <tbody id="log-body"></tbody>
         </table>
       </div>
@@ -120,10 +102,7 @@ export function CreateWebhookDialog() {
           <p class="field-error" id="webhook-events-error" data-error-for="events"></p>
         </fieldset>
         <FormError id="webhook-form-error" />
-        <div class="dialog-actions">
-          <button type="button" class="button" data-close>Cancel</button>
-          <button type="submit" class="button primary">Add endpoint</button>
-        </div>
+        <FormActions submit="Add endpoint" />
       </form>
     </Dialog>
   );
@@ -136,19 +115,10 @@ export function DeliveriesDialog() {
       <p id="deliveries-status" class="status" role="status" aria-live="polite"></p>
       <div class="table-wrap">
         <table class="keys" id="deliveries-table" aria-labelledby="deliveries-dialog-title">
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Status</th>
-              <th scope="col">Code</th>
-              <th scope="col">Duration</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Next retry</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead
+            columns={["Event", "Status", "Code", "Duration", "Attempts", "Next retry"]}
+            actions
+          />
           <tbody id="deliveries-body"></tbody>
         </table>
       </div>
