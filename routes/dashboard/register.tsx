@@ -8,19 +8,27 @@ import { sha256Hex } from "../../domain/bytes.ts";
 import { problems } from "../define.ts";
 import { pagePolicy } from "../page_policy.ts";
 import type { AppEnv } from "../env.ts";
-import apiPart from "./api.js" with { type: "text" };
-import formsPart from "./forms.js" with { type: "text" };
-import formatPart from "./format.js" with { type: "text" };
-import dialogsPart from "./dialogs.js" with { type: "text" };
-import sessionPart from "./session.js" with { type: "text" };
-import viewsPart from "./views.js" with { type: "text" };
-import keysTablePart from "./keys_table.js" with { type: "text" };
-import keyActionsPart from "./key_actions.js" with { type: "text" };
-import keyUsagePart from "./key_usage.js" with { type: "text" };
-import webhooksPart from "./webhooks.js" with { type: "text" };
-import securityLogPart from "./security_log.js" with { type: "text" };
-import styleText from "./style.css" with { type: "text" };
-import chartText from "./chart.js" with { type: "text" };
+import apiPart from "./script/api.js" with { type: "text" };
+import formsPart from "./script/forms.js" with { type: "text" };
+import formatPart from "./script/format.js" with { type: "text" };
+import dialogsPart from "./script/dialogs.js" with { type: "text" };
+import sessionPart from "./script/session.js" with { type: "text" };
+import viewsPart from "./script/views.js" with { type: "text" };
+import keysTablePart from "./script/keys_table.js" with { type: "text" };
+import keyActionsPart from "./script/key_actions.js" with { type: "text" };
+import keyUsagePart from "./script/key_usage.js" with { type: "text" };
+import webhooksPart from "./script/webhooks.js" with { type: "text" };
+import securityLogPart from "./script/security_log.js" with { type: "text" };
+import baseStyle from "./styles/base.css" with { type: "text" };
+import controlsStyle from "./styles/controls.css" with { type: "text" };
+import formsStyle from "./styles/forms.css" with { type: "text" };
+import layoutStyle from "./styles/layout.css" with { type: "text" };
+import keysTableStyle from "./styles/keys_table.css" with { type: "text" };
+import profileDialogsStyle from "./styles/profile_dialogs.css" with { type: "text" };
+import narrowStyle from "./styles/narrow.css" with { type: "text" };
+import keyDetailsStyle from "./styles/key_details.css" with { type: "text" };
+import webhooksStyle from "./styles/webhooks.css" with { type: "text" };
+import chartText from "./script/chart.js" with { type: "text" };
 import { DashboardPage } from "./page.tsx";
 
 /**
@@ -66,7 +74,21 @@ const script = await asset(
   ].join("\n"),
   "text/javascript; charset=utf-8",
 );
-const style = await asset(styleText, "text/css; charset=utf-8");
+// One stylesheet in parts, joined in cascade order.
+const style = await asset(
+  [
+    baseStyle,
+    controlsStyle,
+    formsStyle,
+    layoutStyle,
+    keysTableStyle,
+    profileDialogsStyle,
+    narrowStyle,
+    keyDetailsStyle,
+    webhooksStyle,
+  ].join("\n"),
+  "text/css; charset=utf-8",
+);
 const chart = await asset(chartText, "text/javascript; charset=utf-8");
 const page = await asset(
   "<!DOCTYPE html>" + (

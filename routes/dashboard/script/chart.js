@@ -1,9 +1,9 @@
 // A key's usage as a stacked bar chart in inline SVG (nothing loaded from another host), served
-// at /dashboard/chart.js and imported by client.js.
+// at /dashboard/chart.js and imported by key_usage.js.
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const CHART = { height: 240, left: 44, right: 8, top: 10, bottom: 28 };
-/** Stacked bottom up; the classes carry the colours (style.css), as the legend does. */
+/** Stacked bottom up; the classes carry the colours (styles/key_details.css), as the legend does. */
 const LAYERS = [
   ["ok", "ok", "2xx"],
   ["clientError", "client-error", "4xx"],
