@@ -8,6 +8,8 @@ export const SCOPES = [
   "profile:write",
   "projects:read",
   "projects:write",
+  "applications:read",
+  "applications:write",
 ] as const;
 
 export const Scope = z.enum(SCOPES).meta({ id: "Scope" });

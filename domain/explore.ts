@@ -11,6 +11,7 @@ import {
   matchesTerms,
   Payment,
   SearchText,
+  spotsLeftOf,
   TaskListItem,
   type TaskRecord,
 } from "./task.ts";
@@ -35,6 +36,8 @@ export interface ExploreFilters {
   /** Query words (`queryWords`); each must start a word of the title or description. */
   search: string[];
   payment?: Payment;
+  /** Only tasks that still take people (spotsLeft > 0). */
+  hasSpots?: boolean;
 }
 
 /** The task fields explore reads. */
@@ -51,6 +54,8 @@ export type ExploreTask = Pick<
   | "createdAt"
   | "deletedAt"
   | "location"
+  | "maxPeople"
+  | "acceptedCount"
 >;
 
 /** An explore result: the list item plus `location`, and `distanceKm` on a geo query. */
@@ -81,6 +86,8 @@ export const exploreFilterFields = {
   longitude: queryNumber(-180, 180, "Centre of the search circle; with latitude and radiusKm")
     .optional(),
   radiusKm: queryNumber(1, 500, "Radius of the search circle in km, 1 to 500").optional(),
+  hasSpots: z.enum(["true", "false"]).optional()
+    .describe("true: only tasks that still take people (spotsLeft > 0)"),
 };
 
 /** The parsed filter members of an explore query. */
@@ -93,6 +100,7 @@ export interface ExploreFilterQuery {
   latitude?: number;
   longitude?: number;
   radiusKm?: number;
+  hasSpots?: "true" | "false";
 }
 
 const GEO_MEMBERS = ["latitude", "longitude", "radiusKm"] as const;
@@ -122,6 +130,7 @@ export function exploreFilters(query: ExploreFilterQuery): ExploreFilters {
   if (query.regionName !== undefined) filters.regionName = normalizeName(query.regionName);
   if (query.countryCode !== undefined) filters.countryCode = query.countryCode.toUpperCase();
   if (query.payment !== undefined) filters.payment = query.payment;
+  if (query.hasSpots === "true") filters.hasSpots = true;
   return filters;
 }
 
@@ -165,6 +174,7 @@ export function matchExplore(
   filters: ExploreFilters,
 ): { distanceKm?: number } | null {
   if (!isExplorable(task)) return null;
+  if (filters.hasSpots && spotsLeftOf(task) === 0) return null;
   const loc = task.location;
   if (filters.payment !== undefined && !matchesPayment(task.budget, filters.payment)) return null;
   if (filters.countryCode !== undefined && loc.countryCode !== filters.countryCode) return null;

@@ -87,6 +87,12 @@ export type Payment = z.infer<typeof Payment>;
 export const SearchText = z.string().max(200)
   .describe("Every word must start a word of the title or description (case and accents ignored)");
 
+/** How many people the task has taken, and how many more it takes (never below 0). */
+const acceptance = {
+  acceptedCount: z.number().int().describe("Applications accepted so far"),
+  spotsLeft: z.number().int().describe("maxPeople minus acceptedCount: how many more it takes"),
+};
+
 export const TaskListItem = z.object({
   id: z.uuid(),
   title: z.string(),
@@ -94,6 +100,7 @@ export const TaskListItem = z.object({
   currency: z.string(),
   status: TaskStatus,
   createdAt: z.string(),
+  ...acceptance,
 }).meta({ id: "TaskListItem" });
 export type TaskListItem = z.infer<typeof TaskListItem>;
 
@@ -109,6 +116,7 @@ export const TaskCreated = z.object({
   requirement: z.string(),
   dueDate: z.string().nullable(),
   maxPeople: z.number().int(),
+  ...acceptance,
   updatedAt: z.string(),
 }).meta({ id: "TaskCreated" });
 export type TaskCreated = z.infer<typeof TaskCreated>;
@@ -133,6 +141,8 @@ export interface TaskRecord {
   requirement: string;
   dueDate: string | null;
   maxPeople: number;
+  /** Accepted applications; absent on records written before applications existed (0). */
+  acceptedCount?: number;
   images: string[];
   status: TaskStatus;
   createdAt: string;
@@ -166,6 +176,7 @@ export function newTask(
     requirement: input.requirement,
     dueDate: input.dueDate ?? null,
     maxPeople: input.maxPeople,
+    acceptedCount: 0,
     images: input.images ?? [],
     status: "published",
     createdAt: at,
@@ -183,7 +194,19 @@ export function toTaskListItem(task: TaskRecord): TaskListItem {
     currency: task.currency,
     status: task.status,
     createdAt: task.createdAt,
+    acceptedCount: acceptedOf(task),
+    spotsLeft: spotsLeftOf(task),
   };
+}
+
+/** Accepted applications of a task (records older than applications have none). */
+export function acceptedOf(task: Pick<TaskRecord, "acceptedCount">): number {
+  return task.acceptedCount ?? 0;
+}
+
+/** How many more people a task takes. */
+export function spotsLeftOf(task: Pick<TaskRecord, "acceptedCount" | "maxPeople">): number {
+  return Math.max(0, task.maxPeople - acceptedOf(task));
 }
 
 export function toTaskCreated(task: TaskRecord): TaskCreated {
@@ -199,6 +222,8 @@ export function toTaskCreated(task: TaskRecord): TaskCreated {
     requirement: task.requirement,
     dueDate: task.dueDate,
     maxPeople: task.maxPeople,
+    acceptedCount: acceptedOf(task),
+    spotsLeft: spotsLeftOf(task),
     updatedAt: task.updatedAt,
   };
 }
@@ -226,6 +251,8 @@ export function toTaskDetail(task: TaskRecord, author: TaskAuthor): TaskDetail {
     requirement: created.requirement,
     dueDate: created.dueDate,
     maxPeople: created.maxPeople,
+    acceptedCount: created.acceptedCount,
+    spotsLeft: created.spotsLeft,
     updatedAt: created.updatedAt,
   };
 }
@@ -284,6 +311,12 @@ export function applyPatch(task: TaskRecord, patch: TaskPatch, at: string): Task
   const { status, ...fields } = patch;
   const changes = Object.entries(fields).filter(([, value]) => value !== undefined);
   if (changes.length === 0 && status === undefined) return task;
+  if (fields.maxPeople !== undefined && fields.maxPeople < acceptedOf(task)) {
+    throw new AppError(
+      "INVALID_TRANSITION",
+      `maxPeople cannot go below the ${acceptedOf(task)} people already accepted`,
+    );
+  }
   const next: TaskRecord = { ...task, updatedAt: at };
   for (const [name, value] of changes) Object.assign(next, { [name]: value });
   if (status === "completed") {

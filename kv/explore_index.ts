@@ -9,7 +9,7 @@ import {
   isExplorable,
   normalizeName,
 } from "../domain/explore.ts";
-import { type Location, searchTerms } from "../domain/task.ts";
+import { acceptedOf, type Location, searchTerms, spotsLeftOf } from "../domain/task.ts";
 import { explore, type NameKind, type PaidClass } from "./keys.ts";
 
 /**
@@ -157,6 +157,8 @@ function itemOf(task: ExploreTask): StoredExploreItem {
     currency: task.currency,
     status: task.status,
     createdAt: task.createdAt,
+    acceptedCount: acceptedOf(task),
+    spotsLeft: spotsLeftOf(task),
     location: task.location,
   };
 }

@@ -204,6 +204,8 @@ function finalMatch(candidate: Candidate, filters: ExploreFilters): ExploreItem 
   const card = candidate.card!;
   const d = facetMatch(card.facet, filters);
   if (d === null) return null;
+  // Not in the facet: acceptances rewrite the cards (item), and the facet needs no change.
+  if (filters.hasSpots && card.item.spotsLeft === 0) return null;
   if (filters.search.length > 0 && !matchesTerms(filters.search, candidate.terms ?? [])) {
     return null;
   }

@@ -126,6 +126,30 @@ export const tasks = {
   ): Deno.KvKey => ["task_counts_by_user_status", userId, status],
 };
 
+export const applications = {
+  record: (applicationId: string): Deno.KvKey => ["applications", applicationId],
+  /** A task's applications, newest first by order key; value: the application id. */
+  byTask: (taskId: string, orderKey: string): Deno.KvKey => [
+    "applications_by_task",
+    taskId,
+    orderKey,
+  ],
+  byTaskPrefix: (taskId: string): Deno.KvKey => ["applications_by_task", taskId],
+  /** An applicant's applications, newest first by order key; value: the application id. */
+  byApplicant: (userId: string, orderKey: string): Deno.KvKey => [
+    "applications_by_applicant",
+    userId,
+    orderKey,
+  ],
+  byApplicantPrefix: (userId: string): Deno.KvKey => ["applications_by_applicant", userId],
+  /**
+   * Present while the user's application to the task is active (pending or accepted); value:
+   * its id. Checked absent by every application, so there is one active per user and task.
+   */
+  active: (userId: string, taskId: string): Deno.KvKey => ["applications_active", userId, taskId],
+  activePrefix: (userId: string): Deno.KvKey => ["applications_active", userId],
+};
+
 export const idempotencyKeys = {
   /** The first response to a POST made with this Idempotency-Key, per user, for 24 hours. */
   record: (

@@ -20,6 +20,7 @@ import { registerUsers } from "./users.ts";
 import { registerExplore } from "./explore.ts";
 import { registerTasks } from "./tasks.ts";
 import { registerAvatar } from "./avatar.ts";
+import { registerApplications } from "./applications.ts";
 
 export const API_PREFIXES = ["/api/v1", "/v1"] as const;
 
@@ -35,6 +36,7 @@ export function createApi(): OpenAPIHono<AppEnv> {
   // /tasks/{id} would otherwise answer them first (with 404: not a UUID).
   registerExplore(api);
   registerTasks(api);
+  registerApplications(api);
   return api;
 }
 

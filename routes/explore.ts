@@ -44,6 +44,7 @@ function cursorScope(filters: ExploreFilters) {
     latitude: filters.geo?.lat,
     longitude: filters.geo?.lon,
     radiusKm: filters.geo?.radiusKm,
+    hasSpots: filters.hasSpots,
   };
 }
 

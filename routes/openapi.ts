@@ -34,6 +34,8 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
   EMAIL_TAKEN: "sign-up with an email already in use",
   KEY_LIMIT_REACHED: "an 11th active API key",
   INVALID_TRANSITION: "the resource's state does not allow the change",
+  TASK_FULL: "accepting an application past the task's maxPeople",
+  ALREADY_APPLIED: "a second active (pending or accepted) application to one task",
   CONFLICT: "concurrent changes kept the request from completing; retry",
   PAYLOAD_TOO_LARGE: "body over 64 KiB",
   UNSUPPORTED_MEDIA_TYPE: "a body that is not application/json",
@@ -96,6 +98,10 @@ const TAGS = [
   { name: "Sessions", description: "Log in and out with email and password" },
   { name: "API keys", description: "Scoped, rotatable, IP-restrictable keys (session only)" },
   { name: "Projects", description: "Each user's private projects" },
+  {
+    name: "Applications",
+    description: "Apply to tasks; creators accept or decline, applicants withdraw",
+  },
   { name: "Service", description: "Health, this document and its reference page" },
   { name: "Dashboard", description: "The account dashboard: one web page, its script and styles" },
 ];

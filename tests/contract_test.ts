@@ -177,6 +177,50 @@ Object.assign(HAPPY, {
     Promise.resolve({ path: `/v1/users/${s.other.id}/avatar.svg` }),
 });
 
+/** A task of the session's user with a pending application of the other user; its id. */
+async function newApplication(s: Session): Promise<string> {
+  const res = await s.svc.request(`/api/v1/tasks/${await newTask(s)}/applications`, {
+    method: "POST",
+    headers: bearer(s.other.token),
+    json: { message: "I have the washers" },
+  });
+  return (await res.json()).id;
+}
+
+Object.assign(HAPPY, {
+  "POST /tasks/{id}/applications": async (s: Session) => ({
+    path: `/api/v1/tasks/${await newTask(s)}/applications`,
+    init: {
+      method: "POST",
+      headers: bearer(s.other.token),
+      json: { message: "Tomorrow morning?", price: 35.5 },
+    },
+  }),
+  "GET /tasks/{id}/applications": async (s: Session) => {
+    const taskId = await newTask(s);
+    await s.svc.request(`/api/v1/tasks/${taskId}/applications`, {
+      method: "POST",
+      headers: bearer(s.other.token),
+      json: { message: "Me" },
+    });
+    return { path: `/api/v1/tasks/${taskId}/applications?limit=1`, init: { headers: k(s) } };
+  },
+  "GET /applications/me": async (s: Session) => {
+    await newApplication(s);
+    return { path: "/v1/applications/me?limit=1", init: { headers: bearer(s.other.token) } };
+  },
+  "PATCH /applications/{id}": async (s: Session) => ({
+    path: `/api/v1/applications/${await newApplication(s)}`,
+    init: { method: "PATCH", headers: k(s), json: { status: "accepted" } },
+  }),
+});
+
+/** A valid body for an operation whose empty body is refused, so an unknown id answers 404. */
+const VALID_BODY: Record<string, unknown> = {
+  "POST /tasks/{id}/applications": { message: "Hello" },
+  "PATCH /applications/{id}": { status: "withdrawn" },
+};
+
 function k(s: Session): HeadersInit {
   return apiKey(s.key);
 }
@@ -318,7 +362,7 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
         const res = await svc.request(concrete(path), {
           method: method.toUpperCase(),
           headers: credential,
-          ...(op.requestBody ? { json: {} } : {}),
+          ...(op.requestBody ? { json: VALID_BODY[name] ?? {} } : {}),
         });
         assert.equal(await conforms(ajv, doc, method, path, res), 404);
       });

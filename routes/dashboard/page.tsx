@@ -14,6 +14,8 @@ const SCOPE_HINTS: Record<Scope, string> = {
   "profile:write": "Update your profile",
   "projects:read": "List and read projects",
   "projects:write": "Create, edit and delete projects",
+  "applications:read": "List applications to your tasks and your own",
+  "applications:write": "Apply to tasks; accept, decline or withdraw applications",
 };
 
 const EXPIRY_DAYS = [7, 30, 90, 365] as const;
