@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { purgeUser } from "../kv/user_purge.ts";
+import { assertTaskIndexesConsistent } from "./task_consistency.ts";
 import { apiKey, bearer, createKey, setup, signUp, type TestContext } from "./helpers.ts";
 import { postTask } from "./task_fixtures.ts";
 
@@ -293,6 +294,10 @@ Deno.test("accepting, declining and withdrawing", async (t) => {
     assert.equal(res.body.status, "declined");
     assert.equal((await setStatus(svc, ada, ids[2], "accepted")).status, 409);
     assert.equal((await setStatus(svc, users[2], ids[2], "withdrawn")).status, 409);
+  });
+
+  await t.step("rule: every index entry and card agrees with the task's count", async () => {
+    await assertTaskIndexesConsistent(svc.kv);
   });
 
   await t.step("rule: an unknown status is 400, an unknown application 404", async () => {
