@@ -27,6 +27,12 @@ function storeOpenFailure(kvPath: string | undefined, error: unknown): string {
     `--allow-write=<folder> naming the file's folder. (${error})`;
 }
 
+/** `--worker=<n>` when started as a worker of `deno task start` (scripts/start.ts), else null. */
+function workerIndex(args: string[]): number | null {
+  const arg = args.find((a) => a.startsWith("--worker="));
+  return arg ? Number(arg.slice("--worker=".length)) : null;
+}
+
 async function main() {
   let settings: Settings;
   try {
@@ -79,9 +85,13 @@ async function main() {
     deps.log.error("queue worker stopped", { error: (error as Error).message })
   );
 
+  const worker = workerIndex(Deno.args);
   const server = Deno.serve({
     port: settings.PORT,
-    onListen: ({ hostname, port }) => deps.log.info("listening", { hostname, port }),
+    // Workers of `deno task start` share the port; the kernel spreads connections over them.
+    reusePort: worker !== null,
+    onListen: ({ hostname, port }) =>
+      deps.log.info("listening", { hostname, port, pid: Deno.pid, worker }),
   }, app.fetch);
 
   let stopping = false;

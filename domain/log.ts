@@ -24,10 +24,25 @@ export function writeStdout(line: string): void {
   try {
     const bytes = encoder.encode(line + "\n");
     let written = 0;
-    while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
+    while (written < bytes.length) {
+      written += Deno.stdout.writeSync(bytes.subarray(written, lineBoundary(bytes, written)));
+    }
   } catch {
     // Nowhere left to report it.
   }
+}
+
+// The workers of `deno task start` share one stdout pipe, where only writes of up to PIPE_BUF
+// bytes are atomic: a larger batch could interleave with another worker's inside a line.
+const PIPE_BUF = 4096;
+
+/** The end of the next chunk from `start`: whole lines within PIPE_BUF, or one longer line. */
+function lineBoundary(bytes: Uint8Array, start: number): number {
+  if (bytes.length - start <= PIPE_BUF) return bytes.length;
+  const newline = bytes.lastIndexOf(10, start + PIPE_BUF - 1);
+  if (newline >= start) return newline + 1;
+  const next = bytes.indexOf(10, start + PIPE_BUF);
+  return next < 0 ? bytes.length : next + 1;
 }
 
 // Lines waiting for the end of this turn of the event loop; a full batch leaves at once.

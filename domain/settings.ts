@@ -21,6 +21,8 @@ const positiveInt = (fallback: number) => wholeNumber(1, Number.MAX_SAFE_INTEGER
 
 export const Settings = z.object({
   PORT: wholeNumber(0, 65535, 8000),
+  /** Processes `deno task start` serves with on one store; main.ts alone is always one. */
+  WORKERS: wholeNumber(1, 64, Math.max(1, navigator.hardwareConcurrency || 1)),
   /** Path of the KV file; `:memory:` for a throwaway store; unset on Deno Deploy. */
   KV_PATH: z.string().min(1).optional(),
   /** HS256 secret for session tokens; generated once and kept in KV when unset. */

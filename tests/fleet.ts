@@ -2,7 +2,7 @@
  * Several service processes on one KV file, driven over real HTTP: where SQLite's "database is
  * locked" appears, which two handles in one process never show.
  */
-import { bareEnv, startMain, stopMain, waitForListening } from "./main_process.ts";
+import { bareEnv, stopMain, taskCommand, waitForListening } from "./main_process.ts";
 
 export interface Member {
   base: string;
@@ -26,10 +26,9 @@ export const FLEET_ENV = {
   PORT: "0",
   PASSWORD_HASH_ITERATIONS: "1000",
   LOG_LEVEL: "info",
-  WORKERS: "1",
 };
 
-/** Starts `size` processes of `main.ts` (as `deno task start` runs it) in one directory. */
+/** Starts `size` processes of `main.ts` (`deno task serve`, one worker each) in one directory. */
 export async function startFleet(
   size: number,
   env: Record<string, string> = {},
@@ -38,7 +37,7 @@ export async function startFleet(
   const dir = cwd ?? await Deno.makeTempDir();
   const members: Member[] = [];
   for (let i = 0; i < size; i++) {
-    const child = startMain(dir, bareEnv({ ...FLEET_ENV, ...env }));
+    const child = taskCommand("serve", dir, bareEnv({ ...FLEET_ENV, ...env })).spawn();
     const { port, rest } = await waitForListening(child);
     members.push({ base: `http://127.0.0.1:${port}`, child, rest });
   }

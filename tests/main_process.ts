@@ -1,4 +1,5 @@
 /** Runs `main.ts` as its own process, the way `deno task start` does, for start-up tests. */
+import { taskRunArgs } from "../scripts/task_line.ts";
 
 /** The project directory. */
 export const root = new URL("..", import.meta.url).pathname;
@@ -75,12 +76,8 @@ export async function stopMain(
  * own flags, so that its relative paths (./data) resolve there as they do for a user.
  */
 export function taskCommand(task: string, cwd: string, env: Record<string, string>): Deno.Command {
-  const config = JSON.parse(Deno.readTextFileSync(`${root}deno.json`));
-  const words: string[] = config.tasks[task].split(/\s+/);
-  if (words[0] !== "deno" || words[1] !== "run") throw new Error(`${task} is not a deno run task`);
-  const args = words.slice(2).map((word) => word.endsWith(".ts") ? `${root}${word}` : word);
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", `--config=${root}deno.json`, ...args],
+    args: taskRunArgs(task),
     cwd,
     env,
     clearEnv: true,
