@@ -12,9 +12,9 @@ import {
   Payment,
   SearchText,
   spotsLeftOf,
-  TaskListItem,
   type TaskRecord,
 } from "./task.ts";
+import { TaskListItem } from "./task_view.ts";
 import { normalizeText, queryWords } from "./text.ts";
 
 /** A search circle: the tasks within `radiusKm` of the point (great-circle). */

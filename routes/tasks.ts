@@ -16,15 +16,17 @@ import {
   Payment,
   SearchText,
   TaskCreate,
-  TaskCreated,
-  TaskDetail,
-  TaskListItem,
   TaskPatch,
   type TaskRecord,
   TaskStatus,
+} from "../domain/task.ts";
+import {
+  TaskCreated,
+  TaskDetail,
+  TaskListItem,
   toTaskCreated,
   toTaskDetail,
-} from "../domain/task.ts";
+} from "../domain/task_view.ts";
 import { queryWords } from "../domain/text.ts";
 import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
 import { requestFingerprint } from "../kv/idempotency.ts";
