@@ -3,6 +3,7 @@
  * reference that the indexes in kv/ are tested against, and the explore item shape.
  */
 import { z } from "zod";
+import { BboxParam, type BoundingBox, inBbox } from "./bbox.ts";
 import { haversineKm } from "./geo.ts";
 import { decimalParam } from "./query_number.ts";
 import {
@@ -38,6 +39,8 @@ export interface ExploreFilters {
   payment?: Payment;
   /** Only tasks that still take people (spotsLeft > 0). */
   hasSpots?: boolean;
+  /** City- and radius-type tasks whose coordinates lie in the box. */
+  bbox?: BoundingBox;
 }
 
 /** The task fields explore reads. */
@@ -88,6 +91,11 @@ export const exploreFilterFields = {
   radiusKm: queryNumber(1, 500, "Radius of the search circle in km, 1 to 500").optional(),
   hasSpots: z.enum(["true", "false"]).optional()
     .describe("true: only tasks that still take people (spotsLeft > 0)"),
+  bbox: BboxParam.optional(),
+  sort: z.enum(["newest", "distance"]).default("newest").describe(
+    "newest (default): createdAt then id, descending; distance: nearest first from the geo " +
+      "query's point (needs latitude, longitude and radiusKm), ties newest first",
+  ),
 };
 
 /** The parsed filter members of an explore query. */
@@ -101,6 +109,8 @@ export interface ExploreFilterQuery {
   longitude?: number;
   radiusKm?: number;
   hasSpots?: "true" | "false";
+  bbox?: BoundingBox;
+  sort?: "newest" | "distance";
 }
 
 const GEO_MEMBERS = ["latitude", "longitude", "radiusKm"] as const;
@@ -118,6 +128,16 @@ export function checkGeoTogether(query: ExploreFilterQuery, ctx: z.RefinementCtx
   }
 }
 
+/** sort=distance measures from the geo query's point, so it needs one. */
+export function checkDistanceSort(query: ExploreFilterQuery, ctx: z.RefinementCtx): void {
+  if (query.sort !== "distance" || query.latitude !== undefined) return;
+  ctx.addIssue({
+    code: "custom",
+    path: ["sort"],
+    message: "distance needs latitude, longitude and radiusKm",
+  });
+}
+
 /** The normalized filters of a validated query. */
 export function exploreFilters(query: ExploreFilterQuery): ExploreFilters {
   const filters: ExploreFilters = { search: queryWords(query.search ?? "") };
@@ -131,6 +151,7 @@ export function exploreFilters(query: ExploreFilterQuery): ExploreFilters {
   if (query.countryCode !== undefined) filters.countryCode = query.countryCode.toUpperCase();
   if (query.payment !== undefined) filters.payment = query.payment;
   if (query.hasSpots === "true") filters.hasSpots = true;
+  if (query.bbox !== undefined) filters.bbox = query.bbox;
   return filters;
 }
 
@@ -162,6 +183,16 @@ export function geoMatch(
   return d <= reach ? d : null;
 }
 
+/** Only city- and radius-type tasks take part in a box query, by their coordinates. */
+export function bboxMatch(
+  box: BoundingBox,
+  type: Location["type"],
+  lon: number,
+  lat: number,
+): boolean {
+  return (type === "city" || type === "radius") && inBbox(box, lon, lat);
+}
+
 /** Distances are shown to one decimal. */
 export function roundKm(km: number): number {
   return Math.round(km * 10) / 10;
@@ -185,6 +216,9 @@ export function matchExplore(
     return null;
   }
   if (!matchesTerms(filters.search, terms)) return null;
+  if (filters.bbox && !bboxMatch(filters.bbox, loc.type, loc.coordinates[0], loc.coordinates[1])) {
+    return null;
+  }
   if (filters.geo) {
     const [lon, lat] = loc.coordinates;
     const d = geoMatch(filters.geo, loc.type, lon, lat, loc.radiusKm ?? 0);

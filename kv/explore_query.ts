@@ -6,6 +6,7 @@
  */
 import { coverCircle, EARTH_RADIUS_KM, geohashBounds } from "../domain/geo.ts";
 import {
+  bboxMatch,
   type ExploreFilters,
   type ExploreItem,
   type GeoFilter,
@@ -37,6 +38,7 @@ import {
 import { explore, type PaidClass } from "./keys.ts";
 import { keyId } from "./task_indexes.ts";
 import { pendingPurges } from "./users.ts";
+import { bboxDriver } from "./explore_bbox.ts";
 
 /** A page of results and the order key to resume after, or null on the last page. */
 export interface ExplorePage {
@@ -62,7 +64,7 @@ export const MAX_EXPANSION = 32;
 const GETMANY_MAX = 10;
 const WORD_END = "\u{10FFFF}";
 
-interface Driver {
+export interface Driver {
   name: string;
   estimate: number;
   /** An upper bound of the size when the estimate may be far too low (geo). */
@@ -187,11 +189,12 @@ async function loadDocs(
 }
 
 /** Every filter but search, on a facet: the distance on a geo query, 0 otherwise, or null. */
-function facetMatch(f: Facet, filters: ExploreFilters): number | null {
+export function facetMatch(f: Facet, filters: ExploreFilters): number | null {
   if (filters.payment !== undefined && (f[2] === 1) !== (filters.payment === "Paid")) return null;
   if (filters.countryCode !== undefined && f[5] !== filters.countryCode) return null;
   if (filters.regionName !== undefined && f[6] !== filters.regionName) return null;
   if (filters.cityName !== undefined && (f[3] !== 0 || f[6] !== filters.cityName)) return null;
+  if (filters.bbox && !bboxMatch(filters.bbox, TYPE_CODES[f[3]], f[0], f[1])) return null;
   if (!filters.geo) return 0;
   return geoMatch(filters.geo, TYPE_CODES[f[3]], f[0], f[1], f[4]);
 }
@@ -213,7 +216,7 @@ function finalMatch(candidate: Candidate, filters: ExploreFilters): ExploreItem 
 }
 
 /** Reads counters (ten keys per getMany); 0 for a counter never written. */
-type CounterReader = (keys: Deno.KvKey[]) => Promise<number[]>;
+export type CounterReader = (keys: Deno.KvKey[]) => Promise<number[]>;
 
 /**
  * A counter reader for one plan: drivers overlap (the geo driver and the zones read the same
@@ -256,7 +259,7 @@ async function planScan(
   });
   const hasIndexedFilter = filters.geo || filters.countryCode !== undefined ||
     filters.cityName !== undefined || filters.regionName !== undefined ||
-    filters.search.length > 0;
+    filters.search.length > 0 || filters.bbox !== undefined;
   if (!hasIndexedFilter) return base(0);
 
   const counts = counterReader(kv, work);
@@ -265,6 +268,7 @@ async function planScan(
     classCounts.then((n) => base(n.reduce((a, b) => a + b, 0))),
   ];
   if (filters.geo) pending.push(geoDriver(kv, counts, filters.geo, after, limit, work));
+  if (filters.bbox) pending.push(bboxDriver(kv, counts, filters.bbox, after, limit, work));
   if (filters.countryCode !== undefined) {
     const cc = filters.countryCode;
     pending.push(
