@@ -1,9 +1,11 @@
 /**
- * Explore nearest first (sort=distance): a best-first walk over the geo cells of every layer.
+ * Explore nearest first (sort=distance): a best-first walk over geohash cells of every layer,
+ * read from the point entries (one per geo-placed task, listed by key range at any precision).
  * Cells wait in one queue with tasks, a cell under the least distance any of its points can have
  * from the query point, so a task leaves the queue only once no unread cell can hold a nearer
- * one: pages come out in exact (distance, newest first) order, and a cursor skips the cells
- * wholly nearer than where the previous page ended.
+ * one: pages come out in exact (distance, newest first) order. A crowded cell is split into its
+ * 32 finer cells instead of read, so a walk goes as deep as the density around the point needs;
+ * a cursor skips the cells wholly nearer than where the previous page ended.
  */
 import { type ExploreFilters, type ExploreItem, roundKm } from "../domain/explore.ts";
 import {
@@ -20,6 +22,7 @@ import {
   type ExploreDoc,
   GEO_LAYERS,
   type GeoLayer,
+  POINT_PRECISION,
 } from "./explore_index.ts";
 import { facetMatch } from "./explore_query.ts";
 import { explore } from "./keys.ts";
@@ -51,13 +54,17 @@ export interface DistancePage {
 
 const BASE32 = "0123456789bcdefghjkmnpqrstuvwxyz";
 const GETMANY_MAX = 10;
-/** A cell expected to hold more tasks than this is split into its 32 finer cells, if any. */
-export const SPLIT_ABOVE = 64;
+/**
+ * A cell holding more tasks than this is split into its 32 finer cells (down to the point
+ * entries' precision): a cell is read with this limit plus one, and split when it overflows.
+ */
+export const SPLIT_ABOVE = 32;
 /** Margin on the far bound of a cell (km), against rounding in the near bound. */
 const FAR_SLACK_KM = 0.01;
 const RAD = Math.PI / 180;
 
 type Node =
+  /** `size`: the counter's exact count (seed cells), or -1 when unknown. */
   | { cell: true; at: number; layer: GeoLayer; hash: string; size: number }
   | { cell: false; at: number; key: string; item: ExploreItem };
 
@@ -165,17 +172,25 @@ export async function exploreByDistance(
   });
 
   const expand = async (layer: GeoLayer, hash: string, size: number) => {
-    if (hash.length < Math.max(...layer.precisions) && size > splitAbove) {
-      for (const c of BASE32) pushCell(layer, hash + c, size / 32);
+    const splittable = hash.length < POINT_PRECISION;
+    if (splittable && size > splitAbove) {
+      for (const c of BASE32) pushCell(layer, hash + c, -1);
       return;
     }
     const found: { key: string; card: ExploreCard }[] = [];
+    const probe = splittable ? splitAbove + 1 : undefined;
     work.lists++;
-    for await (
-      const entry of kv.list<ExploreCard>({ prefix: explore.byCellPrefix(layer.name, hash) })
-    ) {
+    const entries = kv.list<ExploreCard>(explore.byPointRange(layer.name, hash), {
+      limit: probe,
+      batchSize: probe ?? 500,
+    });
+    for await (const entry of entries) {
       work.entries++;
       found.push({ key: entry.key.at(-1) as string, card: entry.value });
+    }
+    if (probe !== undefined && found.length === probe) {
+      for (const c of BASE32) pushCell(layer, hash + c, -1);
+      return;
     }
     const keep = (key: string, card: ExploreCard) => {
       const d = facetMatch(card.facet, filters);

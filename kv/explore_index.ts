@@ -54,6 +54,7 @@ export interface ExploreDoc extends ExploreCard {
 export const EXPLORE_INDEX_ROOTS: readonly string[] = [
   "xp_tasks",
   "xp_by_cell",
+  "xp_by_point",
   "xp_by_country",
   "xp_by_name",
   "xp_by_word",
@@ -88,6 +89,9 @@ export const GEO_LAYERS: readonly GeoLayer[] = [
   { name: "r100", maxRadiusKm: 100, precisions: [2, 3] },
   { name: "r500", maxRadiusKm: 500, precisions: [2] },
 ];
+
+/** Geohash length of the point entries (`explore.byPoint`): cells of about 38 x 19 m. */
+export const POINT_PRECISION = 8;
 
 /** Precision of the per-cell counters that estimate how many tasks a circle holds. */
 export const COUNT_PRECISION = 2;
@@ -180,6 +184,8 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
     for (const p of layer.precisions) {
       entries.push({ key: explore.byCell(layer.name, finest.slice(0, p), ok), value: card });
     }
+    const point = geohashEncode(lon, lat, POINT_PRECISION);
+    entries.push({ key: explore.byPoint(layer.name, point, ok), value: card });
   }
   if (loc.countryCode) entries.push({ key: explore.byCountry(loc.countryCode, ok), value: card });
   entries.push({ key: explore.byName(facet[6], nameKind(loc.type), ok), value: card });

@@ -16,7 +16,7 @@ import {
 /**
  * Bumped with every change to what `taskIndexEntries` or `taskCounterKeys` produce. 3: words
  * indexed by zone too; 4: geo, country and name entries carry the card; 5: list items and cards
- * carry acceptedCount and spotsLeft.
+ * carry acceptedCount and spotsLeft, and each geo-placed task has a point entry (nearest first).
  */
 export const INDEX_LAYOUT = 5;
 

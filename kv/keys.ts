@@ -177,6 +177,22 @@ export const explore = {
   byCellPrefix: (layer: string, cell: string): Deno.KvKey => ["xp_by_cell", layer, cell],
   /** Every geo entry of every layer (checks and tests). */
   byCellRoot: (): Deno.KvKey => ["xp_by_cell"],
+  /**
+   * A geo-placed task by its layer and fine geohash (`POINT_PRECISION`); value: card. One entry
+   * per task that a key range lists at any coarser precision (`byPointRange`), for nearest-first
+   * walks that go as deep as the density needs.
+   */
+  byPoint: (layer: string, hash: string, orderKey: string): Deno.KvKey => [
+    "xp_by_point",
+    layer,
+    hash,
+    orderKey,
+  ],
+  /** The entries of a layer whose fine geohash starts with `cell` ("~" sorts after base32). */
+  byPointRange: (layer: string, cell: string): { start: Deno.KvKey; end: Deno.KvKey } => ({
+    start: ["xp_by_point", layer, cell],
+    end: ["xp_by_point", layer, `${cell}~`],
+  }),
   /** Upper-case country code; value: facet. */
   byCountry: (countryCode: string, orderKey: string): Deno.KvKey => [
     "xp_by_country",

