@@ -160,7 +160,7 @@ async function firstPage(kv: Deno.Kv, filters: ExploreFilters, sort?: string) {
   return {
     items: page.items,
     next: page.next,
-    plan: `distance (${page.work.lists} lists)`,
+    plan: "distance",
     work: page.work,
   };
 }

@@ -24,7 +24,8 @@ import {
   type GeoLayer,
   POINT_PRECISION,
 } from "./explore_index.ts";
-import { facetMatch } from "./explore_query.ts";
+import { DEFAULT_BUDGET, facetMatch } from "./explore_query.ts";
+import { DOC_COST, ENTRY_COST, LIST_COST } from "./explore_stream.ts";
 import { explore } from "./keys.ts";
 import { pendingPurges } from "./users.ts";
 
@@ -44,6 +45,18 @@ export interface DistanceWork {
 export interface DistanceOptions {
   /** See `SPLIT_ABOVE`; tests lower it to walk the finest cells on a small store. */
   splitAbove?: number;
+  /** Storage work (units of explore_stream.ts) after which a page ends early, resumable. */
+  budget?: number;
+}
+
+/**
+ * The order key of a frontier position: above every real one, so that a page ended by the budget
+ * at distance d resumes with every task at d or farther.
+ */
+export const FRONTIER_KEY = "ZZZZZZZZZZZZZZZZZZZZZZZZZZ";
+
+function unitsOf(work: DistanceWork): number {
+  return work.lists * LIST_COST + work.entries * ENTRY_COST + work.docs * DOC_COST;
 }
 
 export interface DistancePage {
@@ -133,7 +146,9 @@ function isAfter(d: number, key: string, after: DistancePosition | null): boolea
 
 /**
  * One page of a geo query's matches, nearest first (ties newest first), strictly after `after`.
- * Every filter applies as in the newest-first scan (facet, spots, search words, purges).
+ * Every filter applies as in the newest-first scan (facet, spots, search words, purges). Like
+ * that scan, a page stops after a fixed amount of storage work: it may then hold fewer than
+ * `limit` items and still have a next position.
  */
 export async function exploreByDistance(
   kv: Deno.Kv,
@@ -143,6 +158,7 @@ export async function exploreByDistance(
   options: DistanceOptions = {},
 ): Promise<DistancePage> {
   const splitAbove = options.splitAbove ?? SPLIT_ABOVE;
+  const budget = options.budget ?? DEFAULT_BUDGET;
   const geo = filters.geo;
   if (!geo) throw new Error("sort=distance needs a geo query");
   const work: DistanceWork = { lists: 0, entries: 0, docs: 0 };
@@ -211,6 +227,14 @@ export async function exploreByDistance(
   let last: DistancePosition | null = null;
   for (let node = queue.pop(); node; node = queue.pop()) {
     if (node.cell) {
+      // Out of budget: end the page at this cell's distance, once the page has moved on (an
+      // item, or a frontier past the previous page's end), so that paging always progresses.
+      // Every task nearer than the cell has been emitted (it is the queue's least), and none
+      // emitted lies at its distance (a task leaves only when every cell is farther).
+      const moved = items.length > 0 || !after || node.at > after.d;
+      if (moved && unitsOf(work) >= budget) {
+        return { items, next: { d: node.at, key: FRONTIER_KEY }, work };
+      }
       await expand(node.layer, node.hash, node.size);
       continue;
     }

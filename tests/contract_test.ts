@@ -314,6 +314,16 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
     assert.deepEqual(missing, [], "add a HAPPY entry for each");
   });
 
+  await t.step("GET /tasks/explore as GeoJSON answers the documented geo+json schema", async () => {
+    await newTask(session);
+    const res = await svc.request(
+      "/api/v1/tasks/explore?latitude=48.85&longitude=2.35&radiusKm=10&sort=distance",
+      { headers: { Accept: "application/geo+json" } },
+    );
+    assert.match(res.headers.get("Content-Type") ?? "", /^application\/geo\+json/);
+    assert.equal(await conforms(ajv, doc, "get", "/tasks/explore", res), 200);
+  });
+
   for (const [method, path, op] of ops) {
     const name = `${method.toUpperCase()} ${path}`;
     await t.step(`${name} succeeds with a documented 2xx answer`, async () => {
