@@ -6,10 +6,7 @@ import { flushStdout } from "./domain/log.ts";
 import { parseSettings, type Settings } from "./domain/settings.ts";
 import { runWorkers } from "./kv/workers.ts";
 import { createApp } from "./routes/app.ts";
-import { FLUSH_INTERVAL_MS } from "./kv/last_used.ts";
-import { SYNC_INTERVAL_MS } from "./kv/rate_limit.ts";
-import { POLL_INTERVAL_MS } from "./kv/polled_cache.ts";
-import { createDeps } from "./routes/deps.ts";
+import { backgroundJobs, createDeps } from "./routes/deps.ts";
 import { openStore } from "./kv/store.ts";
 import { checkIndexLayout, INDEX_LAYOUT } from "./kv/index_layout.ts";
 
@@ -55,32 +52,13 @@ async function main() {
     // read indexes of another layout and may miss or misplace tasks until they are rebuilt.
     deps.log.error(
       "the task indexes were written in an older layout: stop the service and run " +
-        "`deno task reindex` (see README, Explore at scale)",
+        "`deno task reindex` (see docs/deploying.md)",
       { storedLayout: layout.stored, currentLayout: INDEX_LAYOUT },
     );
   }
   const app = createApp(deps);
-  // A failed flush must not become an unhandled rejection, which would end the process.
-  const flush = () =>
-    deps.lastUsed.flush().catch((error: Error) =>
-      deps.log.error("could not record API keys' last use", {
-        error: error?.message,
-        stack: error?.stack,
-      })
-    );
-  const flusher = setInterval(flush, FLUSH_INTERVAL_MS);
-  const stopLimiter = deps.rateLimiter.run(
-    SYNC_INTERVAL_MS,
-    (error) => deps.log.error("could not sync rate-limit counters", { error: error?.message }),
-  );
-  const stopKeyPolls = deps.apiKeyCache.run(
-    POLL_INTERVAL_MS,
-    (error) => deps.log.error("could not poll API-key changes", { error: error?.message }),
-  );
-  const stopUserPolls = deps.userCache.run(
-    POLL_INTERVAL_MS,
-    (error) => deps.log.error("could not poll user changes", { error: error?.message }),
-  );
+  const background = backgroundJobs(deps);
+  background.start();
   const workers = runWorkers({ kv, now: deps.now }).catch((error) =>
     deps.log.error("queue worker stopped", { error: (error as Error).message })
   );
@@ -92,28 +70,31 @@ async function main() {
     reusePort: worker !== null,
     onListen: ({ hostname, port }) =>
       deps.log.info("listening", { hostname, port, pid: Deno.pid, worker }),
-  }, app.fetch);
+  }, (request, info) => {
+    background.touch();
+    return app.fetch(request, info);
+  });
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     deps.log.info("shutting down", { signal });
-    clearInterval(flusher);
-    stopKeyPolls();
-    stopUserPolls();
     await server.shutdown();
-    await stopLimiter().catch((error: Error) =>
-      deps.log.error("could not flush rate-limit counters", { error: error?.message })
-    );
-    await flush();
+    await background.stop();
     kv.close();
     await workers;
     flushStdout();
     Deno.exit(0);
   };
-  Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
-  Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    try {
+      Deno.addSignalListener(signal, () => stop(signal));
+    } catch {
+      // Deno Deploy has no signals: it stops an instance itself, and nothing then needs a flush
+      // that the idle pause has not already done.
+    }
+  }
 }
 
 if (import.meta.main) await main();

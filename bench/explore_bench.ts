@@ -6,23 +6,22 @@
  * the same queries answered by a brute-force scan of every task record, and "newest 20 within
  * R km" answered by Redis GEOSEARCH on the same points. Prints markdown tables.
  */
-import { type ExploreFilters, exploreFilters, matchExplore } from "../domain/explore.ts";
+import {
+  type ExploreFilterQuery,
+  type ExploreFilters,
+  exploreFilters,
+  matchExplore,
+} from "../domain/explore.ts";
 import { searchTerms, type TaskRecord } from "../domain/task.ts";
 import { exploreTasks } from "../kv/explore_query.ts";
 import { exploreByDistance } from "../kv/explore_distance.ts";
 import { haversineKm } from "../domain/geo.ts";
 import { tasks } from "../kv/keys.ts";
 import { setup } from "../tests/helpers.ts";
-import {
-  buildCache,
-  kvPath,
-  loadAverage,
-  type LoadManifest,
-  peakRss,
-  readManifest,
-} from "./explore_cache.ts";
+import { buildCache, kvPath, type LoadManifest, peakRss, readManifest } from "./explore_cache.ts";
 import { generateTask, type QueryKind, queryKinds, queryString } from "./explore_data.ts";
 import { Redis } from "./resp.ts";
+import { loadAverage, markdownTable as table, writeResults } from "./results.ts";
 
 const PAGE = 20;
 /** Queries run before timing each kind, so that code and caches are warm. */
@@ -155,7 +154,7 @@ async function queryPhase(n: number, count: number): Promise<QueryPhase> {
 
 /** The first page the route would answer, in the query's order, with what it read. */
 async function firstPage(kv: Deno.Kv, filters: ExploreFilters, sort?: string) {
-  if (sort !== "distance") return await exploreTasks(kv, filters, null, PAGE);
+  if (sort !== "distance") return await exploreTasks(kv, { filters, limit: PAGE });
   const page = await exploreByDistance(kv, filters, null, PAGE);
   return {
     items: page.items,
@@ -242,6 +241,11 @@ function freePort(): number {
   return port;
 }
 
+/** The GEOSEARCH arguments of a query's circle. */
+function circleOf(q: ExploreFilterQuery): (string | number)[] {
+  return ["FROMLONLAT", q.longitude!, q.latitude!, "BYRADIUS", q.radiusKm!, "km"];
+}
+
 async function redisPhase(n: number, count: number): Promise<RedisPhase> {
   const port = freePort();
   const server = new Deno.Command("redis-server", {
@@ -290,33 +294,12 @@ async function redisPhase(n: number, count: number): Promise<RedisPhase> {
       for (let k = -WARMUP; k < kind.queries.length; k++) {
         const q = kind.queries[Math.max(0, k)];
         const [, t1] = await timed(async () => {
-          const reply = await redis.command(
-            "GEOSEARCH",
-            "tasks",
-            "FROMLONLAT",
-            q.longitude!,
-            q.latitude!,
-            "BYRADIUS",
-            q.radiusKm!,
-            "km",
-          ) as string[];
+          const reply = await redis.command("GEOSEARCH", "tasks", ...circleOf(q)) as string[];
           // GEOSEARCH orders by distance only: the newest 20 need every member, sorted here.
           return reply.sort().slice(-PAGE).reverse();
         });
         const [, t2] = await timed(() =>
-          redis.command(
-            "GEOSEARCH",
-            "tasks",
-            "FROMLONLAT",
-            q.longitude!,
-            q.latitude!,
-            "BYRADIUS",
-            q.radiusKm!,
-            "km",
-            "ASC",
-            "COUNT",
-            PAGE,
-          )
+          redis.command("GEOSEARCH", "tasks", ...circleOf(q), "ASC", "COUNT", PAGE)
         );
         if (k < 0) continue;
         within.push(t1);
@@ -330,17 +313,7 @@ async function redisPhase(n: number, count: number): Promise<RedisPhase> {
       let total = 0;
       for (const q of kind.queries.slice(0, 20)) {
         total += Number(
-          await redis.command(
-            "GEOSEARCHSTORE",
-            "tmp",
-            "tasks",
-            "FROMLONLAT",
-            q.longitude!,
-            q.latitude!,
-            "BYRADIUS",
-            q.radiusKm!,
-            "km",
-          ),
+          await redis.command("GEOSEARCHSTORE", "tmp", "tasks", ...circleOf(q)),
         );
       }
       r.members = total / Math.min(20, kind.queries.length);
@@ -392,11 +365,6 @@ async function fileBytes(path: string): Promise<number> {
     total += await Deno.stat(path + suffix).then((s) => s.size).catch(() => 0);
   }
   return total;
-}
-
-function table(head: string[], rows: (string | number)[][]): string {
-  const line = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
-  return [line(head), line(head.map(() => "---")), ...rows.map(line)].join("\n");
 }
 
 interface SizeReport {
@@ -453,6 +421,14 @@ async function main() {
     console.log(sizeReport(report));
   }
   console.log(summary(reports));
+  const file = await writeResults({
+    name: "explore",
+    command: `deno task bench:explore ${Deno.args.join(" ")}`.trim(),
+    comparedWith: "a brute-force scan of every task record (matchExplore, each page checked " +
+      "against it) and Redis GEOSEARCH over the same city points, in the same run",
+    body: [...reports.map(sizeReport), summary(reports)].join("\n"),
+  });
+  console.log(`\nwritten to ${file}`);
 }
 
 function sizeReport(r: SizeReport): string {

@@ -5,6 +5,7 @@
  */
 import { DATA_VERSION, generateTask } from "./explore_data.ts";
 import { type LoadStats, loadTasks } from "./explore_load.ts";
+import { loadAverage } from "./results.ts";
 
 /** What a finished load recorded beside its KV file. */
 export interface LoadManifest {
@@ -43,10 +44,6 @@ export async function peakRss(): Promise<number> {
   const status = new TextDecoder().decode(out.stdout);
   const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
   return kb * 1024;
-}
-
-export function loadAverage(): string {
-  return Deno.loadavg().map((v) => v.toFixed(2)).join(" ");
 }
 
 /** Generates and loads n tasks into a fresh KV file, then writes its manifest. */

@@ -7,6 +7,7 @@ import type { ExploreFilterQuery } from "../domain/explore.ts";
 import type { Location, TaskRecord } from "../domain/task.ts";
 import { INDEX_LAYOUT } from "../kv/index_layout.ts";
 import { orderKey } from "../kv/order_key.ts";
+import { seededRandom } from "../scripts/seeded_random.ts";
 
 /**
  * Names the cached KV files, so that one of another version is rebuilt: the store's index layout
@@ -266,18 +267,6 @@ export const COMMON_WORDS = ["help", "the", "for", "please", "work"];
 const FIRST = ["North", "East", "West", "South", "Upper", "Lower", "New", "Old", "Little", "Great"];
 const STEMS = ["brook", "field", "ford", "ham", "wood", "vale", "ridge", "stone", "water", "moor"];
 
-/** A small seeded generator (mulberry32). */
-function mulberry(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function pickCumulative(cumulative: number[], r: number): number {
   let lo = 0;
   let hi = cumulative.length - 1;
@@ -374,7 +363,7 @@ function location(rnd: () => number): { location: Location; currency: string } {
 
 /** Task number `i` of `n`: older for smaller i, the same for every run. */
 export function generateTask(i: number, n: number, seed = 1): TaskRecord {
-  const rnd = mulberry(seed * 0x9e3779b1 + i * 2654435761);
+  const rnd = seededRandom(seed * 0x9e3779b1 + i * 2654435761);
   rnd();
   // Ids and authors follow creation order (random otherwise), so that the bulk load appends to
   // the record and per-user indexes; explore reads neither.
@@ -429,7 +418,7 @@ export interface QueryKind {
  * single cached answer is timed; identical for every size.
  */
 export function queryKinds(count: number): QueryKind[] {
-  const rnd = mulberry(4242);
+  const rnd = seededRandom(4242);
   const dense = CITIES.slice(0, 10);
   const round = (v: number) => Math.round(v * 1e4) / 1e4;
   const near = (k: number) => {

@@ -3,7 +3,7 @@
  * stores (kv/task_indexes.ts), for thousands of tasks at a time, sorted by key and committed in
  * atomics within Deno KV's limits, several in flight. A task's entries thus land in several
  * atomics, not one: the stored result is what one createTask per task leaves, reached far
- * faster (see "Explore at scale" in README.md).
+ * faster (see docs/explore.md).
  */
 import { commit as commitOp } from "../kv/commit.ts";
 import type { TaskRecord } from "../domain/task.ts";

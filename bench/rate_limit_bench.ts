@@ -1,7 +1,7 @@
 /**
  * The shared limiter in-process (`SharedRateLimiter`, :memory: KV): 1,000 decisions for a key in
  * steady use, 1,000 across 1,000 subjects, and one sync tick. Compared against the same file run on
- * the commit before sliding slots (two fixed buckets): see the README's "Rate limits".
+ * the commit before sliding slots (two fixed buckets): see docs/rate-limits.md.
  */
 import { type LimitPolicy, SharedRateLimiter } from "../kv/rate_limit.ts";
 

@@ -9,6 +9,11 @@ export interface WrkLoad {
   bodyFile?: string;
   connections: number;
   seconds: number;
+  /**
+   * How long wrk waits for an answer before it counts a timeout (its own default is 2 s). A slow
+   * answer is still an answer: its status, 5xx or not, is what the bench judges.
+   */
+  timeoutSeconds?: number;
 }
 
 export interface WrkResult {
@@ -80,6 +85,7 @@ export async function runWrk(load: WrkLoad): Promise<WrkResult> {
       "-t1",
       `-c${load.connections}`,
       `-d${load.seconds}s`,
+      `--timeout=${load.timeoutSeconds ?? 2}s`,
       "--latency",
       "-s",
       SCRIPT,

@@ -11,12 +11,12 @@ import {
   matchesPayment,
   matchesTerms,
   Payment,
-  SearchText,
   spotsLeftOf,
   type TaskRecord,
 } from "./task.ts";
+import { type TaskFilter, taskFilter, taskFilterFields } from "./task_filter.ts";
 import { TaskListItem } from "./task_view.ts";
-import { normalizeText, queryWords } from "./text.ts";
+import { normalizeText } from "./text.ts";
 
 /** A search circle: the tasks within `radiusKm` of the point (great-circle). */
 export interface GeoFilter {
@@ -26,7 +26,7 @@ export interface GeoFilter {
 }
 
 /** The filters of an explore query, normalized; they combine with AND. */
-export interface ExploreFilters {
+export interface ExploreFilters extends TaskFilter {
   geo?: GeoFilter;
   /** Normalized (`normalizeName`) name of a city-type location. */
   cityName?: string;
@@ -34,9 +34,6 @@ export interface ExploreFilters {
   regionName?: string;
   /** Upper case. */
   countryCode?: string;
-  /** Query words (`queryWords`); each must start a word of the title or description. */
-  search: string[];
-  payment?: Payment;
   /** Only tasks that still take people (spotsLeft > 0). */
   hasSpots?: boolean;
   /** City- and radius-type tasks whose coordinates lie in the box. */
@@ -76,8 +73,7 @@ const queryNumber = (min: number, max: number, description: string) =>
 
 /** The filter members of GET /tasks/explore (paging members apart). */
 export const exploreFilterFields = {
-  search: SearchText.optional(),
-  payment: Payment.optional(),
+  ...taskFilterFields,
   regionName: z.string().trim().min(1).max(200).optional()
     .describe("location.name of a task of any type; case and accents ignored"),
   cityName: z.string().trim().min(1).max(200).optional()
@@ -140,7 +136,7 @@ export function checkDistanceSort(query: ExploreFilterQuery, ctx: z.RefinementCt
 
 /** The normalized filters of a validated query. */
 export function exploreFilters(query: ExploreFilterQuery): ExploreFilters {
-  const filters: ExploreFilters = { search: queryWords(query.search ?? "") };
+  const filters: ExploreFilters = taskFilter(query);
   if (
     query.latitude !== undefined && query.longitude !== undefined && query.radiusKm !== undefined
   ) {
@@ -149,7 +145,6 @@ export function exploreFilters(query: ExploreFilterQuery): ExploreFilters {
   if (query.cityName !== undefined) filters.cityName = normalizeName(query.cityName);
   if (query.regionName !== undefined) filters.regionName = normalizeName(query.regionName);
   if (query.countryCode !== undefined) filters.countryCode = query.countryCode.toUpperCase();
-  if (query.payment !== undefined) filters.payment = query.payment;
   if (query.hasSpots === "true") filters.hasSpots = true;
   if (query.bbox !== undefined) filters.bbox = query.bbox;
   return filters;

@@ -324,3 +324,17 @@ export function coverCircle(
   // Unreachable: the loop always returns at the coarsest precision.
   throw new Error("coverCircle: no precision chosen");
 }
+
+/** Area of a geohash cell on the sphere (between its latitudes and longitudes), in km². */
+export function cellAreaKm2(hash: string): number {
+  const b = geohashBounds(hash);
+  const rad = Math.PI / 180;
+  return EARTH_RADIUS_KM ** 2 * (b.maxLon - b.minLon) * rad *
+    Math.abs(Math.sin(b.maxLat * rad) - Math.sin(b.minLat * rad));
+}
+
+/** Area of the spherical cap within `radiusKm` of a point, in km² (the whole sphere at most). */
+export function capAreaKm2(radiusKm: number): number {
+  const angle = Math.min(Math.PI, radiusKm / EARTH_RADIUS_KM);
+  return 2 * Math.PI * EARTH_RADIUS_KM ** 2 * (1 - Math.cos(angle));
+}

@@ -41,6 +41,9 @@ export const Settings = z.object({
   ANON_RATE_LIMIT_PER_HOUR: positiveInt(1000),
   KEY_CREATION_PER_MINUTE: positiveInt(20),
   PASSWORD_HASH_ITERATIONS: positiveInt(600_000),
+  /** Background polls and syncs pause after this long without a request (an idle instance). */
+  IDLE_AFTER_SECONDS: decimal(/^\d+(\.\d+)?$/, "a number of seconds")
+    .pipe(z.number().positive().max(24 * 3600)).default(60),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /** Base of the absolute URLs the service writes (Link); unset, they follow the request. */
   PUBLIC_URL: z.string().optional().transform((value, ctx) => {

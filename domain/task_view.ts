@@ -54,7 +54,13 @@ export interface TaskAuthor {
   profilePic: string | null;
 }
 
-export function toTaskListItem(task: TaskRecord): TaskListItem {
+/** The list item of a task: every listing shows it, explore with the location added. */
+export function toTaskListItem(
+  task: Pick<
+    TaskRecord,
+    "id" | "title" | "budget" | "currency" | "status" | "createdAt" | "maxPeople" | "acceptedCount"
+  >,
+): TaskListItem {
   return {
     id: task.id,
     title: task.title,

@@ -6,8 +6,8 @@
 import { bboxParts, type BoundingBox } from "../domain/bbox.ts";
 import { type GeoBox, geohashBounds, geohashEncode } from "../domain/geo.ts";
 import { COUNT_PRECISION, GEO_LAYERS } from "./explore_index.ts";
-import type { CounterReader, Driver } from "./explore_query.ts";
-import { FIRST_BATCH, MAX_FIRST_BATCH, PrefixStream, type Work } from "./explore_stream.ts";
+import type { CounterReader, Driver, PlanQuery } from "./explore_plan.ts";
+import { FIRST_BATCH, MAX_FIRST_BATCH, PrefixStream } from "./explore_stream.ts";
 import { explore } from "./keys.ts";
 
 /** Past this many counter cells per layer the box is no narrower than a whole scan: no driver. */
@@ -60,10 +60,9 @@ export async function bboxDriver(
   kv: Deno.Kv,
   counts: CounterReader,
   bbox: BoundingBox,
-  after: string | null,
-  limit: number,
-  work: Work,
+  query: PlanQuery,
 ): Promise<Driver | null> {
+  const { after, limit, work } = query;
   const parts = bboxParts(bbox);
   const coarse = new Set<string>();
   for (const part of parts) {
@@ -106,6 +105,7 @@ export async function bboxDriver(
     name: "bbox",
     estimate,
     upper,
+    wordsFromDocs: true,
     streams: () =>
       plans.map((p) => {
         const batch = Math.min(

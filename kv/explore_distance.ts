@@ -23,8 +23,10 @@ import {
   GEO_LAYERS,
   type GeoLayer,
   POINT_PRECISION,
+  readFacet,
 } from "./explore_index.ts";
-import { DEFAULT_BUDGET, facetMatch } from "./explore_query.ts";
+import { DEFAULT_BUDGET } from "./explore_query.ts";
+import { facetMatch } from "./explore_scan.ts";
 import { DOC_COST, ENTRY_COST, LIST_COST } from "./explore_stream.ts";
 import { explore } from "./keys.ts";
 import { pendingPurges } from "./users.ts";
@@ -257,7 +259,7 @@ async function withWords(
   for (let i = 0; i < candidates.length; i += GETMANY_MAX) {
     const group = candidates.slice(i, i + GETMANY_MAX);
     const docs = await kv.getMany<ExploreDoc[]>(
-      group.map((c) => explore.all(c.card.facet[2] ? "paid" : "free", c.key)),
+      group.map((c) => explore.all(readFacet(c.card.facet).payment, c.key)),
     );
     work.docs += group.length;
     docs.forEach((doc, j) => {

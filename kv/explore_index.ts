@@ -9,8 +9,9 @@ import {
   isExplorable,
   normalizeName,
 } from "../domain/explore.ts";
-import { acceptedOf, type Location, searchTerms, spotsLeftOf } from "../domain/task.ts";
-import { explore, type NameKind, type PaidClass } from "./keys.ts";
+import { type Location, type Payment, paymentOf, searchTerms } from "../domain/task.ts";
+import { toTaskListItem } from "../domain/task_view.ts";
+import { explore, type NameKind } from "./keys.ts";
 
 /**
  * What every filter but search needs to know of a task, carried in each index entry so that a
@@ -18,7 +19,15 @@ import { explore, type NameKind, type PaidClass } from "./keys.ts";
  * [longitude, latitude, paid (1) or pro-bono (0), type code, radiusKm (0 if none),
  * countryCode ("" if none), normalized location name].
  */
-export type Facet = [number, number, 0 | 1, number, number, string, string];
+export type Facet = [
+  lon: number,
+  lat: number,
+  paid: 0 | 1,
+  typeCode: number,
+  radiusKm: number,
+  countryCode: string,
+  name: string,
+];
 
 export const TYPE_CODES: readonly Location["type"][] = [
   "city",
@@ -131,12 +140,33 @@ export function layerOf(type: Location["type"], radiusKm = 0): GeoLayer | null {
   return GEO_LAYERS[GEO_LAYERS.length - 1];
 }
 
-export function paidClass(budget: number): PaidClass {
-  return budget > 0 ? "paid" : "free";
-}
-
 export function nameKind(type: Location["type"]): NameKind {
   return type === "city" ? "city" : "other";
+}
+
+/** A facet with its fields named, for the readers that check filters on it. */
+export interface FacetFields {
+  lon: number;
+  lat: number;
+  payment: Payment;
+  type: Location["type"];
+  radiusKm: number;
+  countryCode: string;
+  name: string;
+}
+
+/** Names the fields of a stored facet (kept a tuple in storage: it is in every index entry). */
+export function readFacet(facet: Facet): FacetFields {
+  const [lon, lat, paid, typeCode, radiusKm, countryCode, name] = facet;
+  return {
+    lon,
+    lat,
+    payment: paid === 1 ? "Paid" : "Pro-bono",
+    type: TYPE_CODES[typeCode],
+    radiusKm,
+    countryCode,
+    name,
+  };
 }
 
 /** The facet of a task, see `Facet`. */
@@ -154,17 +184,7 @@ export function facetOf(task: Pick<ExploreTask, "budget" | "location">): Facet {
 }
 
 function itemOf(task: ExploreTask): StoredExploreItem {
-  return {
-    id: task.id,
-    title: task.title,
-    budget: task.budget,
-    currency: task.currency,
-    status: task.status,
-    createdAt: task.createdAt,
-    acceptedCount: acceptedOf(task),
-    spotsLeft: spotsLeftOf(task),
-    location: task.location,
-  };
+  return { ...toTaskListItem(task), location: task.location };
 }
 
 /** Every explore index entry of a task state; none unless the task is published and live. */
@@ -176,7 +196,7 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
   const card: ExploreCard = { item: itemOf(task), facet, userId: task.userId };
   const doc: ExploreDoc = { ...card, terms };
   const loc = task.location;
-  const entries: IndexEntry[] = [{ key: explore.all(paidClass(task.budget), ok), value: doc }];
+  const entries: IndexEntry[] = [{ key: explore.all(paymentOf(task.budget), ok), value: doc }];
   const layer = layerOf(loc.type, loc.radiusKm);
   const [lon, lat] = loc.coordinates;
   if (layer) {
@@ -188,7 +208,8 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
     entries.push({ key: explore.byPoint(layer.name, point, ok), value: card });
   }
   if (loc.countryCode) entries.push({ key: explore.byCountry(loc.countryCode, ok), value: card });
-  entries.push({ key: explore.byName(facet[6], nameKind(loc.type), ok), value: card });
+  const { name } = readFacet(facet);
+  entries.push({ key: explore.byName(name, nameKind(loc.type), ok), value: card });
   if (terms.length > MAX_INDEXED_WORDS) {
     entries.push({ key: explore.overflow(ok), value: facet });
   } else {
@@ -207,7 +228,7 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
 export function exploreCounterKeys(task: ExploreTask): Deno.KvKey[] {
   if (!isExplorable(task)) return [];
   const loc = task.location;
-  const keys: Deno.KvKey[] = [explore.count("paid", paidClass(task.budget))];
+  const keys: Deno.KvKey[] = [explore.countByPayment(paymentOf(task.budget))];
   const layer = layerOf(loc.type, loc.radiusKm);
   if (layer) {
     const [lon, lat] = loc.coordinates;

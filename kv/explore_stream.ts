@@ -130,15 +130,15 @@ export class PrefixStream {
 
 /** Several streams merged newest first; a candidate found in more than one comes out once. */
 export class UnionStream {
-  /** Entries the caller still expects to need; no refill reads more than this. */
-  need = Infinity;
-
   constructor(private readonly streams: PrefixStream[]) {}
 
-  /** The newest remaining candidate of all streams, or null when all are spent. */
-  async next(): Promise<Candidate | null> {
+  /**
+   * The newest remaining candidate of all streams, or null when all are spent; `need`, the
+   * entries the caller still expects to read, bounds what a refill reads.
+   */
+  async next(need = Infinity): Promise<Candidate | null> {
     const empty = this.streams.filter((s) => s.needsFill);
-    if (empty.length > 0) await Promise.all(this.#refills(empty));
+    if (empty.length > 0) await Promise.all(this.#refills(empty, need));
     let best: Candidate | null = null;
     for (const s of this.streams) {
       const head = s.head;
@@ -160,14 +160,14 @@ export class UnionStream {
    * share of the merge so far, will run dry before the page ends: refilled one by one as each ran
    * dry, a sparse geo page took ~7 sequential round trips at 1M bench tasks.
    */
-  #refills(empty: PrefixStream[]): Promise<void>[] {
-    const fills = empty.map((s) => s.fill(this.need));
-    if (this.need === Infinity) return fills;
+  #refills(empty: PrefixStream[], need: number): Promise<void>[] {
+    const fills = empty.map((s) => s.fill(need));
+    if (need === Infinity) return fills;
     const taken = this.streams.reduce((sum, s) => sum + s.taken, 0);
     if (taken === 0) return fills;
     for (const s of this.streams) {
       if (s.needsFill || !s.more) continue;
-      const expected = this.need * s.taken / taken;
+      const expected = need * s.taken / taken;
       if (s.buffered < expected) fills.push(s.fill(expected - s.buffered));
     }
     return fills;

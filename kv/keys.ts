@@ -4,6 +4,8 @@
  * id last, so a prefix lists every match.
  */
 
+import type { Payment } from "../domain/task.ts";
+
 export const config = {
   jwtSecret: (): Deno.KvKey => ["config", "jwt_secret"],
 };
@@ -165,8 +167,12 @@ export const idempotencyKeys = {
  */
 export const explore = {
   /** The explore document of a task (item, search terms, facet), by payment class. */
-  all: (paid: PaidClass, orderKey: string): Deno.KvKey => ["xp_tasks", paid, orderKey],
-  allPrefix: (paid: PaidClass): Deno.KvKey => ["xp_tasks", paid],
+  all: (payment: Payment, orderKey: string): Deno.KvKey => [
+    "xp_tasks",
+    paymentPart(payment),
+    orderKey,
+  ],
+  allPrefix: (payment: Payment): Deno.KvKey => ["xp_tasks", paymentPart(payment)],
   /** A geo layer's geohash cell (precision = cell length); value: facet. */
   byCell: (layer: string, cell: string, orderKey: string): Deno.KvKey => [
     "xp_by_cell",
@@ -244,11 +250,15 @@ export const explore = {
   /** Dictionary: Deno.KvU64 count of published tasks holding the word. */
   word: (word: string): Deno.KvKey => ["xp_words", word],
   wordsPrefix: (): Deno.KvKey => ["xp_words"],
+  /** Deno.KvU64 count of published tasks of one payment class. */
+  countByPayment: (payment: Payment): Deno.KvKey => ["xp_counts", "paid", paymentPart(payment)],
   /** Deno.KvU64 counters the planner reads to pick the most selective index. */
   count: (...parts: (string | number)[]): Deno.KvKey => ["xp_counts", ...parts],
 };
 
-/** Payment partition of the explore documents. */
-export type PaidClass = "paid" | "free";
+/** How explore keys spell a payment class (the API's `Payment`), kept as first written. */
+function paymentPart(payment: Payment): string {
+  return payment === "Paid" ? "paid" : "free";
+}
 /** Name partition: city-type tasks apart, for cityName. */
 export type NameKind = "city" | "other";

@@ -80,12 +80,6 @@ export class PolledCache<V> {
     return this.#polling;
   }
 
-  /** Polls every `intervalMs` until the returned function is called. */
-  run(intervalMs: number, onError: (error: Error) => void): () => void {
-    const timer = setInterval(() => this.poll().catch(onError), intervalMs);
-    return () => clearInterval(timer);
-  }
-
   /** Cached records, for tests. */
   get size(): number {
     return this.#entries.size;

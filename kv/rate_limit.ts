@@ -4,16 +4,8 @@
  * limits of rare actions are in `kv/exact_limit.ts`.
  */
 import { commit } from "./commit.ts";
-import {
-  admit,
-  decideTallied,
-  firstSlot,
-  slotIndex,
-  slotLeavesAt,
-  tally,
-  type WindowDecision,
-  type WindowTally,
-} from "../domain/rate_window.ts";
+import { SlotLedger } from "../domain/slot_ledger.ts";
+import { firstSlot, slotIndex, slotLeavesAt, type WindowDecision } from "../domain/rate_window.ts";
 import { rateLimits } from "./keys.ts";
 import { dueMarker, sweepRateSlots } from "./rate_sweep.ts";
 
@@ -26,10 +18,12 @@ export interface LimitPolicy {
 
 /** How often a running limiter flushes its counts and refreshes the shared ones. */
 export const SYNC_INTERVAL_MS = 100;
-// A shared count older than this is re-read before a decision rather than trusted. A subject
-// used within this time is refreshed in the background every tick, so only a subject idle for
-// longer costs a read on the request path.
-const MAX_STALE_MS = 1_000;
+// A shared count older than this is re-read before a decision rather than trusted.
+const MAX_VIEW_AGE_MS = 1_000;
+// A subject used within this time is refreshed in the background every tick, so only a subject
+// idle for longer costs a read on the request path; one idle for longer whose admissions are all
+// in KV leaves memory.
+const ACTIVE_MS = 1_000;
 // A background refresh lists a subject's whole window only if its last listing is older than
 // this or from another slot; otherwise it re-reads just the two newest slots, the only ones other
 // instances' flushes still reach (a flush lands within a tick or two, a slot lasts w/60), five
@@ -43,35 +37,13 @@ const SWEEP_INTERVAL_MS = 5_000;
 const READS_IN_FLIGHT = 16;
 const MUTATIONS_PER_ATOMIC = 500;
 
-/** What this instance admitted into one slot of one subject. */
-interface LocalSlot {
-  /** Requests this instance admitted into the slot, ever. */
-  noted: number;
-  /** Of those, handed to a flush (committed or in flight). */
-  sent: number;
-  /** Of those, committed to KV. */
-  committed: number;
-  /** `committed` when the last read began: later commits may be missing from that read. */
-  committedAtRead: number;
-}
-
+/** A subject in memory: its slots (see `SlotLedger`) and when they were read and used. */
 interface Subject {
   policy: LimitPolicy;
   id: string;
-  /** Count of each slot in KV, as last read. */
-  shared: Map<number, number>;
-  /** `shared` plus this instance's admissions it may lack: what decisions use. */
-  counts: Map<number, number>;
-  /** `counts` tallied for the current window, null once a read has changed them. */
-  tally: WindowTally | null;
-  /** The newest slot this instance has set a due marker for. */
-  markedSlot: number;
-  /** When and at which slot the whole window was last listed. */
-  listedAt: number;
-  listedSlot: number;
-  /** This instance's admissions by slot, kept until a read began after all were committed. */
-  local: Map<number, LocalSlot>;
-  readAt: number;
+  ledger: SlotLedger;
+  /** When, and at which slot, the whole window was last listed. */
+  listed: { at: number; slot: number };
   /** When it was last used: while that is recent, each tick refreshes it in the background. */
   usedAt: number;
   loading: Promise<void> | null;
@@ -82,7 +54,7 @@ interface Subject {
  * uses the last-read shared slot counts plus this instance's unflushed admissions; `sync()` (every
  * SYNC_INTERVAL_MS while `run` is on) commits the admissions as `sum`s in one atomic and re-reads
  * the subjects in use, one `kv.list` over each subject's window. Each instance can therefore admit
- * what it has not yet seen of the others: see the README's overshoot bound.
+ * what it has not yet seen of the others: see the overshoot bound in docs/rate-limits.md.
  */
 export class SharedRateLimiter {
   #subjects = new Map<string, Subject>();
@@ -100,14 +72,8 @@ export class SharedRateLimiter {
       subject = {
         policy,
         id: subjectId,
-        shared: new Map(),
-        counts: new Map(),
-        tally: null,
-        markedSlot: -Infinity,
-        listedAt: -Infinity,
-        listedSlot: -Infinity,
-        local: new Map(),
-        readAt: -Infinity,
+        ledger: new SlotLedger(policy.windowMs),
+        listed: { at: -Infinity, slot: -Infinity },
         usedAt: -Infinity,
         loading: null,
       };
@@ -116,24 +82,11 @@ export class SharedRateLimiter {
     subject.usedAt = this.now();
     while (true) {
       const now = this.now();
-      if (now - subject.readAt <= MAX_STALE_MS) {
-        const { windowMs, limit } = policy;
-        let window = subject.tally;
-        if (window === null || window.first !== firstSlot(now, windowMs)) {
-          window = subject.tally = tally(subject.counts, now, windowMs);
-        }
-        const decision = decideTallied(window, subject.counts, now, windowMs, limit);
-        if (decision.allowed) {
-          const index = slotIndex(now, windowMs);
-          subject.counts.set(index, (subject.counts.get(index) ?? 0) + 1);
-          admit(window, now, windowMs);
-          let slot = subject.local.get(index);
-          if (!slot) subject.local.set(index, slot = newLocalSlot());
-          slot.noted++;
-          // A read slower than the idle limit may have let a tick drop it meanwhile: keep it, or
-          // this admission would never be flushed.
-          this.#subjects.set(id, subject);
-        }
+      if (now - subject.ledger.readAt <= MAX_VIEW_AGE_MS) {
+        const decision = subject.ledger.take(now, policy.limit);
+        // A read slower than the idle limit may have let a tick drop it meanwhile: keep it, or
+        // this admission would never be flushed.
+        if (decision.allowed) this.#subjects.set(id, subject);
         return decision;
       }
       await (subject.loading ?? this.#list(subject));
@@ -170,9 +123,7 @@ export class SharedRateLimiter {
   /** Admissions not yet committed to KV, for tests and shutdown checks. */
   pending(): number {
     let total = 0;
-    for (const subject of this.#subjects.values()) {
-      for (const slot of subject.local.values()) total += slot.noted - slot.committed;
-    }
+    for (const subject of this.#subjects.values()) total += subject.ledger.pending;
     return total;
   }
 
@@ -181,12 +132,12 @@ export class SharedRateLimiter {
     try {
       await this.#flush();
       const now = this.now();
-      const stale: Subject[] = [];
+      const active: Subject[] = [];
       for (const [key, subject] of this.#subjects) {
         if (subject.loading) continue;
-        if (now - subject.usedAt <= MAX_STALE_MS) {
-          stale.push(subject);
-        } else if ([...subject.local.values()].every((s) => s.noted === s.committed)) {
+        if (now - subject.usedAt <= ACTIVE_MS) {
+          active.push(subject);
+        } else if (subject.ledger.pending === 0) {
           // Idle and fully in KV: its next use would re-read anyway, so memory holds only the
           // subjects of the last second or two, however many addresses come and go.
           this.#subjects.delete(key);
@@ -194,9 +145,9 @@ export class SharedRateLimiter {
       }
       const reads: (() => Promise<void>)[] = [];
       const newest: Subject[] = [];
-      for (const subject of stale) {
+      for (const subject of active) {
         const slot = slotIndex(now, subject.policy.windowMs);
-        if (now - subject.listedAt > FULL_READ_MS || slot !== subject.listedSlot) {
+        if (now - subject.listed.at > FULL_READ_MS || slot !== subject.listed.slot) {
           reads.push(() => this.#list(subject));
         } else {
           newest.push(subject);
@@ -221,22 +172,18 @@ export class SharedRateLimiter {
 
   /** Sends every unsent admission as `sum`s, in as few atomics as KV allows. */
   async #flush() {
-    const batch: { slot: LocalSlot; count: number }[] = [];
-    const marked: { subject: Subject; before: number }[] = [];
+    const outboxes = [];
     const mutations: Deno.KvMutation[] = [];
     for (const subject of this.#subjects.values()) {
+      const outbox = subject.ledger.send();
+      if (outbox.writes.length === 0) continue;
+      outboxes.push(outbox);
       const { name, windowMs } = subject.policy;
-      for (const [index, slot] of subject.local) {
-        const count = slot.noted - slot.sent;
-        if (count <= 0) continue;
-        if (index > subject.markedSlot) {
-          // This instance's first write to the slot: have it swept once it leaves the window.
-          marked.push({ subject, before: subject.markedSlot });
-          subject.markedSlot = index;
+      for (const { index, count, first } of outbox.writes) {
+        // This instance's first write to the slot: have it swept once it leaves the window.
+        if (first) {
           mutations.push(dueMarker(slotLeavesAt(index, windowMs), name, subject.id, index));
         }
-        slot.sent += count;
-        batch.push({ slot, count });
         mutations.push({
           type: "sum",
           key: rateLimits.slot(name, subject.id, index),
@@ -244,42 +191,40 @@ export class SharedRateLimiter {
         });
       }
     }
-    if (batch.length === 0) return;
+    if (outboxes.length === 0) return;
     try {
       for (let i = 0; i < mutations.length; i += MUTATIONS_PER_ATOMIC) {
-        const res = await commit(
-          this.kv.atomic().mutate(...mutations.slice(i, i + MUTATIONS_PER_ATOMIC)),
-        );
-        if (!res.ok) throw new Error("rate-limit counters were not committed");
+        await this.#commit(mutations.slice(i, i + MUTATIONS_PER_ATOMIC));
       }
     } catch (error) {
       // Unsent again: the next tick retries. (With several chunks, a chunk that did land is
       // counted again: an over-count, the safe direction.)
-      for (const { slot, count } of batch) slot.sent -= count;
-      for (const { subject, before } of marked.reverse()) subject.markedSlot = before;
+      for (const outbox of outboxes.reverse()) outbox.settle(false);
       throw error;
     }
-    for (const { slot, count } of batch) slot.committed += count;
+    for (const outbox of outboxes) outbox.settle(true);
+  }
+
+  /** The limiter's one write to KV: a chunk of a flush's mutations, unchecked. */
+  async #commit(mutations: Deno.KvMutation[]): Promise<void> {
+    const res = await commit(this.kv.atomic().mutate(...mutations));
+    if (!res.ok) throw new Error("rate-limit counters were not committed");
   }
 
   /** Reads the slots of a subject's window (and the next one) in one `kv.list`. */
   #list(subject: Subject): Promise<void> {
     const now = this.now();
     const { name, windowMs } = subject.policy;
-    const from = firstSlot(now, windowMs);
-    const to = slotIndex(now, windowMs) + 1;
-    const marks = markCommitted(subject, from, to);
+    const read = subject.ledger.beginRead(firstSlot(now, windowMs), slotIndex(now, windowMs) + 1);
     const loading = (async () => {
-      const shared = new Map<number, number>();
+      const found = new Map<number, number>();
       const entries = this.kv.list<Deno.KvU64>({
-        start: rateLimits.slot(name, subject.id, from),
-        end: rateLimits.slot(name, subject.id, to + 1),
+        start: rateLimits.slot(name, subject.id, read.from),
+        end: rateLimits.slot(name, subject.id, read.to + 1),
       });
-      for await (const { key, value } of entries) shared.set(key[3] as number, Number(value.value));
-      subject.shared = shared;
-      subject.listedAt = now;
-      subject.listedSlot = to - 1;
-      applyRead(subject, marks, now);
+      for await (const { key, value } of entries) found.set(key[3] as number, Number(value.value));
+      subject.listed = { at: now, slot: read.to - 1 };
+      read.apply(found, now);
     })().finally(() => {
       subject.loading = null;
     });
@@ -292,20 +237,20 @@ export class SharedRateLimiter {
     const now = this.now();
     const plan = subjects.map((subject) => {
       const current = slotIndex(now, subject.policy.windowMs);
-      return { subject, current, marks: markCommitted(subject, current - 1, current) };
+      return { subject, read: subject.ledger.beginRead(current - 1, current) };
     });
-    const keys = plan.flatMap(({ subject, current }) => [
-      rateLimits.slot(subject.policy.name, subject.id, current - 1),
-      rateLimits.slot(subject.policy.name, subject.id, current),
+    const keys = plan.flatMap(({ subject, read }) => [
+      rateLimits.slot(subject.policy.name, subject.id, read.from),
+      rateLimits.slot(subject.policy.name, subject.id, read.to),
     ]);
     const loading = this.kv.getMany<Deno.KvU64[]>(keys).then((entries) => {
-      plan.forEach(({ subject, current, marks }, i) => {
-        for (const [j, index] of [current - 1, current].entries()) {
+      plan.forEach(({ read }, i) => {
+        const found = new Map<number, number>();
+        for (const [j, index] of [read.from, read.to].entries()) {
           const value = entries[i * 2 + j].value;
-          if (value) subject.shared.set(index, Number(value.value));
-          else subject.shared.delete(index);
+          if (value) found.set(index, Number(value.value));
         }
-        applyNewest(subject, marks, current - 1, current, now);
+        read.apply(found, now);
       });
     }).finally(() => {
       for (const { subject } of plan) subject.loading = null;
@@ -313,69 +258,4 @@ export class SharedRateLimiter {
     for (const { subject } of plan) subject.loading = loading;
     return loading;
   }
-}
-
-/** `committed` of each local slot a read of slots `from`..`to` is about to cover. */
-function markCommitted(subject: Subject, from: number, to: number): Map<LocalSlot, number> {
-  const marks = new Map<LocalSlot, number>();
-  for (const [index, slot] of subject.local) {
-    if (index >= from && index <= to) marks.set(slot, slot.committed);
-  }
-  return marks;
-}
-
-/**
- * Rebuilds the counts decisions use from a read: each slot's shared count plus the admissions of
- * this instance committed after the read of that slot began (or not at all).
- */
-function applyRead(subject: Subject, marks: Map<LocalSlot, number>, now: number) {
-  const first = firstSlot(now, subject.policy.windowMs);
-  const counts = new Map<number, number>();
-  for (const [index, count] of subject.shared) {
-    if (index >= first) counts.set(index, count);
-    else subject.shared.delete(index);
-  }
-  for (const [index, slot] of subject.local) {
-    const mark = marks.get(slot);
-    if (mark !== undefined) slot.committedAtRead = mark;
-    if (slot.noted === slot.committedAtRead || (index < first && slot.noted === slot.committed)) {
-      // All of it is in the shared count (or out of the window): the flush and the idle check
-      // then walk only the slots of the last moments.
-      subject.local.delete(index);
-    } else if (index >= first) {
-      counts.set(index, (counts.get(index) ?? 0) + slot.noted - slot.committedAtRead);
-    }
-  }
-  subject.counts = counts;
-  subject.tally = null;
-  subject.readAt = now;
-}
-
-/**
- * Like `applyRead` for a read of slots `from`..`to` alone: only their counts change (the window
- * has not moved since the last full listing, which a new slot forces).
- */
-function applyNewest(
-  subject: Subject,
-  marks: Map<LocalSlot, number>,
-  from: number,
-  to: number,
-  now: number,
-) {
-  for (let index = from; index <= to; index++) {
-    const slot = subject.local.get(index);
-    const mark = slot && marks.get(slot);
-    if (slot && mark !== undefined) slot.committedAtRead = mark;
-    if (slot && slot.noted === slot.committedAtRead) subject.local.delete(index);
-    const count = (subject.shared.get(index) ?? 0) +
-      (slot ? slot.noted - slot.committedAtRead : 0);
-    if (count > 0) subject.counts.set(index, count);
-    else subject.counts.delete(index);
-  }
-  subject.tally = null;
-  subject.readAt = now;
-}
-
-function newLocalSlot(): LocalSlot {
-  return { noted: 0, sent: 0, committed: 0, committedAtRead: 0 };
 }

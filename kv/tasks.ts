@@ -3,10 +3,10 @@
  * and moves its index entries and counters (see task_indexes.ts); listings read the indexes.
  */
 import { AppError } from "../domain/errors.ts";
-import type { Payment, TaskRecord, TaskStatus } from "../domain/task.ts";
+import type { TaskRecord, TaskStatus } from "../domain/task.ts";
 import type { TaskListItem } from "../domain/task_view.ts";
 import { isLive, markDeleted, matchesTerms } from "../domain/task.ts";
-import { queryWords } from "../domain/text.ts";
+import { isUnfiltered, type TaskFilter } from "../domain/task_filter.ts";
 import {
   claimIdempotencySlot,
   type IdempotencyRecord,
@@ -105,10 +105,9 @@ export function updateTask<T extends TaskRecord | null>(
  */
 export async function deleteUserTasks(
   kv: Deno.Kv,
-  userId: string,
-  at: string,
-  limit?: number,
+  purge: { userId: string; at: string; limit?: number },
 ): Promise<number> {
+  const { userId, at, limit } = purge;
   let deleted = 0;
   const entries = kv.list<TaskSearchEntry>({ prefix: tasks.byUserPrefix(userId) }, { limit });
   for await (const entry of entries) {
@@ -121,13 +120,10 @@ export async function deleteUserTasks(
   return deleted;
 }
 
-/** Filters of the caller's own task listing. */
-export interface UserTaskQuery {
-  limit: number;
-  /** Order key of the last item already returned; the page starts strictly after it. */
-  after: string | null;
-  search: string | null;
-  payment: Payment | null;
+/** One of a user's own listings: whose tasks, and which of them. */
+export interface UserTasks {
+  userId: string;
+  filter: TaskFilter;
 }
 
 /** A page of a newest-first listing, with the order key to resume after when more follow. */
@@ -136,32 +132,60 @@ export interface TaskPage {
   nextAfter: string | null;
 }
 
+/** How to read a user's listing: below `after`, at most `limit` entries, `batchSize` at a time. */
+interface UserTaskRead extends UserTasks {
+  after?: string | null;
+  limit?: number;
+  batchSize: number;
+}
+
 /**
- * One page of a user's live tasks, newest first. Without search it costs one read of limit + 1
- * entries; with search it reads on until limit + 1 matches or the end.
+ * The matching tasks of a user's listing, newest first, read in batches as the consumer pulls:
+ * the payment index when a payment class is asked for, else every task of the user; search words
+ * are checked on the terms stored beside each list item.
+ */
+async function* userTaskEntries(
+  kv: Deno.Kv,
+  read: UserTaskRead,
+): AsyncGenerator<{ orderKey: string; item: TaskListItem }> {
+  const { userId, filter } = read;
+  const prefix = filter.payment
+    ? tasks.byUserPaymentPrefix(userId, filter.payment)
+    : tasks.byUserPrefix(userId);
+  const selector = read.after ? { prefix, end: [...prefix, read.after] } : { prefix };
+  const entries = kv.list<TaskSearchEntry>(selector, {
+    reverse: true,
+    limit: read.limit,
+    batchSize: read.batchSize,
+  });
+  for await (const entry of entries) {
+    if (!matchesTerms(filter.search, entry.value.terms)) continue;
+    yield { orderKey: entry.key.at(-1) as string, item: entry.value.item };
+  }
+}
+
+/**
+ * One page of a user's live tasks, newest first, strictly after `after`. Without search it costs
+ * one read of limit + 1 entries; with search it reads on until limit + 1 matches or the end.
  */
 export async function listUserTasks(
   kv: Deno.Kv,
-  userId: string,
-  query: UserTaskQuery,
+  query: UserTasks & { limit: number; after: string | null },
 ): Promise<TaskPage> {
-  const prefix = query.payment
-    ? tasks.byUserPaymentPrefix(userId, query.payment)
-    : tasks.byUserPrefix(userId);
-  const wanted = query.search ? queryWords(query.search) : [];
-  const selector = query.after ? { prefix, end: [...prefix, query.after] } : { prefix };
-  const entries = kv.list<TaskSearchEntry>(selector, {
-    reverse: true,
-    ...(wanted.length === 0 ? { limit: query.limit + 1 } : {}),
-    batchSize: wanted.length === 0 ? query.limit + 1 : 200,
+  const searching = query.filter.search.length > 0;
+  const entries = userTaskEntries(kv, {
+    userId: query.userId,
+    filter: query.filter,
+    after: query.after,
+    limit: searching ? undefined : query.limit + 1,
+    batchSize: searching ? 200 : query.limit + 1,
   });
   const items: TaskListItem[] = [];
   let last: string | null = null;
-  for await (const entry of entries) {
-    if (!matchesTerms(wanted, entry.value.terms)) continue;
+  for await (const { orderKey, item } of entries) {
     if (items.length === query.limit) return { items, nextAfter: last };
-    items.push(entry.value.item);
-    last = entry.key.at(-1) as string;
+    items.push(item);
+    last = orderKey;
   }
   return { items, nextAfter: null };
 }
@@ -176,35 +200,32 @@ export async function countUserTasks(
   return Number(entry.value?.value ?? 0n);
 }
 
-/** The `search` and `payment` filters of the caller's own listings; both absent: every task. */
-export interface UserTaskFilter {
-  /** Query words (`queryWords`); each must start a word of the title or description. */
-  words: readonly string[];
-  payment: Payment | null;
-}
-
 /** One page of a page-paged listing, and how many items the whole listing holds. */
 export interface CountedPage {
   items: TaskListItem[];
   total: number;
 }
 
+/** Page `page` (from 1) of `limit` items of a user's tasks in one status. */
+export interface StatusPageQuery extends UserTasks {
+  status: TaskStatus;
+  page: number;
+  limit: number;
+}
+
 /**
- * Page `page` (from 1) of a user's live tasks in a status, newest first, with the total. Without
- * filters the total is a counter and the page one read of `page * limit` entries. With filters
- * there is no counter: the user's tasks (of one payment class when given) are read to the end
- * to count the matches, so the cost is the size of the user's own listing, never the store's.
+ * A page of a user's live tasks in a status, newest first, with the total. Without filters the
+ * total is a counter and the page one read of `page * limit` entries. With filters there is no
+ * counter: the user's tasks (of one payment class when given) are read to the end to count the
+ * matches, so the cost is the size of the user's own listing, never the store's.
  */
 export async function pageUserTasksByStatus(
   kv: Deno.Kv,
-  userId: string,
-  status: TaskStatus,
-  filter: UserTaskFilter,
-  page: number,
-  limit: number,
+  query: StatusPageQuery,
 ): Promise<CountedPage> {
+  const { userId, status, page, limit } = query;
   const skip = (page - 1) * limit;
-  if (filter.words.length === 0 && filter.payment === null) {
+  if (isUnfiltered(query.filter)) {
     const total = await countUserTasks(kv, userId, status);
     if (skip >= total) return { items: [], total };
     const entries = kv.list<TaskListItem>({ prefix: tasks.byUserStatusPrefix(userId, status) }, {
@@ -221,7 +242,7 @@ export async function pageUserTasksByStatus(
   }
   const items: TaskListItem[] = [];
   let total = 0;
-  for await (const item of filteredUserTasks(kv, userId, filter, 200)) {
+  for await (const item of filteredUserTasks(kv, query, 200)) {
     if (item.status !== status) continue;
     if (total >= skip && items.length < limit) items.push(item);
     total++;
@@ -229,22 +250,13 @@ export async function pageUserTasksByStatus(
   return { items, total };
 }
 
-/**
- * A user's live tasks that pass `filter`, newest first, read in batches as the consumer pulls:
- * the payment index when a payment class is asked for, else every task of the user; search words
- * are checked on the terms stored beside each list item.
- */
+/** A user's live tasks that pass the listing's filter, newest first, read as the consumer pulls. */
 export async function* filteredUserTasks(
   kv: Deno.Kv,
-  userId: string,
-  filter: UserTaskFilter,
+  listing: UserTasks,
   batchSize = 100,
 ): AsyncGenerator<TaskListItem> {
-  const prefix = filter.payment
-    ? tasks.byUserPaymentPrefix(userId, filter.payment)
-    : tasks.byUserPrefix(userId);
-  const entries = kv.list<TaskSearchEntry>({ prefix }, { reverse: true, batchSize });
-  for await (const entry of entries) {
-    if (matchesTerms(filter.words, entry.value.terms)) yield entry.value.item;
-  }
+  // Named, not spread: a caller's own `limit` (a page size) is no limit on this read.
+  const read = { userId: listing.userId, filter: listing.filter, batchSize };
+  for await (const { item } of userTaskEntries(kv, read)) yield item;
 }

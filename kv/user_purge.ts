@@ -32,7 +32,7 @@ export async function purgeUser(ctx: QueueContext, message: { userId: string }) 
     await commit(kv.atomic().enqueue(next));
     return;
   }
-  const deleted = await deleteUserTasks(kv, userId, at, PURGE_BATCH);
+  const deleted = await deleteUserTasks(kv, { userId, at, limit: PURGE_BATCH });
   if (deleted === PURGE_BATCH) {
     // Maybe more: the rest in a message of its own; the marker keeps them hidden meanwhile.
     await commit(kv.atomic().enqueue(next));

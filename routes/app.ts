@@ -7,7 +7,7 @@ import type { MiddlewareHandler } from "hono";
 import { AppError } from "../domain/errors.ts";
 import { apiCors } from "./cors.ts";
 import { registerDashboard } from "./dashboard/register.tsx";
-import { newRouter, validationHook } from "./define.ts";
+import { routerOf, validationHook } from "./define.ts";
 import type { AppEnv, Deps } from "./env.ts";
 import { registerHealth } from "./health.ts";
 import { registerKeys } from "./keys.ts";
@@ -26,18 +26,16 @@ export const API_PREFIXES = ["/api/v1", "/v1"] as const;
 
 /** The versioned API: every resource, mounted under each prefix. */
 export function createApi(): OpenAPIHono<AppEnv> {
-  const api = newRouter();
-  registerUsers(api);
-  registerSessions(api);
-  registerKeys(api);
-  registerProjects(api);
-  registerAvatar(api);
-  // Static task paths such as /tasks/explore must be registered before registerTasks, whose
-  // /tasks/{id} would otherwise answer them first (with 404: not a UUID).
-  registerExplore(api);
-  registerTasks(api);
-  registerApplications(api);
-  return api;
+  return routerOf(
+    registerUsers,
+    registerSessions,
+    registerKeys,
+    registerProjects,
+    registerAvatar,
+    registerTasks,
+    registerExplore,
+    registerApplications,
+  );
 }
 
 /**

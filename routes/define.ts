@@ -25,6 +25,30 @@ export function newRouter(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 }
 
+/** Adds a group of endpoints to a router. */
+export type Register = (api: OpenAPIHono<AppEnv>) => void;
+
+/**
+ * A router holding every endpoint the register functions declare, in any order they come. Hono
+ * answers with the first matching route it was given, and a path parameter matches any segment
+ * (`/tasks/{id}` would answer `/tasks/explore`), so routes with a parameter are added after all
+ * routes without one.
+ */
+export function routerOf(...registers: Register[]): OpenAPIHono<AppEnv> {
+  const api = newRouter();
+  const add = api.openapi;
+  const withParams: (() => void)[] = [];
+  api.openapi = ((route, handler, hook) => {
+    if (!route.path.includes("{")) return add(route, handler, hook);
+    withParams.push(() => add(route, handler, hook));
+    return api;
+  }) as typeof api.openapi;
+  for (const register of registers) register(api);
+  api.openapi = add;
+  for (const addLater of withParams) addLater();
+  return api;
+}
+
 /** OpenAPI 3.1 lets any scheme list roles: an API key's list names the scope it needs. */
 function securityFor(access: Access): Record<string, string[]>[] {
   const scopes = typeof access === "object" ? [access.scope] : [];

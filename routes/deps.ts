@@ -1,11 +1,13 @@
 /** Assembles the app's dependencies from an open KV store and parsed settings. */
+import { Background } from "../domain/background.ts";
 import { createLogger } from "../domain/log.ts";
 import type { Settings } from "../domain/settings.ts";
 import { loadJwtSecret } from "../kv/config.ts";
 import { newApiKeyCache } from "../kv/api_key_cache.ts";
 import { newUserCache } from "../kv/user_cache.ts";
-import { LastUsedBuffer } from "../kv/last_used.ts";
-import { SharedRateLimiter } from "../kv/rate_limit.ts";
+import { FLUSH_INTERVAL_MS, LastUsedBuffer } from "../kv/last_used.ts";
+import { SharedRateLimiter, SYNC_INTERVAL_MS } from "../kv/rate_limit.ts";
+import { POLL_INTERVAL_MS } from "../kv/polled_cache.ts";
 import type { Deps } from "./env.ts";
 
 export async function createDeps(
@@ -27,4 +29,36 @@ export async function createDeps(
     ...overrides,
   };
   return deps;
+}
+
+/**
+ * The periodic work that keeps an instance's deps true across instances: rate-limit counters
+ * shared, key and user caches polled, last-use times written. Paused while the instance is idle.
+ */
+export function backgroundJobs(deps: Deps): Background {
+  return new Background({
+    idleAfterMs: deps.settings.IDLE_AFTER_SECONDS * 1000,
+    now: () => deps.now(),
+    onError: (job, error) =>
+      deps.log.error(`background job failed: ${job}`, { error: error?.message }),
+    onIdle: (idle) => deps.log.debug(idle ? "idle: background paused" : "background resumed"),
+  })
+    .add({
+      name: "rate-limit sync",
+      everyMs: SYNC_INTERVAL_MS,
+      run: () => deps.rateLimiter.sync(),
+      flushes: true,
+    })
+    .add({
+      name: "API-key changes poll",
+      everyMs: POLL_INTERVAL_MS,
+      run: () => deps.apiKeyCache.poll(),
+    })
+    .add({ name: "user changes poll", everyMs: POLL_INTERVAL_MS, run: () => deps.userCache.poll() })
+    .add({
+      name: "last-use flush",
+      everyMs: FLUSH_INTERVAL_MS,
+      run: () => deps.lastUsed.flush(),
+      flushes: true,
+    });
 }

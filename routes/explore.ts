@@ -86,7 +86,7 @@ function decodeDistance(position: string): DistancePosition | null {
   return Number.isFinite(value) && value >= 0 && isUlid(key ?? "") ? { d: value, key } : null;
 }
 
-/** Registers GET /tasks/explore; it must come before the /tasks/{id} routes. */
+/** Registers GET /tasks/explore. */
 export function registerExplore(api: OpenAPIHono<AppEnv>) {
   api.openapi(exploreRoute, async (c) => {
     const { kv } = c.var.deps;
@@ -106,7 +106,7 @@ export function registerExplore(api: OpenAPIHono<AppEnv>) {
       next = page.next ? encodeDistance(page.next) : null;
     } else {
       const after = await cursorPosition(query.cursor, scope);
-      const page = await exploreTasks(kv, filters, after, query.limit);
+      const page = await exploreTasks(kv, { filters, after, limit: query.limit });
       items = page.items;
       next = page.next;
     }

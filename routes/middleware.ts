@@ -72,24 +72,56 @@ function assignRequestId(c: Context<AppEnv>): string {
   return id;
 }
 
+/** True when the request carries a credential, good or bad (API.md section 2's headers). */
+function presentsCredential(c: Context<AppEnv>): boolean {
+  return !!(c.req.header("X-API-Key")?.trim() || c.req.header("Authorization")?.trim());
+}
+
 /**
  * The request id on a response made by hand, and JSON labelled `application/json;
- * charset=utf-8`, as the contract fixes (API.md §1).
+ * charset=utf-8`, as the contract fixes (API.md §1). No response is sniffed into another type,
+ * and none to a request that presented a credential may be stored by any cache: it was answered
+ * for that credential (see docs/security.md, "Cache headers").
  */
 function finishHeaders(c: Context<AppEnv>, id: string) {
-  if (c.res.headers.get("X-Request-Id") !== id) setHeader(c, "X-Request-Id", id);
-  if (c.res.headers.get("Content-Type") === "application/json") {
+  const headers = c.res.headers;
+  if (headers.get("X-Request-Id") !== id) setHeader(c, "X-Request-Id", id);
+  if (headers.get("Content-Type") === "application/json") {
     setHeader(c, "Content-Type", "application/json; charset=utf-8");
   }
+  if (!headers.has("X-Content-Type-Options")) setHeader(c, "X-Content-Type-Options", "nosniff");
+  if (presentsCredential(c)) setHeader(c, "Cache-Control", "no-store");
+}
+
+/** Responses whose body is streamed as it is read: their length is unknown until the end. */
+const streamed = new WeakSet<Response>();
+
+/**
+ * A response streaming `body` (a GET), or, for HEAD, the same headers over an empty stream, so
+ * a HEAD reads nothing behind the stream and the server announces no length for it either.
+ */
+export function streamedResponse(
+  method: string,
+  body: () => ReadableStream<Uint8Array>,
+  init: ResponseInit,
+): Response {
+  const res = new Response(
+    method === "HEAD" ? new ReadableStream({ start: (c) => c.close() }) : body(),
+    init,
+  );
+  streamed.add(res);
+  return res;
 }
 
 /**
  * HEAD answers as GET without the body (Hono already routes it as GET and drops the body). The
  * GET body's length becomes `Content-Length`, because a bodiless response otherwise leaves the
- * server to announce `Content-Length: 0`, which is false for the resource.
+ * server to announce `Content-Length: 0`, which is false for the resource. A streamed response
+ * has no length to announce (its GET sends none): it stays a stream, and is not read.
  */
 async function headLikeGet(c: Context<AppEnv>) {
   const res = c.res;
+  if (streamed.has(res)) return;
   const headers = new Headers(res.headers);
   const bodiless = res.status === 204 || res.status === 304;
   if (res.body && !bodiless && !headers.has("Content-Length")) {

@@ -5,7 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { wholeNumberParam } from "../domain/query_number.ts";
-import { publicRequestUrl } from "./public_url.ts";
+import { linkTarget } from "./public_url.ts";
 
 /** `limit` (1 to 50, default 20) and an opaque `cursor`; extend it with a listing's filters. */
 export const CursorQuery = z.object({
@@ -27,7 +27,8 @@ export const CursorPageHeaders = z.object({
     description: "Cursor of the next page; absent on the last page",
   }),
   Link: z.string().optional().openapi({
-    description: 'Absolute URL of the next page, as `<url>; rel="next"`; absent on the last page',
+    description: 'URL of the next page, as `<url>; rel="next"`; absent on the last page. ' +
+      "Absolute when the service knows its public address, else path-absolute",
   }),
 });
 
@@ -43,10 +44,8 @@ export function cursorPage<T extends z.ZodType>(item: T, description: string) {
 /** Announces the next page (X-Next-Cursor and Link rel="next"), or nothing on the last one. */
 export function setNextPage(c: Context, cursor: string | null) {
   if (!cursor) return;
-  const url = publicRequestUrl(c);
-  url.searchParams.set("cursor", cursor);
   c.header("X-Next-Cursor", cursor);
-  c.header("Link", `<${url.href}>; rel="next"`);
+  c.header("Link", `<${linkTarget(c, (query) => query.set("cursor", cursor))}>; rel="next"`);
 }
 
 /** `page` (from 1, default 1) and `limit` (1 to 50, default 20), for page paging. */
@@ -77,10 +76,11 @@ export function setPageLinks(c: Context, page: number, limit: number, total: num
   const lastPage = Math.max(1, Math.ceil(total / limit));
   const links: string[] = [];
   const link = (to: number, rel: string) => {
-    const url = publicRequestUrl(c);
-    url.searchParams.set("page", String(to));
-    url.searchParams.set("limit", String(limit));
-    links.push(`<${url.href}>; rel="${rel}"`);
+    const target = linkTarget(c, (query) => {
+      query.set("page", String(to));
+      query.set("limit", String(limit));
+    });
+    links.push(`<${target}>; rel="${rel}"`);
   };
   if (page < lastPage) link(page + 1, "next");
   if (page > 1) link(Math.min(page - 1, lastPage), "prev");

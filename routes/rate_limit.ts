@@ -34,7 +34,7 @@ export function keyCreationPolicy(settings: Settings): LimitPolicy {
   return { name: "key_creation", limit: settings.KEY_CREATION_PER_MINUTE, windowMs: 60_000 };
 }
 
-/** Failed logins per email: 10 per sliding 15 minutes (see README, Decisions). */
+/** Failed logins per email: 10 per sliding 15 minutes (see docs/decisions.md). */
 export const LOGIN_FAILURE_POLICY: LimitPolicy = {
   name: "login_failures",
   limit: 10,

@@ -1,6 +1,7 @@
 /** GET /openapi.json (the generated OpenAPI 3.1 document) and GET /docs (its reference page). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { renderDocsPage } from "./docs_page.ts";
+import { docsPagePolicy } from "./docs_page_assets.ts";
 import type { AppEnv } from "./env.ts";
 import {
   buildOpenApiDocument,
@@ -45,6 +46,7 @@ export function registerReference(app: OpenAPIHono<AppEnv>) {
   registerOpenApiComponents(app);
   let document: OpenApiDocument | null = null;
   let page: string | null = null;
+  let policy: string | null = null;
   const getDocument = () => document ??= buildOpenApiDocument(app);
 
   app.openapi(documentRoute, (c) => {
@@ -52,13 +54,13 @@ export function registerReference(app: OpenAPIHono<AppEnv>) {
     return c.json(getDocument(), 200);
   });
 
-  app.openapi(docsRoute, (c) => {
+  app.openapi(docsRoute, async (c) => {
     page ??= renderDocsPage(getDocument());
+    policy ??= await docsPagePolicy();
     c.header("Cache-Control", "public, max-age=300");
-    c.header(
-      "Content-Security-Policy",
-      "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:",
-    );
+    c.header("Content-Security-Policy", policy);
+    c.header("X-Frame-Options", "DENY");
+    c.header("Referrer-Policy", "no-referrer");
     return c.html(page, 200);
   });
 }

@@ -69,6 +69,7 @@ export function registerSessions(api: OpenAPIHono<AppEnv>) {
     const expiresAt = new Date(claims.exp * 1000).toISOString();
     await createSession(kv, { id: sessionId, userId: user.id, expiresAt }, now());
     const token = await sign(claims, jwtSecret, "HS256");
+    c.header("Cache-Control", "no-store"); // a secret, sent without a credential
     return c.json({ token, tokenType: "Bearer" as const, expiresAt }, 200);
   });
 

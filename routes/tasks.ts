@@ -3,7 +3,6 @@
  * soft delete. GET /tasks/explore lives in its own module.
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import type { TypedResponse } from "hono";
 import { hasScope } from "../domain/auth.ts";
 import { AppError, notFound } from "../domain/errors.ts";
 import {
@@ -13,8 +12,6 @@ import {
   isPublic,
   markDeleted,
   newTask,
-  Payment,
-  SearchText,
   TaskCreate,
   TaskPatch,
   type TaskRecord,
@@ -27,7 +24,7 @@ import {
   toTaskCreated,
   toTaskDetail,
 } from "../domain/task_view.ts";
-import { queryWords } from "../domain/text.ts";
+import { taskFilter, taskFilterFields, taskFilterScope } from "../domain/task_filter.ts";
 import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
 import { requestFingerprint } from "../kv/idempotency.ts";
 import { orderKey } from "../kv/order_key.ts";
@@ -39,11 +36,11 @@ import {
   listUserTasks,
   pageUserTasksByStatus,
   updateTask,
-  type UserTaskFilter,
 } from "../kv/tasks.ts";
 import { principalOf } from "./authenticate.ts";
 import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv, Deps } from "./env.ts";
+import { streamJsonArray } from "./json_stream.ts";
 import {
   cursorPage,
   CursorQuery,
@@ -61,9 +58,6 @@ const CreateHeaders = z.object({
   }),
 });
 
-// `search` and `payment` filter every listing of one's own tasks (API.md section 7).
-const taskFilterFields = { search: SearchText.optional(), payment: Payment.optional() };
-
 const TaskListQuery = CursorQuery.extend(taskFilterFields);
 
 const TaskStatusQuery = PageQuery.extend({
@@ -72,11 +66,6 @@ const TaskStatusQuery = PageQuery.extend({
 });
 
 const TaskCreatedQuery = z.object(taskFilterFields);
-
-/** The normalized filters of a listing query. */
-function userTaskFilter(query: { search?: string; payment?: Payment }): UserTaskFilter {
-  return { words: queryWords(query.search ?? ""), payment: query.payment ?? null };
-}
 
 const createTaskRoute = defineRoute({ scope: "tasks:write" }, {
   method: "post",
@@ -183,46 +172,7 @@ async function detailOf(deps: Deps, task: TaskRecord) {
   return toTaskDetail(task, author);
 }
 
-/** Streams a JSON array from items read lazily, so memory stays flat however many there are. */
-function jsonArrayStream<T>(
-  items: AsyncGenerator<T>,
-  onError: (error: unknown) => void,
-  itemsPerChunk = 100,
-): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let started = false;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const parts: string[] = [];
-        let done = false;
-        while (parts.length < itemsPerChunk) {
-          const next = await items.next();
-          if (next.done) {
-            done = true;
-            break;
-          }
-          parts.push(JSON.stringify(next.value));
-        }
-        let text = parts.join(",");
-        if (!started) text = "[" + text;
-        else if (parts.length > 0) text = "," + text;
-        started = true;
-        if (done) text += "]";
-        controller.enqueue(encoder.encode(text));
-        if (done) controller.close();
-      } catch (error) {
-        onError(error);
-        controller.error(error);
-      }
-    },
-    async cancel() {
-      await items.return(undefined);
-    },
-  });
-}
-
-/** Registers every task endpoint except explore, which must be registered before these. */
+/** Registers every task endpoint except explore (`routes/explore.ts`). */
 export function registerTasks(api: OpenAPIHono<AppEnv>) {
   api.openapi(createTaskRoute, async (c) => {
     const deps = c.var.deps;
@@ -252,23 +202,12 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
 
   api.openapi(listTasksRoute, async (c) => {
     const { kv } = c.var.deps;
-    const userId = principalOf(c).userId;
     const query = c.req.valid("query");
-    const search = query.search?.trim() || null;
-    const filters = {
-      listing: "tasks",
-      userId,
-      search: search ? queryWords(search).join(" ") : "",
-      payment: query.payment ?? "",
-    };
-    const after = await cursorPosition(query.cursor, filters);
-    const page = await listUserTasks(kv, userId, {
-      limit: query.limit,
-      after,
-      search,
-      payment: query.payment ?? null,
-    });
-    setNextPage(c, page.nextAfter ? await encodeCursor(page.nextAfter, filters) : null);
+    const listing = { userId: principalOf(c).userId, filter: taskFilter(query) };
+    const scope = { listing: "tasks", userId: listing.userId, ...taskFilterScope(listing.filter) };
+    const after = await cursorPosition(query.cursor, scope);
+    const page = await listUserTasks(kv, { ...listing, limit: query.limit, after });
+    setNextPage(c, page.nextAfter ? await encodeCursor(page.nextAfter, scope) : null);
     return c.json(page.items, 200);
   });
 
@@ -277,14 +216,14 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
     const userId = principalOf(c).userId;
     const query = c.req.valid("query");
     const { status, page, limit } = query;
-    const { items, total } = await pageUserTasksByStatus(
-      kv,
+    const filter = taskFilter(query);
+    const { items, total } = await pageUserTasksByStatus(kv, {
       userId,
+      filter,
       status,
-      userTaskFilter(query),
       page,
       limit,
-    );
+    });
     setPageLinks(c, page, limit, total);
     return c.json(items, 200);
   });
@@ -292,15 +231,13 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
   api.openapi(createdRoute, (c) => {
     const { kv, log } = c.var.deps;
     const requestId = c.get("requestId");
-    const stream = jsonArrayStream(
-      filteredUserTasks(kv, principalOf(c).userId, userTaskFilter(c.req.valid("query"))),
+    const listing = { userId: principalOf(c).userId, filter: taskFilter(c.req.valid("query")) };
+    // The listing is read only for GET: a HEAD must not read it.
+    return streamJsonArray<TaskListItem>(
+      c.req.method,
+      () => filteredUserTasks(kv, listing),
       (error) => log.error("task stream failed", { requestId, error: (error as Error)?.message }),
     );
-    // A plain Response: the typed helpers expect a parsed body, not a stream of its text.
-    return new Response(stream, {
-      status: 200,
-      headers: { "Content-Type": "application/json; charset=utf-8" },
-    }) as unknown as TypedResponse<TaskListItem[], 200, "json">;
   });
 
   api.openapi(getTaskRoute, async (c) => {

@@ -122,6 +122,7 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
       deletedAt: null,
     });
     c.header("Location", `/v1/users/${user.id}`);
+    c.header("Cache-Control", "no-store"); // a private profile, sent without a credential
     return c.json(toPrivateProfile(user), 201);
   });
 

@@ -11,6 +11,7 @@ import type { Deps } from "../routes/env.ts";
 import { checkIndexLayout } from "../kv/index_layout.ts";
 import { openStore } from "../kv/store.ts";
 import { CITIES, type City, NEIGHBOURS, PER_EURO, TEMPLATES } from "./seed_data.ts";
+import { seededRandom } from "./seeded_random.ts";
 
 const DAY_MS = 86_400_000;
 const COUNTRY_NAMES = new Intl.DisplayNames(["en"], { type: "region" });
@@ -34,18 +35,6 @@ export interface SeedResult {
 }
 
 type App = ReturnType<typeof createApp>;
-
-/** mulberry32: small, fast and good enough to scatter demo data reproducibly. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6D2B79F5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function call(app: App, path: string, init: RequestInit & { json?: unknown } = {}) {
   const { json, ...rest } = init;
@@ -159,7 +148,7 @@ export async function seed(
   options: SeedOptions = {},
 ): Promise<SeedResult> {
   const app = createApp(deps);
-  const rand = random(options.seed ?? 20261121);
+  const rand = seededRandom(options.seed ?? 20261121);
   const email = options.email ?? "demo@example.com";
   const password = options.password ?? "demo password 2026";
   const demo = await account(app, { email, password, firstName: "Demo", lastName: "User" });

@@ -1,15 +1,19 @@
 /**
  * `deno task start`: serves main.ts on WORKERS processes sharing one port (SO_REUSEPORT: the
  * kernel spreads connections) and one store. SIGINT/SIGTERM reach every worker, each drains and
- * flushes before it exits; a worker that dies is started again.
+ * flushes before it exits; a worker that dies is started again. `--watch` (`deno task dev`)
+ * restarts the workers when the service's code changes.
  */
 import { createLogger, flushStdout } from "../domain/log.ts";
 import { parseSettings } from "../domain/settings.ts";
-import { taskRunArgs } from "./task_line.ts";
+import { projectRoot, taskRunArgs } from "./task_line.ts";
 
 // A worker that exits with an error this soon after its start failed to start (a bad KV_PATH, a
 // port in use): starting it again would fail the same way, so the service stops with its code.
 const START_GRACE_MS = 5_000;
+
+// Editors write a file in several steps; one reload per save.
+const SETTLE_MS = 300;
 
 interface Worker {
   index: number;
@@ -23,6 +27,21 @@ function freePort(): number {
   const { port } = listener.addr as Deno.NetAddr;
   listener.close();
   return port;
+}
+
+/** Calls `onChange` once a burst of changes to the service's code has settled. */
+function watchCode(onChange: () => void): Deno.FsWatcher {
+  const paths = ["main.ts", "routes", "domain", "kv"].map((p) => `${projectRoot}${p}`);
+  const watcher = Deno.watchFs(paths);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  (async () => {
+    for await (const event of watcher) {
+      if (event.kind === "access") continue;
+      clearTimeout(timer);
+      timer = setTimeout(onChange, SETTLE_MS);
+    }
+  })();
+  return watcher;
 }
 
 async function main() {
@@ -39,6 +58,11 @@ async function main() {
   let stopping = false;
   const running = new Map<number, Worker>();
   let exitCode = 0;
+  const watch = Deno.args.includes("--watch");
+  /** Workers stopped by a reload, to be started again on the new code. */
+  const reloading = new Set<number>();
+  /** Workers that failed to start in watch mode, started again at the next change. */
+  const waiting = new Set<number>();
   let done: () => void;
   const finished = new Promise<void>((resolve) => done = resolve);
 
@@ -68,32 +92,59 @@ async function main() {
 
   const exited = (worker: Worker, status: Deno.CommandStatus) => {
     running.delete(worker.index);
+    const stoppedBySignal = status.signal === "SIGTERM" || status.signal === "SIGINT";
+    if (stopping) {
+      if (!status.success && !stoppedBySignal) exitCode ||= status.code || 1;
+      if (running.size === 0) done();
+      return;
+    }
+    if (reloading.delete(worker.index)) return spawn(worker.index);
     // Exiting by itself with an error soon after its start is a failure to start; a signal (a
-    // crash, a kill) or a clean exit after a SIGTERM to it alone is not.
+    // crash, a kill) or a clean exit after a SIGTERM to it alone (a rolling restart) is not.
     const failedToStart = status.signal === null && status.code !== 0 &&
       Date.now() - worker.startedAt < START_GRACE_MS;
-    if (!stopping && !failedToStart) {
-      // A crash, a kill or a SIGTERM to this worker alone (a rolling restart): serve on.
+    if (!failedToStart) {
       log.error("worker ended; starting it again", {
         worker: worker.index,
         code: status.code,
         signal: status.signal,
       });
-      spawn(worker.index);
+      return spawn(worker.index);
+    }
+    if (watch) {
+      waiting.add(worker.index);
+      log.error("worker could not start; waiting for a change to the code", {
+        worker: worker.index,
+      });
       return;
     }
-    const stoppedBySignal = status.signal === "SIGTERM" || status.signal === "SIGINT";
-    if (!status.success && !stoppedBySignal) exitCode ||= status.code || 1;
-    // Failed at start: the other workers would fail alike, so the service stops with its code.
-    if (!stopping) stopAll("SIGTERM");
+    // The other workers would fail alike: the service stops with this one's code.
+    exitCode ||= status.code || 1;
+    stopAll("SIGTERM");
     if (running.size === 0) done();
+  };
+
+  const reload = () => {
+    log.info("code changed; restarting the workers");
+    for (const index of waiting) spawn(index);
+    waiting.clear();
+    for (const { index, process } of running.values()) {
+      reloading.add(index);
+      try {
+        process.kill("SIGTERM");
+      } catch {
+        // Already gone: its exit is on its way.
+      }
+    }
   };
 
   for (let i = 0; i < settings.WORKERS; i++) spawn(i);
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     Deno.addSignalListener(signal, () => stopAll(signal));
   }
+  const watcher = watch ? watchCode(reload) : null;
   await finished;
+  watcher?.close();
   flushStdout();
   Deno.exit(exitCode);
 }

@@ -5,29 +5,13 @@
  */
 import type { ExploreFilters, ExploreItem } from "../domain/explore.ts";
 import { matchExplore, normalizeName } from "../domain/explore.ts";
-import {
-  acceptedOf,
-  type Location,
-  searchTerms,
-  spotsLeftOf,
-  type TaskRecord,
-} from "../domain/task.ts";
+import { type Location, searchTerms, type TaskRecord } from "../domain/task.ts";
+import { toTaskListItem } from "../domain/task_view.ts";
 import { queryWords } from "../domain/text.ts";
 import { type ExploreOptions, exploreTasks } from "../kv/explore_query.ts";
 import { orderKey } from "../kv/order_key.ts";
 import { writeTaskTransition } from "../kv/task_indexes.ts";
-
-/** A small seeded generator (mulberry32), so that every run sees the same data. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../scripts/seeded_random.ts";
 
 function uuid(rnd: () => number): string {
   const hex = Array.from({ length: 32 }, () => Math.floor(rnd() * 16).toString(16)).join("");
@@ -137,7 +121,7 @@ const USERS = Array.from(
 
 /** `n` tasks created a few ms apart (some in the same ms), a tenth of them completed. */
 export function generateTasks(seed: number, n: number): TaskRecord[] {
-  const rnd = random(seed);
+  const rnd = seededRandom(seed);
   const start = Date.UTC(2030, 0, 1);
   let t = start;
   return Array.from({ length: n }, (_, i) => {
@@ -172,7 +156,7 @@ export function generateTasks(seed: number, n: number): TaskRecord[] {
 
 /** Random explore filters in the shapes users send, some of them empty-handed on purpose. */
 export function generateFilters(seed: number): ExploreFilters {
-  const rnd = random(seed);
+  const rnd = seededRandom(seed);
   const filters: ExploreFilters = { search: [] };
   const place = pick(rnd, PLACES);
   if (rnd() < 0.55) {
@@ -216,17 +200,7 @@ export function reference(tasks: TaskRecord[], filters: ExploreFilters): Explore
     .filter((x) => x.match !== null)
     .sort((a, b) => (a.task.orderKey < b.task.orderKey ? 1 : -1))
     .map(({ task, match }) => {
-      const item = {
-        id: task.id,
-        title: task.title,
-        budget: task.budget,
-        currency: task.currency,
-        status: task.status,
-        createdAt: task.createdAt,
-        acceptedCount: acceptedOf(task),
-        spotsLeft: spotsLeftOf(task),
-        location: task.location,
-      };
+      const item = { ...toTaskListItem(task), location: task.location };
       return match!.distanceKm === undefined
         ? item
         : { ...item, distanceKm: Math.round(match!.distanceKm * 10) / 10 };
@@ -245,7 +219,7 @@ export async function allPages(
   let pages = 0;
   let shortPages = 0;
   for (;;) {
-    const page = await exploreTasks(kv, filters, after, limit, options);
+    const page = await exploreTasks(kv, { filters, after, limit, ...options });
     pages++;
     if (page.items.length > limit) throw new Error("page longer than its limit");
     items.push(...page.items);

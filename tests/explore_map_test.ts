@@ -20,11 +20,11 @@ import {
   generateTasks,
   near,
   PLACES,
-  random,
   reference,
   writeTask,
 } from "./explore_fixtures.ts";
 import { setup, signUp } from "./helpers.ts";
+import { seededRandom } from "../scripts/seeded_random.ts";
 import { postTask } from "./task_fixtures.ts";
 
 /** The reference order of sort=distance: exact distance, then newest first. */
@@ -95,7 +95,7 @@ Deno.test("explore sort=distance and bbox agree with the brute-force reference",
   for (const task of tasks) await writeTask(svc.kv, null, task);
 
   await t.step("rule: sort=distance pages nearest first, ties newest first, exactly", async () => {
-    const rnd = random(181);
+    const rnd = seededRandom(181);
     let nonEmpty = 0;
     for (let i = 0; i < 120; i++) {
       const filters = generateFilters(1000 + i);
@@ -122,7 +122,7 @@ Deno.test("explore sort=distance and bbox agree with the brute-force reference",
   });
 
   await t.step("rule: bbox selects city and radius tasks by their coordinates", async () => {
-    const rnd = random(182);
+    const rnd = seededRandom(182);
     let nonEmpty = 0;
     for (let i = 0; i < 80; i++) {
       const filters = i % 2 === 0 ? generateFilters(2000 + i) : { search: [] };
@@ -136,7 +136,7 @@ Deno.test("explore sort=distance and bbox agree with the brute-force reference",
   });
 
   await t.step("rule: bbox and sort=distance combine", async () => {
-    const rnd = random(183);
+    const rnd = seededRandom(183);
     for (let i = 0; i < 30; i++) {
       const place = PLACES[i % PLACES.length];
       const filters: ExploreFilters = {

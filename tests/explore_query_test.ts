@@ -11,11 +11,11 @@ import {
   generateTasks,
   near,
   PLACES,
-  random,
   reference,
   writeTask,
 } from "./explore_fixtures.ts";
 import { assertTaskIndexesConsistent } from "./task_consistency.ts";
+import { seededRandom } from "../scripts/seeded_random.ts";
 
 const LIMITS = [1, 7, 20, 50];
 
@@ -111,7 +111,7 @@ Deno.test("GET /tasks/explore index answers exactly as the brute-force reference
   await t.step(
     "rule: deleted, completed and edited tasks leave or move in the indexes",
     async () => {
-      const rnd = random(99);
+      const rnd = seededRandom(99);
       for (let i = 0; i < tasks.length; i++) {
         const r = rnd();
         if (r > 0.3) continue;
@@ -142,16 +142,19 @@ Deno.test("GET /tasks/explore index answers exactly as the brute-force reference
     async () => {
       const queries = [...edgeFilters(), ...randomFilters].filter((f) => f.search.length === 0);
       for (const filters of queries) {
-        const page = await exploreTasks(kv, filters, null, 20);
+        const page = await exploreTasks(kv, { filters, limit: 20 });
         assertEquals(page.work.docs, 0, `${describe(filters)}: plan ${page.plan}`);
       }
     },
   );
 
   await t.step("rule: the last page carries no next cursor", async () => {
-    const page = await exploreTasks(kv, { search: [] }, null, 50);
+    const page = await exploreTasks(kv, { filters: { search: [] }, limit: 50 });
     assertEquals(page.items.length, 50);
-    const none = await exploreTasks(kv, { search: queryWords("nothingmatches") }, null, 20);
+    const none = await exploreTasks(kv, {
+      filters: { search: queryWords("nothingmatches") },
+      limit: 20,
+    });
     assertEquals(none, { ...none, items: [], next: null });
   });
 });
@@ -163,7 +166,7 @@ Deno.test("explore search reads long texts from the overflow index", async (t) =
   const task: TaskRecord = { ...base, status: "published", description: long };
   await writeTask(kv, null, task);
   await t.step("rule: a word beyond the indexed ones still finds the task", async () => {
-    const page = await exploreTasks(kv, { search: queryWords("mot9z") }, null, 20);
+    const page = await exploreTasks(kv, { filters: { search: queryWords("mot9z") }, limit: 20 });
     assertEquals(page.items.map((r) => r.id), [task.id]);
   });
   await t.step("rule: the task's words cost no index entry each", () => {
@@ -187,7 +190,7 @@ function placedTasks(
 
 Deno.test("explore geo reads few lists in a sparse area and few entries in a dense one", async (t) => {
   await using kv = await Deno.openKv(":memory:");
-  const rnd = random(5);
+  const rnd = seededRandom(5);
   // A sparse area: 60 tasks over 4 x 4 degrees of steppe, a third of them radius-type.
   const sparse = placedTasks(11, 60, (i) => {
     const coordinates: [number, number] = [60 + rnd() * 4, 48 + rnd() * 4];
@@ -208,7 +211,7 @@ Deno.test("explore geo reads few lists in a sparse area and few entries in a den
     "rule: a sparse counter cell is read whole, in one list per layer cell",
     async () => {
       const filters: ExploreFilters = { search: [], geo: { lon: 62, lat: 50, radiusKm: 50 } };
-      const page = await exploreTasks(kv, filters, null, 20);
+      const page = await exploreTasks(kv, { filters, limit: 20 });
       assertEquals(page.items, reference(tasks, filters).slice(0, 20));
       // Every (layer, precision-2 cell) pair holding a sparse task, read at most once.
       const cells = new Set(sparse.map((task) => {
@@ -222,7 +225,7 @@ Deno.test("explore geo reads few lists in a sparse area and few entries in a den
 
   await t.step("rule: a small circle in a dense city reads fine cells, not the city", async () => {
     const filters: ExploreFilters = { search: [], geo: { lon: 10, lat: 50, radiusKm: 1 } };
-    const page = await exploreTasks(kv, filters, null, 20);
+    const page = await exploreTasks(kv, { filters, limit: 20 });
     assertEquals(page.items, reference(tasks, filters).slice(0, 20));
     // About a quarter of the city lies newer than the page's frontier; reading its counter cell
     // whole would take all 1500.
@@ -244,7 +247,7 @@ Deno.test("explore geo reads few lists in a sparse area and few entries in a den
 
 Deno.test("explore search near a place scans the words of its zones, not the world's", async (t) => {
   await using kv = await Deno.openKv(":memory:");
-  const rnd = random(7);
+  const rnd = seededRandom(7);
   // Two cities an ocean apart, their tasks' titles and descriptions drawn from the same words.
   const city = (seed: number, lon: number, lat: number) =>
     placedTasks(
@@ -283,7 +286,7 @@ Deno.test("explore search near a place scans the words of its zones, not the wor
     "rule: it reads the word's entries near the circle, not those across the ocean",
     async () => {
       const filters: ExploreFilters = { search: [word], geo: { lon: 10, lat: 50, radiusKm: 50 } };
-      const page = await exploreTasks(kv, filters, null, 20);
+      const page = await exploreTasks(kv, { filters, limit: 20 });
       assertEquals(page.plan, "searchArea");
       assertEquals(page.items, reference(tasks, filters).slice(0, 20));
       const matching = reference(tasks, { search: [word] }).length;

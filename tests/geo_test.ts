@@ -10,20 +10,9 @@ import {
   haversineKm,
   minDistanceToBoxKm,
 } from "../domain/geo.ts";
+import { seededRandom } from "../scripts/seeded_random.ts";
 
 const RAD = Math.PI / 180;
-
-// Seeded so a failure reproduces; the seed is part of every failure message.
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function normalizeLon(lon: number): number {
   return ((((lon + 180) % 360) + 360) % 360) - 180;
@@ -107,7 +96,7 @@ Deno.test("geohashEncode produces standard base32 geohashes", async (t) => {
     assert.equal(geohashEncode(180, 90, 4), "zzzz");
   });
   await t.step("a shorter hash is a prefix of a longer one for the same point", () => {
-    const rand = mulberry32(7);
+    const rand = seededRandom(7);
     for (let i = 0; i < 500; i++) {
       const lon = rand() * 360 - 180;
       const lat = rand() * 180 - 90;
@@ -135,7 +124,7 @@ Deno.test("geohashBounds returns the rectangle of a geohash", async (t) => {
     assert.ok(Math.abs(b.minLon - -5.625) < 1e-3 && Math.abs(b.maxLon - -5.581) < 1e-3);
   });
   await t.step("every point lies in the rectangle of its own hash, min inclusive", () => {
-    const rand = mulberry32(11);
+    const rand = seededRandom(11);
     for (let i = 0; i < 2000; i++) {
       const lon = rand() * 360 - 180;
       const lat = rand() * 180 - 90;
@@ -145,7 +134,7 @@ Deno.test("geohashBounds returns the rectangle of a geohash", async (t) => {
     }
   });
   await t.step("a cell's south-west corner encodes back to the cell", () => {
-    const rand = mulberry32(12);
+    const rand = seededRandom(12);
     for (let i = 0; i < 500; i++) {
       const hash = geohashEncode(rand() * 360 - 180, rand() * 180 - 90, 1 + (i % 12));
       const b = geohashBounds(hash);
@@ -179,7 +168,7 @@ Deno.test("minDistanceToBoxKm never over-estimates the distance to a box", async
     assert.ok(Math.abs(d - haversineKm(-179, 0, 180, 0)) < 1e-5, `got ${d}`);
   });
   await t.step("is a tight lower bound over random boxes and points", () => {
-    const rand = mulberry32(21);
+    const rand = seededRandom(21);
     for (let i = 0; i < 3000; i++) {
       const lon = rand() * 360 - 180;
       const lat = rand() < 0.2 ? (rand() < 0.5 ? -1 : 1) * (80 + rand() * 10) : rand() * 180 - 90;
@@ -223,7 +212,7 @@ Deno.test("coverCircle picks the finest precision that fits", async (t) => {
     const cover = coverCircle(2.3522, 48.8566, 300, 2, { precisions: [4] });
     assert.equal(cover.precision, 4);
     assert.ok(cover.cells.length > 2);
-    const rand = mulberry32(31);
+    const rand = seededRandom(31);
     for (let i = 0; i < 500; i++) {
       const [x, y] = destination(2.3522, 48.8566, rand() * 360, 300 * Math.sqrt(rand()));
       assertCovers(cover.cells, 4, x, y, "fallback");
@@ -313,7 +302,7 @@ Deno.test("coverCircle covers every point within the radius", async (t) => {
     }
   });
   await t.step("for radii beyond a quarter of the circumference", () => {
-    const rand = mulberry32(41);
+    const rand = seededRandom(41);
     for (let i = 0; i < 200; i++) {
       const lon = rand() * 360 - 180;
       const lat = Math.asin(rand() * 2 - 1) / RAD;
@@ -337,7 +326,7 @@ Deno.test("coverCircle covers every point within the radius", async (t) => {
     "for 2000 random centres and radii up to 1000 km, poles and antimeridian included",
     () => {
       const seed = 20240601;
-      const rand = mulberry32(seed);
+      const rand = seededRandom(seed);
       const precisionSets: readonly (readonly number[])[] = [
         DEFAULT_PRECISIONS,
         [1, 2, 3, 4, 5],

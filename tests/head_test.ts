@@ -70,3 +70,43 @@ Deno.test("HEAD over real HTTP announces the GET body's length, not 0", async ()
     kv.close();
   }
 });
+
+Deno.test("HEAD /tasks/me/created does not read the listing it would stream", async () => {
+  const real = await Deno.openKv(":memory:");
+  // The service's own store, with the listing reads of one user's tasks counted.
+  let listingReads = 0;
+  const counted = new Proxy(real, {
+    get(target, name) {
+      const value = Reflect.get(target, name, target);
+      if (name !== "list" || typeof value !== "function") {
+        return typeof value === "function" ? value.bind(target) : value;
+      }
+      return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
+        if ("prefix" in selector && selector.prefix[0] === "tasks_by_user") listingReads++;
+        return target.list(selector, options);
+      };
+    },
+  });
+  await using svc = await setup({ kv: counted });
+  const user = await signUp(svc);
+  for (let i = 0; i < 3; i++) await postTask(svc, user.token);
+
+  listingReads = 0;
+  const head = await svc.request("/api/v1/tasks/me/created", {
+    method: "HEAD",
+    headers: { Authorization: `Bearer ${user.token}` },
+  });
+  assert.equal(head.status, 200);
+  assert.equal(head.body, null);
+  assert.equal(listingReads, 0, "HEAD read the listing");
+  // Like the GET, which streams it: no length is announced before the stream has been read.
+  assert.equal(head.headers.get("Content-Length"), null);
+
+  const get = await svc.request("/api/v1/tasks/me/created", {
+    headers: { Authorization: `Bearer ${user.token}` },
+  });
+  assert.equal((await get.json()).length, 3);
+  assert.equal(listingReads, 1);
+  assert.equal(get.headers.get("Content-Length"), null);
+  real.close();
+});

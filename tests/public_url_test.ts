@@ -46,12 +46,41 @@ Deno.test("Link URLs are absolute under PUBLIC_URL, whatever Host the request na
   });
 });
 
-Deno.test("without PUBLIC_URL, Link URLs follow the request's own URL", async () => {
+Deno.test("without PUBLIC_URL, Link URLs follow the request's own URL on a loopback host", async () => {
   const { svc, headers } = await withTasks();
   await using _ = svc;
   const res = await svc.request("http://localhost:8000/api/v1/tasks?limit=1", { headers });
   await res.body?.cancel();
   assert.match(links(res).next, /^http:\/\/localhost:8000\/api\/v1\/tasks\?limit=1&cursor=/);
+});
+
+Deno.test("without PUBLIC_URL, a Link never follows a forged Host: path-absolute unless the host is loopback", async (t) => {
+  const { svc, headers } = await withTasks();
+  await using _ = svc;
+  await t.step("cursor paging, keyed and public explore", async () => {
+    for (const path of ["/api/v1/tasks?limit=1", "/v1/tasks/explore?limit=1"]) {
+      const res = await svc.request(`${FORGED}${path}`, { headers });
+      await res.body?.cancel();
+      const next = links(res).next;
+      assert.ok(next.startsWith(`${path.split("?")[0]}?`), next);
+      assert.ok(next.includes(`cursor=${res.headers.get("X-Next-Cursor")}`));
+    }
+  });
+  await t.step("page paging", async () => {
+    const res = await svc.request(`${FORGED}/v1/tasks/me/status?page=2&limit=1`, { headers });
+    await res.body?.cancel();
+    assert.deepEqual(links(res), {
+      next: "/v1/tasks/me/status?page=3&limit=1",
+      prev: "/v1/tasks/me/status?page=1&limit=1",
+    });
+  });
+  await t.step("a loopback host stays absolute (local use)", async () => {
+    for (const origin of ["http://127.0.0.1:8000", "http://[::1]:8000"]) {
+      const res = await svc.request(`${origin}/api/v1/tasks?limit=1`, { headers });
+      await res.body?.cancel();
+      assert.ok(links(res).next.startsWith(`${origin}/api/v1/tasks?limit=1&cursor=`), origin);
+    }
+  });
 });
 
 Deno.test("PUBLIC_URL is an http(s) base URL", async (t) => {

@@ -1,6 +1,6 @@
 /** `deno task start` (scripts/start.ts): WORKERS processes of main.ts on one port and one store. */
 import assert from "node:assert/strict";
-import { bareEnv, startMain } from "./main_process.ts";
+import { bareEnv, root, startMain, taskCommand } from "./main_process.ts";
 
 interface LogLine {
   msg: string;
@@ -13,6 +13,8 @@ interface LogLine {
 /** Follows the JSON log lines of a child, so a test can wait for the ones it expects. */
 function follow(child: Deno.ChildProcess) {
   const lines: LogLine[] = [];
+  let ended = false;
+  const stderr = new Response(child.stderr).text();
   let wake = () => {};
   const reading = (async () => {
     let buffer = "";
@@ -25,12 +27,15 @@ function follow(child: Deno.ChildProcess) {
         wake();
       }
     }
+    ended = true;
     wake();
   })();
   const waitFor = async (count: number, test: (line: LogLine) => boolean) => {
     const deadline = Date.now() + 20_000;
     while (lines.filter(test).length < count) {
-      if (Date.now() > deadline) throw new Error(`log never showed it: ${JSON.stringify(lines)}`);
+      if (Date.now() > deadline || ended) {
+        throw new Error(`log never showed it: ${JSON.stringify(lines)}\n${await stderr}`);
+      }
       await new Promise<void>((resolve) => {
         wake = resolve;
         setTimeout(resolve, 200);
@@ -38,7 +43,7 @@ function follow(child: Deno.ChildProcess) {
     }
     return lines.filter(test);
   };
-  return { lines, waitFor, reading };
+  return { lines, waitFor, reading, stderr };
 }
 
 Deno.test("deno task start serves on WORKERS processes sharing one port and one store", async (t) => {
@@ -96,7 +101,7 @@ Deno.test("deno task start serves on WORKERS processes sharing one port and one 
     child.kill("SIGTERM");
     const status = await child.status;
     await log.reading;
-    await child.stderr.cancel();
+    await log.stderr;
     assert.equal(status.code, 0);
     const stops = log.lines.filter((l) => l.msg === "shutting down");
     assert.equal(stops.length, 2);
@@ -121,3 +126,23 @@ async function startMainOutput(cwd: string, env: Record<string, string>) {
   ]);
   return { code: status.code, stdout, stderr };
 }
+
+Deno.test("deno task dev restarts its workers when the service's code changes", async () => {
+  const cwd = await Deno.makeTempDir();
+  const child = taskCommand("dev", cwd, bareEnv({ PORT: "0", WORKERS: "1" })).spawn();
+  const log = follow(child);
+  const [first] = await log.waitFor(1, (l) => l.msg === "listening");
+  // A change the watcher sees, without changing a byte of the code.
+  const file = `${root}kv/keys.ts`;
+  const { mtime } = await Deno.stat(file);
+  await Deno.utime(file, new Date(), new Date());
+  await Deno.utime(file, mtime ?? new Date(), mtime ?? new Date());
+  const listening = await log.waitFor(2, (l) => l.msg === "listening");
+  assert.notEqual(listening[1].pid, first.pid);
+  assert.ok(log.lines.some((l) => l.msg === "code changed; restarting the workers"));
+  child.kill("SIGTERM");
+  assert.equal((await child.status).code, 0);
+  await log.reading;
+  await log.stderr;
+  await Deno.remove(cwd, { recursive: true });
+});

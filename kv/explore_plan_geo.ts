@@ -1,0 +1,182 @@
+/**
+ * The planner's geographic part: the cells of each geo layer that a search circle reaches, read at
+ * the precision that costs least, and the word zones a search within a circle reads.
+ */
+import { capAreaKm2, cellAreaKm2, coverCircle } from "../domain/geo.ts";
+import type { GeoFilter } from "../domain/explore.ts";
+import {
+  COUNT_PRECISION,
+  GEO_LAYERS,
+  inFarZone,
+  NEAR_REACH_KM,
+  ZONE_PRECISION,
+} from "./explore_index.ts";
+import type { CounterReader, Driver, PlanQuery } from "./explore_plan.ts";
+import {
+  ENTRY_COST,
+  FIRST_BATCH,
+  LIST_COST,
+  MAX_FIRST_BATCH,
+  PrefixStream,
+} from "./explore_stream.ts";
+import { explore } from "./keys.ts";
+
+/** The near zones a search circle reaches, and the share of explorable tasks they and the far zone hold. */
+export interface ZoneCover {
+  cells: string[];
+  share: number;
+}
+
+/** Most near zones a search within a circle reads per word before the plain word scan is better. */
+export const MAX_ZONE_CELLS = 4;
+
+/**
+ * The near zones whose tasks can reach the circle (it widened by `NEAR_REACH_KM`), with the
+ * counters' share of all explorable tasks in them plus the far zone; null when the circle needs
+ * more than `MAX_ZONE_CELLS` zones (each is a list per word).
+ */
+export async function zoneCover(
+  counts: CounterReader,
+  geo: GeoFilter,
+  total: Promise<number>,
+): Promise<ZoneCover | null> {
+  const cells = coverCircle(geo.lon, geo.lat, geo.radiusKm, MAX_ZONE_CELLS, {
+    precisions: [ZONE_PRECISION],
+    extraKm: NEAR_REACH_KM,
+  }).cells;
+  if (cells.length > MAX_ZONE_CELLS) return null;
+  const near = GEO_LAYERS.filter((layer) => !inFarZone(layer));
+  const keys = [
+    explore.count("far"),
+    ...near.flatMap((layer) => cells.map((cell) => explore.count("cell", layer.name, cell))),
+  ];
+  const n = await counts(keys);
+  const all = await total;
+  return { cells, share: all > 0 ? Math.min(1, n.reduce((a, b) => a + b, 0) / all) : 1 };
+}
+
+/** Most cells a finer cover may take before the planner stops considering it (CPU bound). */
+export const MAX_FINE_CELLS = 32;
+/**
+ * How much deeper than the even-spread estimate a cover is planned for; 3 read the fewest
+ * entries and lists at 100k and 1M bench tasks among 1, 2, 3 and 10.
+ */
+const SHARE_SAFETY = 3;
+
+interface CellPlan {
+  cell: string;
+  /** Tasks the cell holds: exact at the counters' precision, else an even-spread estimate. */
+  size: number;
+}
+
+/**
+ * Storage work to read a cell's stream down to the page's frontier: a list, then the fraction
+ * `share` of its entries that is newer than the frontier (at least a first batch, at most all).
+ */
+function streamCost(size: number, share: number): number {
+  return LIST_COST + Math.min(size, Math.max(FIRST_BATCH, share * size)) * ENTRY_COST;
+}
+
+/**
+ * The cells that cover one counter cell's part of the search circle, at whichever precision
+ * costs least: the counter cell itself (one list, its exact count known) where it is sparse,
+ * or its finer cells inside the circle where fewer entries outweigh more list calls.
+ */
+function cheapestCells(
+  parent: string,
+  count: number,
+  finer: string[][],
+  share: number,
+): CellPlan[] {
+  let best: CellPlan[] = [{ cell: parent, size: count }];
+  let bestCost = streamCost(count, share);
+  for (const cells of finer) {
+    const inside = cells.filter((c) => c.startsWith(parent));
+    if (inside.length === 0) continue;
+    const size = count / 32 ** (inside[0].length - parent.length);
+    const cost = inside.length * streamCost(size, share);
+    if (cost < bestCost) {
+      best = inside.map((cell) => ({ cell, size }));
+      bestCost = cost;
+    }
+  }
+  return best;
+}
+
+/**
+ * The geo driver: per layer, the search circle widened by the layer's largest task radius,
+ * covered cell by counter cell at the cheapest precision (see `cheapestCells`). Counters of the
+ * coarse cells estimate the count (assuming an even spread inside each cell), skip cells known
+ * to be empty, and size each stream's first batch to what the page is expected to need from it,
+ * so that a sparse cell is read whole in one list.
+ */
+export async function geoDriver(
+  kv: Deno.Kv,
+  counts: CounterReader,
+  geo: GeoFilter,
+  query: PlanQuery,
+): Promise<Driver> {
+  const { after, limit, work } = query;
+  const layers = GEO_LAYERS.map((layer) => {
+    const extraKm = layer.maxRadiusKm;
+    const coarse = coverCircle(geo.lon, geo.lat, geo.radiusKm, 1024, {
+      precisions: [COUNT_PRECISION],
+      extraKm,
+    }).cells;
+    // Finer covers within MAX_FINE_CELLS; coverCircle falls back to the counters' precision
+    // (without enumerating the finer grid) when one would take more.
+    const finer = layer.precisions.filter((p) => p > COUNT_PRECISION).map((p) =>
+      coverCircle(geo.lon, geo.lat, geo.radiusKm, MAX_FINE_CELLS, {
+        precisions: [p, COUNT_PRECISION],
+        extraKm,
+      })
+    ).filter((c) => c.precision > COUNT_PRECISION).map((c) => c.cells);
+    return { layer, coarse, finer };
+  });
+  const counterKeys: Deno.KvKey[] = [];
+  for (const { layer, coarse } of layers) {
+    for (const cell of coarse) counterKeys.push(explore.count("cell", layer.name, cell));
+  }
+  const n = await counts(counterKeys);
+  let estimate = 0;
+  let upper = 0;
+  let at = 0;
+  const sized = layers.map(({ layer, coarse, finer }) => {
+    const parents = coarse.map((cell) => ({ cell, count: n[at++] })).filter((p) => p.count > 0);
+    let inCells = 0;
+    let area = 0;
+    for (const p of parents) {
+      inCells += p.count;
+      area += cellAreaKm2(p.cell);
+    }
+    upper += inCells;
+    if (inCells > 0) {
+      estimate += inCells * Math.min(1, capAreaKm2(geo.radiusKm + layer.maxRadiusKm) / area);
+    }
+    return { layer, parents, finer };
+  });
+  // The page ends at the frontier where limit + 1 matches are found; with matches spread evenly
+  // in time, every stream is read down to the same share of its entries.
+  const share = Math.min(1, (limit + 1) / Math.max(estimate, 1));
+  // Covers are chosen as if the page read deeper than that: the estimate counts a radius class
+  // up to its largest radius and assumes an even spread, so it runs high outside cities, and a
+  // coarse cell read deeper than planned costs in proportion to its whole size.
+  const planShare = Math.min(1, SHARE_SAFETY * share);
+  const plans: { prefix: Deno.KvKey; batch: number }[] = [];
+  for (const { layer, parents, finer } of sized) {
+    for (const parent of parents) {
+      for (const { cell, size } of cheapestCells(parent.cell, parent.count, finer, planShare)) {
+        // One more than expected, so that a stream read whole knows it is done.
+        const batch = Math.min(MAX_FIRST_BATCH, Math.max(FIRST_BATCH, Math.ceil(share * size) + 1));
+        plans.push({ prefix: explore.byCellPrefix(layer.name, cell), batch });
+      }
+    }
+  }
+  return {
+    name: "geo",
+    estimate,
+    upper,
+    wordsFromDocs: true,
+    streams: () => plans.map((p) => new PrefixStream(kv, p.prefix, after, work, p.batch)),
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * An idle instance: its background polls and syncs pause after IDLE_AFTER_SECONDS without a
+ * request, so it reads nothing from the store, and the next request finds it caught up.
+ */
+import assert from "node:assert/strict";
+import { meter } from "../kv/meter.ts";
+import { backgroundJobs } from "../routes/deps.ts";
+import { apiKey, bearer, createKey, setup, signUp } from "./helpers.ts";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+Deno.test("an idle instance makes no store reads and catches up before its next answer", async (t) => {
+  const path = await Deno.makeTempFile({ suffix: ".sqlite3" });
+  const metered = meter(await Deno.openKv(path));
+  const otherKv = await Deno.openKv(path);
+  {
+    await using idle = await setup({ kv: metered.kv, settings: { IDLE_AFTER_SECONDS: 0.5 } });
+    await using other = await setup({ kv: otherKv });
+    const background = backgroundJobs(idle.deps);
+    background.start();
+    const ada = await signUp(idle);
+    const key = await createKey(idle, ada.token);
+
+    await t.step("while requests come, the jobs poll the store", async () => {
+      assert.equal(
+        (await idle.request("/v1/users/me", { headers: apiKey(key.value) })).status,
+        200,
+      );
+      background.touch();
+      metered.reset();
+      await sleep(300);
+      assert.equal(background.idle, false);
+      assert.ok(metered.usage.reads > 0, "the key and user change markers are polled");
+    });
+
+    await t.step(
+      "after IDLE_AFTER_SECONDS without a request, nothing is read or written",
+      async () => {
+        const since = Date.now();
+        while (!background.idle && Date.now() - since < 3_000) await sleep(50);
+        assert.equal(background.idle, true);
+        await background.flushed(); // the writes it held went out as it paused
+        metered.reset();
+        await sleep(1_500);
+        assert.deepEqual(metered.usage, {
+          reads: 0,
+          readUnits: 0,
+          readBytes: 0,
+          commits: 0,
+          writeUnits: 0,
+          writeBytes: 0,
+        });
+      },
+    );
+
+    await t.step("a key revoked elsewhere meanwhile is refused by the first request", async () => {
+      const revoked = await other.request(`/api/v1/keys/${key.id}`, {
+        method: "DELETE",
+        headers: bearer(ada.token),
+      });
+      assert.equal(revoked.status, 200);
+      background.touch();
+      const res = await idle.request("/v1/users/me", { headers: apiKey(key.value) });
+      assert.equal(res.status, 401);
+      assert.equal(background.idle, false, "the request woke the jobs");
+    });
+
+    await background.stop();
+  }
+  otherKv.close();
+  metered.kv.close();
+  await Deno.remove(path);
+});
