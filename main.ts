@@ -3,7 +3,7 @@
  * the app, and on SIGINT/SIGTERM stops accepting, finishes in-flight requests, flushes, closes KV.
  */
 import { flushStdout } from "./domain/log.ts";
-import { parseSettings, type Settings } from "./domain/settings.ts";
+import { deliveryPolicy, parseSettings, type Settings } from "./domain/settings.ts";
 import { runWorkers } from "./kv/workers.ts";
 import { createApp } from "./routes/app.ts";
 import { backgroundJobs, createDeps } from "./routes/deps.ts";
@@ -59,9 +59,9 @@ async function main() {
   const app = createApp(deps);
   const background = backgroundJobs(deps);
   background.start();
-  const workers = runWorkers({ kv, now: deps.now }).catch((error) =>
-    deps.log.error("queue worker stopped", { error: (error as Error).message })
-  );
+  const workers = runWorkers({ kv, now: deps.now, webhooks: deliveryPolicy(settings) }).catch((
+    error,
+  ) => deps.log.error("queue worker stopped", { error: (error as Error).message }));
 
   const worker = workerIndex(Deno.args);
   const server = Deno.serve({

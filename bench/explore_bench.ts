@@ -155,7 +155,7 @@ async function queryPhase(n: number, count: number): Promise<QueryPhase> {
 /** The first page the route would answer, in the query's order, with what it read. */
 async function firstPage(kv: Deno.Kv, filters: ExploreFilters, sort?: string) {
   if (sort !== "distance") return await exploreTasks(kv, { filters, limit: PAGE });
-  const page = await exploreByDistance(kv, filters, null, PAGE);
+  const page = await exploreByDistance(kv, { filters, limit: PAGE });
   return {
     items: page.items,
     next: page.next,
@@ -179,7 +179,7 @@ async function bruteNearest(
     const terms = filters.search.length > 0 ? searchTerms(task) : [];
     if (!matchExplore(task, terms, filters)) continue;
     const [lon, lat] = task.location.coordinates;
-    found.push({ d: haversineKm(geo.lon, geo.lat, lon, lat), key: task.orderKey, id: task.id });
+    found.push({ d: haversineKm(geo, { lon, lat }), key: task.orderKey, id: task.id });
   }
   found.sort((a, b) => a.d - b.d || (a.key < b.key ? 1 : -1));
   return found.slice(0, limit).map((f) => f.id);

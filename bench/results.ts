@@ -38,10 +38,12 @@ export function loadAverage(): string {
   return Deno.loadavg().map((n) => n.toFixed(2)).join(" ");
 }
 
-/** Commit (marked `+changes` when the work tree differs from it), machine and date of this run. */
+/** Commit (marked `+changes` when the code differs from it), machine and date of this run. */
 export async function runContext(): Promise<RunContext> {
   const commit = await git("rev-parse", "--short", "HEAD") || "unknown";
-  const dirty = (await git("status", "--porcelain", "--untracked-files=no")) !== "";
+  // The results files themselves do not count: one bench run writes several of them.
+  const changes = ["status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/results"];
+  const dirty = (await git(...changes)) !== "";
   return {
     commit: dirty ? `${commit}+changes` : commit,
     date: new Date().toISOString(),

@@ -53,12 +53,19 @@ const KeyName = z.string().trim()
   .min(1, "name must not be empty")
   .max(100, "name must be at most 100 characters");
 
+/** A key's own hourly budget; the route also holds it to the service's RATE_LIMIT_PER_HOUR. */
+const RateLimitPerHour = z.number().int().min(1, "rateLimitPerHour must be at least 1").meta({
+  description: "The key's own requests per hour, 1 to the service's RATE_LIMIT_PER_HOUR",
+  example: 100,
+});
+
 export const ApiKeyCreate = z.object({
   name: KeyName,
   scopes: z.array(Scope).min(1, "at least one scope").transform((s) => [...new Set(s)]),
   expiresInDays: z.number().int().min(1).max(MAX_KEY_DAYS).optional(),
   expiresAt: z.iso.datetime({ offset: true }).optional(),
   ipWhitelist: IpWhitelist.optional(),
+  rateLimitPerHour: RateLimitPerHour.optional(),
 }).refine((v) => (v.expiresInDays === undefined) !== (v.expiresAt === undefined), {
   message: "give exactly one of expiresInDays or expiresAt",
   path: ["expiresInDays"],
@@ -68,6 +75,9 @@ export type ApiKeyCreate = z.infer<typeof ApiKeyCreate>;
 export const ApiKeyUpdate = z.object({
   name: KeyName.optional(),
   ipWhitelist: IpWhitelist.optional(),
+  rateLimitPerHour: RateLimitPerHour.nullable().optional().meta({
+    description: "The key's own requests per hour; null returns it to the service's default",
+  }),
 }).meta({ id: "ApiKeyUpdate" });
 export type ApiKeyUpdate = z.infer<typeof ApiKeyUpdate>;
 
@@ -81,6 +91,17 @@ export const ApiKeyMetadata = z.object({
   createdAt: z.string(),
   expiresAt: z.string(),
   lastUsedAt: z.string().nullable(),
+  lastUsedIp: z.string().nullable().meta({
+    description:
+      "The address the key was last used from (kept to within a minute); null until used",
+  }),
+  previousExpiresAt: z.string().nullable().meta({
+    description:
+      "While a regeneration's grace runs, when the previous value stops working; null otherwise",
+  }),
+  rateLimitPerHour: z.number().int().nullable().meta({
+    description: "The key's own requests per hour; null when it has the service's default",
+  }),
   status: z.enum(["active", "expired"]),
 }).meta({ id: "ApiKey" });
 export type ApiKeyMetadata = z.infer<typeof ApiKeyMetadata>;
@@ -103,6 +124,12 @@ export interface ApiKeyRecord {
   expiresAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  // Optional: records stored before these fields existed lack them; read each with `?? null`.
+  lastUsedIp?: string | null;
+  /** The value before the last regeneration, while it may still work (see `previousExpiresAt`). */
+  previousDigest?: string | null;
+  previousExpiresAt?: string | null;
+  rateLimitPerHour?: number | null;
 }
 
 /** Active means neither revoked nor past its expiry. */
@@ -134,6 +161,75 @@ export function toMetadata(key: ApiKeyRecord, now: number): ApiKeyMetadata {
     createdAt: key.createdAt,
     expiresAt: key.expiresAt,
     lastUsedAt: key.lastUsedAt,
+    lastUsedIp: key.lastUsedIp ?? null,
+    previousExpiresAt: previousDeadline(key, now),
+    rateLimitPerHour: key.rateLimitPerHour ?? null,
     status: Date.parse(key.expiresAt) > now ? "active" : "expired",
+  };
+}
+
+/** How long a regeneration may keep the current value working (API.md section 14). */
+export const GRACE_MS = {
+  now: 0,
+  "1h": 3_600_000,
+  "24h": 86_400_000,
+  "7d": 7 * 86_400_000,
+} as const;
+
+// Strict: a misspelt option must not silently mean `now`, which ends the value in use at once.
+export const ApiKeyRegenerate = z.strictObject({
+  expireCurrentIn: z.enum(["now", "1h", "24h", "7d"]).default("now").meta({
+    description: "How long the current value keeps working beside the new one; `now` ends it " +
+      "at once. A regeneration during a grace ends the older previous value at once.",
+  }),
+}).meta({ id: "ApiKeyRegenerate" });
+export type ApiKeyRegenerate = z.infer<typeof ApiKeyRegenerate>;
+
+/** A presented value resolved to its key: the current value, or the one before it. */
+export interface KeyMatch {
+  key: ApiKeyRecord;
+  previous: boolean;
+}
+
+/** Which of the key's values has `digest`, or null when neither. */
+export function matchDigest(key: ApiKeyRecord, digest: string): KeyMatch | null {
+  if (key.digest === digest) return { key, previous: false };
+  if (key.previousDigest === digest) return { key, previous: true };
+  return null;
+}
+
+/**
+ * True when the value authenticates at `now`: the key is active, and a previous value only
+ * before its deadline. Judged per request from the record's own times, so a cached record stops
+ * the old value at its deadline with nothing else changing.
+ */
+export function isLive(match: KeyMatch, now: number): boolean {
+  if (!isActive(match.key, now)) return false;
+  return !match.previous || previousDeadline(match.key, now) !== null;
+}
+
+/** When the previous value stops, while it still works; null when there is none. */
+export function previousDeadline(key: ApiKeyRecord, now: number): string | null {
+  const at = key.previousExpiresAt ?? null;
+  return key.previousDigest && at && Date.parse(at) > now ? at : null;
+}
+
+/**
+ * The key after a regeneration to `next`: with a grace, the current value becomes the previous
+ * one until then (never past the key's own expiry); any older previous value ends at once.
+ */
+export function rolled(
+  key: ApiKeyRecord,
+  next: { digest: string; prefix: string; last4: string },
+  graceMs: number,
+  now: number,
+): ApiKeyRecord {
+  const until = Math.min(now + graceMs, Date.parse(key.expiresAt));
+  const keepsOld = graceMs > 0 && until > now;
+  return {
+    ...key,
+    ...next,
+    previousDigest: keepsOld ? key.digest : null,
+    previousExpiresAt: keepsOld ? new Date(until).toISOString() : null,
   };
 }

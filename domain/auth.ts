@@ -8,6 +8,8 @@ export const SCOPES = [
   "profile:write",
   "projects:read",
   "projects:write",
+  "webhooks:read",
+  "webhooks:write",
   "applications:read",
   "applications:write",
 ] as const;
@@ -21,6 +23,8 @@ export interface Principal {
   via: "api_key" | "session";
   scopes: readonly Scope[];
   keyId?: string;
+  /** An API key's own hourly budget, when it has one. */
+  rateLimitPerHour?: number;
   sessionId?: string;
 }
 

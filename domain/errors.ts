@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   METHOD_NOT_ALLOWED: 405,
   EMAIL_TAKEN: 409,
   KEY_LIMIT_REACHED: 409,
+  WEBHOOK_LIMIT_REACHED: 409,
   INVALID_TRANSITION: 409,
   TASK_FULL: 409,
   ALREADY_APPLIED: 409,
@@ -73,4 +74,12 @@ export function invalid(path: string, message: string): AppError {
   return new AppError("VALIDATION_ERROR", "The request is not valid", {
     errors: [{ path, message }],
   });
+}
+
+/**
+ * A session that reached a credential write for an account deleted meanwhile (the write checks
+ * the account in its atomic): the session is as dead as the account.
+ */
+export function accountGone(): AppError {
+  return new AppError("TOKEN_INVALID", "The account was deleted; its credentials no longer work");
 }

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { BboxParam, type BoundingBox, inBbox } from "./bbox.ts";
-import { haversineKm } from "./geo.ts";
+import { type Circle, haversineKm, type Point } from "./geo.ts";
 import { decimalParam } from "./query_number.ts";
 import {
   Location,
@@ -19,9 +19,11 @@ import { TaskListItem } from "./task_view.ts";
 import { normalizeText } from "./text.ts";
 
 /** A search circle: the tasks within `radiusKm` of the point (great-circle). */
-export interface GeoFilter {
-  lon: number;
-  lat: number;
+export type GeoFilter = Circle;
+
+/** Where a task is, as a geo query reads it: its type, its centre and its own radius (0 if none). */
+export interface GeoPlace extends Point {
+  type: Location["type"];
   radiusKm: number;
 }
 
@@ -165,16 +167,11 @@ export function isExplorable(task: Pick<TaskRecord, "status" | "deletedAt">): bo
  * search circle, else null. City points must lie inside; a radius-type task's own circle must
  * reach the search circle; other types never take part in a geo query.
  */
-export function geoMatch(
-  geo: GeoFilter,
-  type: Location["type"],
-  lon: number,
-  lat: number,
-  taskRadiusKm: number,
-): number | null {
+export function geoMatch(geo: GeoFilter, place: GeoPlace): number | null {
+  const { type } = place;
   if (type !== "city" && type !== "radius") return null;
-  const d = haversineKm(geo.lon, geo.lat, lon, lat);
-  const reach = type === "radius" ? geo.radiusKm + taskRadiusKm : geo.radiusKm;
+  const d = haversineKm(geo, place);
+  const reach = type === "radius" ? geo.radiusKm + place.radiusKm : geo.radiusKm;
   return d <= reach ? d : null;
 }
 
@@ -216,7 +213,7 @@ export function matchExplore(
   }
   if (filters.geo) {
     const [lon, lat] = loc.coordinates;
-    const d = geoMatch(filters.geo, loc.type, lon, lat, loc.radiusKm ?? 0);
+    const d = geoMatch(filters.geo, { type: loc.type, lon, lat, radiusKm: loc.radiusKm ?? 0 });
     return d === null ? null : { distanceKm: d };
   }
   return {};

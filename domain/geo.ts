@@ -27,7 +27,14 @@ export interface CircleCover {
 }
 
 /** Tuning of `coverCircle` beyond the circle itself. */
+/** A circle on the sphere: every point within `radiusKm` (great-circle) of the centre. */
+export interface Circle extends Point {
+  radiusKm: number;
+}
+
 export interface CoverOptions {
+  /** Most cells a finer precision may take before a coarser one is tried (default 12). */
+  maxCells?: number;
   /** Precisions the index holds; the finest that stays within `maxCells` wins. */
   precisions?: readonly number[];
   /** Added to the radius, so that tasks whose own circle reaches the search circle match too. */
@@ -52,9 +59,15 @@ const DEGREE_SLACK = 1e-9;
 // almost none above, so enumerating further would mostly be wasted work.
 const PRUNE_HEADROOM = 1.5;
 
-/** Great-circle distance in kilometres between two points given in degrees. */
-export function haversineKm(lon1: number, lat1: number, lon2: number, lat2: number): number {
-  return centralAngle(lat1 * RAD, lat2 * RAD, (lon2 - lon1) * RAD) * EARTH_RADIUS_KM;
+/** A point on the sphere, in degrees. */
+export interface Point {
+  lon: number;
+  lat: number;
+}
+
+/** Great-circle distance in kilometres between two points. */
+export function haversineKm(a: Point, b: Point): number {
+  return centralAngle(a.lat * RAD, b.lat * RAD, (b.lon - a.lon) * RAD) * EARTH_RADIUS_KM;
 }
 
 // The haversine form stays accurate for tiny angles, where the spherical law of cosines does not.
@@ -225,7 +238,8 @@ function rowRange(min: number, max: number, bits: number): [number, number] {
 }
 
 // Interleaves column and row numbers into a hash, longitude bit first as geohash does.
-function cellHash(column: number, row: number, precision: number, lonBits: number): string {
+function cellHash(column: number, row: number, grid: Pick<Grid, "precision" | "lonBits">): string {
+  const { precision, lonBits } = grid;
   let lonBit = lonBits - 1;
   let latBit = precision * 5 - lonBits - 1;
   let even = true;
@@ -265,7 +279,8 @@ function gridOf(region: Region, precision: number): Grid {
   return { precision, lonBits, latBits, columns, rows, count: width * (rows[1] - rows[0] + 1) };
 }
 
-function cellsOf(grid: Grid, lon: number, lat: number, radiusKm: number): string[] {
+function cellsOf(grid: Grid, circle: Circle): string[] {
+  const { lon, lat, radiusKm } = circle;
   const lonStep = 360 / 2 ** grid.lonBits;
   const latStep = 180 / 2 ** grid.latBits;
   const cells: string[] = [];
@@ -278,7 +293,7 @@ function cellsOf(grid: Grid, lon: number, lat: number, radiusKm: number): string
         box.minLon = -180 + column * lonStep;
         box.maxLon = box.minLon + lonStep;
         if (minDistanceToBoxKm(lon, lat, box) > radiusKm) continue;
-        cells.push(cellHash(column, row, grid.precision, grid.lonBits));
+        cells.push(cellHash(column, row, grid));
       }
     }
   }
@@ -288,15 +303,11 @@ function cellsOf(grid: Grid, lon: number, lat: number, radiusKm: number): string
 
 /**
  * Geohash cells of the finest usable precision that together hold every point within
- * `radiusKm` (+ `extraKm`) of a centre; falls back to the coarsest precision however many it takes.
+ * `radiusKm` (+ `extraKm`) of a centre, at most `maxCells` of them; falls back to the coarsest precision however many it takes.
  */
-export function coverCircle(
-  lon: number,
-  lat: number,
-  radiusKm: number,
-  maxCells = 12,
-  options: CoverOptions = {},
-): CircleCover {
+export function coverCircle(circle: Circle, options: CoverOptions = {}): CircleCover {
+  const { lon, lat, radiusKm } = circle;
+  const maxCells = options.maxCells ?? 12;
   checkPoint(lon, lat);
   const extraKm = options.extraKm ?? 0;
   if (!(radiusKm >= 0) || !(extraKm >= 0) || !Number.isFinite(radiusKm + extraKm)) {
@@ -318,7 +329,7 @@ export function coverCircle(
     const grid = gridOf(region, precision);
     const last = precision === coarsest;
     if (!last && grid.count > maxCells * PRUNE_HEADROOM) continue;
-    const cells = cellsOf(grid, x, lat, reach);
+    const cells = cellsOf(grid, { lon: x, lat, radiusKm: reach });
     if (last || cells.length <= maxCells) return { precision, cells };
   }
   // Unreachable: the loop always returns at the coarsest precision.

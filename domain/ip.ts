@@ -46,6 +46,11 @@ function parseAddressText(text: string): Address | null {
   return normalize(ipaddr.parse(trimmed));
 }
 
+/** True for a loopback address (127.0.0.0/8, ::1, bracketed or not): this very machine. */
+export function isLoopback(text: string): boolean {
+  return parseAddress(text)?.range() === "loopback";
+}
+
 /** Parses an address or CIDR range; throws an Error naming the entry when it is neither. */
 export function parseRange(text: string): AddressRange {
   const entry = text.trim();

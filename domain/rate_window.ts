@@ -26,6 +26,12 @@ export interface WindowDecision {
   resetSeconds: number;
 }
 
+/** A budget: `limit` units per sliding window of `windowMs`. */
+export interface WindowLimit {
+  limit: number;
+  windowMs: number;
+}
+
 /** Counts of a subject's slots by slot index; slots outside the window are ignored. */
 export type SlotCounts = ReadonlyMap<number, number>;
 
@@ -67,6 +73,9 @@ function secondsUntil(at: number, now: number): number {
  * only by admissions, which `admit` applies.
  */
 export interface WindowTally {
+  /** The slots tallied, which only admissions may change while the tally is kept. */
+  slots: SlotCounts;
+  windowMs: number;
   first: number;
   used: number;
   /** The oldest slot holding a counted unit, Infinity when none. */
@@ -85,13 +94,13 @@ export function tally(slots: SlotCounts, now: number, windowMs: number): WindowT
     used += count;
     if (index < oldest) oldest = index;
   }
-  return { first, used, oldest, freeAt: null };
+  return { slots, windowMs, first, used, oldest, freeAt: null };
 }
 
 /** Counts one admission at `now` into a tally (its slots got the same unit). */
-export function admit(window: WindowTally, now: number, windowMs: number) {
+export function admit(window: WindowTally, now: number) {
   window.used++;
-  window.oldest = Math.min(window.oldest, slotIndex(now, windowMs));
+  window.oldest = Math.min(window.oldest, slotIndex(now, window.windowMs));
   window.freeAt = null;
 }
 
@@ -101,24 +110,13 @@ export function admit(window: WindowTally, now: number, windowMs: number) {
  * leaves. A refused one does not count; its `resetAt` is when enough units have left for one
  * more.
  */
-export function decide(
-  slots: SlotCounts,
-  now: number,
-  windowMs: number,
-  limit: number,
-): WindowDecision {
-  return decideTallied(tally(slots, now, windowMs), slots, now, windowMs, limit);
+export function decide(slots: SlotCounts, now: number, rule: WindowLimit): WindowDecision {
+  return decideTallied(tally(slots, now, rule.windowMs), now, rule.limit);
 }
 
 /** `decide` from a tally of `slots` for the window ending at `now`. */
-export function decideTallied(
-  window: WindowTally,
-  slots: SlotCounts,
-  now: number,
-  windowMs: number,
-  limit: number,
-): WindowDecision {
-  const { used } = window;
+export function decideTallied(window: WindowTally, now: number, limit: number): WindowDecision {
+  const { used, windowMs } = window;
   if (used < limit) {
     const resetAt = slotLeavesAt(Math.min(window.oldest, slotIndex(now, windowMs)), windowMs);
     return {
@@ -129,19 +127,14 @@ export function decideTallied(
       resetSeconds: secondsUntil(resetAt, now),
     };
   }
-  window.freeAt ??= freeAt(slots, window, limit, windowMs, slotIndex(now, windowMs));
+  window.freeAt ??= freeAt(window, limit, slotIndex(now, windowMs));
   const resetAt = window.freeAt;
   return { allowed: false, limit, remaining: 0, resetAt, resetSeconds: secondsUntil(resetAt, now) };
 }
 
 /** When `used − limit + 1` units have left, walking the window's slots from the oldest. */
-function freeAt(
-  slots: SlotCounts,
-  window: WindowTally,
-  limit: number,
-  windowMs: number,
-  current: number,
-): number {
+function freeAt(window: WindowTally, limit: number, current: number): number {
+  const { slots, windowMs } = window;
   const indices = [...slots.keys()].filter((i) => i >= window.first).sort((a, b) => a - b);
   let gone = 0;
   for (const index of indices) {

@@ -10,7 +10,12 @@ export interface SessionClaims {
 }
 
 /** Claims for a new session issued at `now` for `ttlHours`. */
-export function sessionClaims(userId: string, sessionId: string, now: number, ttlHours: number) {
+export function sessionClaims(
+  session: { userId: string; sessionId: string },
+  now: number,
+  ttlHours: number,
+) {
+  const { userId, sessionId } = session;
   const iat = Math.floor(now / 1000);
   const claims: SessionClaims = {
     sub: userId,

@@ -4,6 +4,14 @@
  */
 import { z } from "zod";
 import { parseAddressList } from "./ip.ts";
+import {
+  DEFAULT_DISABLE_AFTER,
+  DEFAULT_RETRY_SCHEDULE,
+  DEFAULT_TIMEOUT,
+  type DeliveryPolicy,
+  parseDuration,
+  parseSchedule,
+} from "./webhook_schedule.ts";
 
 /** A decimal number setting; `z.coerce` would also take " ", "0x10" or "1e3". */
 const decimal = (pattern: RegExp, what: string) =>
@@ -18,6 +26,17 @@ const wholeNumber = (min: number, max: number, fallback: number) =>
   decimal(/^\d+$/, "a whole number").pipe(z.number().int().min(min).max(max)).default(fallback);
 
 const positiveInt = (fallback: number) => wholeNumber(1, Number.MAX_SAFE_INTEGER, fallback);
+
+/** A duration setting (`5s`, `30m`, `5d`) in milliseconds. */
+const duration = (fallback: string) =>
+  z.string().default(fallback).transform((value, ctx) => {
+    const ms = parseDuration(value);
+    if (ms instanceof Error || ms <= 0) {
+      ctx.addIssue({ code: "custom", message: ms instanceof Error ? ms.message : "must be > 0" });
+      return z.NEVER;
+    }
+    return ms;
+  });
 
 export const Settings = z.object({
   PORT: wholeNumber(0, 65535, 8000),
@@ -41,10 +60,26 @@ export const Settings = z.object({
   ANON_RATE_LIMIT_PER_HOUR: positiveInt(1000),
   KEY_CREATION_PER_MINUTE: positiveInt(20),
   PASSWORD_HASH_ITERATIONS: positiveInt(600_000),
+  /** Sign-ups and logins (each a password hash) per client address per sliding hour. */
+  PASSWORD_HASHES_PER_HOUR: positiveInt(100),
   /** Background polls and syncs pause after this long without a request (an idle instance). */
   IDLE_AFTER_SECONDS: decimal(/^\d+(\.\d+)?$/, "a number of seconds")
     .pipe(z.number().positive().max(24 * 3600)).default(60),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /** Allows webhooks to plain http and to private addresses: local development and tests. */
+  WEBHOOK_ALLOW_PRIVATE: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
+  /** Delays between webhook delivery attempts. */
+  WEBHOOK_RETRY_SCHEDULE: z.string().default(DEFAULT_RETRY_SCHEDULE).transform((value, ctx) => {
+    const delays = parseSchedule(value);
+    if (delays instanceof Error) {
+      ctx.addIssue({ code: "custom", message: delays.message });
+      return z.NEVER;
+    }
+    return delays;
+  }),
+  WEBHOOK_TIMEOUT: duration(DEFAULT_TIMEOUT),
+  /** How long an endpoint may fail in a row before it is disabled. */
+  WEBHOOK_DISABLE_AFTER: duration(DEFAULT_DISABLE_AFTER),
   /** Base of the absolute URLs the service writes (Link); unset, they follow the request. */
   PUBLIC_URL: z.string().optional().transform((value, ctx) => {
     if (value === undefined) return undefined;
@@ -73,6 +108,16 @@ function publicBase(value: string): string | Error {
 export type Settings = z.infer<typeof Settings>;
 export type SettingsInput = z.input<typeof Settings>;
 
+/** How webhook deliveries behave under these settings. */
+export function deliveryPolicy(settings: Settings): DeliveryPolicy {
+  return {
+    allowPrivate: settings.WEBHOOK_ALLOW_PRIVATE,
+    retrySchedule: settings.WEBHOOK_RETRY_SCHEDULE,
+    timeoutMs: settings.WEBHOOK_TIMEOUT,
+    disableAfterMs: settings.WEBHOOK_DISABLE_AFTER,
+  };
+}
+
 /** Parses settings from a plain record (the environment); throws naming every bad setting. */
 export function parseSettings(env: Record<string, string | undefined>): Settings {
   const present = Object.fromEntries(
@@ -93,6 +138,8 @@ export function testSettings(overrides: Partial<SettingsInput> = {}): Settings {
     KV_PATH: ":memory:",
     JWT_SECRET: "test-secret-test-secret-test-secret-0123",
     PASSWORD_HASH_ITERATIONS: 1000,
+    // Tests sign up many accounts from one address; the tests of this limit set their own.
+    PASSWORD_HASHES_PER_HOUR: 1_000_000,
     LOG_LEVEL: "silent",
     ...overrides,
   });

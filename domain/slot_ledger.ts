@@ -1,7 +1,6 @@
 /**
- * One subject's rate-limit slots as one instance sees them: the counts last read from the store,
- * this instance's own admissions the store may not hold yet, and decisions made on both. Pure (no
- * storage, no clock), so the bookkeeping that lets instances share a budget is testable alone.
+ * One subject's rate-limit slots as one instance sees them (last read plus own admissions), pure so
+ * that the bookkeeping which lets instances share a budget can be tested alone.
  */
 import {
   admit,
@@ -75,11 +74,11 @@ export class SlotLedger {
     if (window === null || window.first !== firstSlot(now, windowMs)) {
       window = this.#tally = tally(this.#counts, now, windowMs);
     }
-    const decision = decideTallied(window, this.#counts, now, windowMs, limit);
+    const decision = decideTallied(window, now, limit);
     if (decision.allowed) {
       const index = slotIndex(now, windowMs);
       this.#counts.set(index, (this.#counts.get(index) ?? 0) + 1);
-      admit(window, now, windowMs);
+      admit(window, now);
       let slot = this.#local.get(index);
       if (!slot) {
         this.#local.set(index, slot = { noted: 0, sent: 0, committed: 0, committedAtRead: 0 });
@@ -131,17 +130,16 @@ export class SlotLedger {
     for (const [index, slot] of this.#local) {
       if (index >= from && index <= to) marks.set(slot, slot.committed);
     }
-    return { from, to, apply: (found, now) => this.#apply(from, to, marks, found, now) };
+    return { from, to, apply: (found, now) => this.#apply({ from, to, marks }, found, now) };
   }
 
   /** The counts of slots `from`..`to` become what the read found plus what it may lack. */
   #apply(
-    from: number,
-    to: number,
-    marks: Map<LocalSlot, number>,
+    read: { from: number; to: number; marks: Map<LocalSlot, number> },
     found: ReadonlyMap<number, number>,
     now: number,
   ): void {
+    const { from, to, marks } = read;
     const first = firstSlot(now, this.windowMs);
     for (let index = from; index <= to; index++) {
       const count = found.get(index);

@@ -3,17 +3,19 @@
  * KV read nor a SHA-256 per request. Every change that matters to authentication (patch,
  * regenerate, revoke, account deletion) rewrites `apiKeys.changed()`, which every instance polls.
  */
-import { type ApiKeyRecord, keyDigest } from "../domain/api_key.ts";
+import { keyDigest, type KeyMatch } from "../domain/api_key.ts";
 import { findApiKeyByDigest } from "./api_keys.ts";
 import { apiKeys } from "./keys.ts";
 import { PolledCache } from "./polled_cache.ts";
 
 /**
- * Resolves a presented (well-formed) key value to its record, revoked or not. Entries are keyed
- * by the value itself: hashing it was the largest cost of a cached request. Values stay in this
- * process's memory only, as the request headers that carry them.
+ * Resolves a presented (well-formed) key value to its record, revoked or not, and to which of its
+ * values it is. Entries are keyed by the value itself: hashing it was the largest cost of a
+ * cached request. Values stay in this process's memory only, as the request headers that carry
+ * them. A previous value's deadline is in the cached record and judged per request (`isLive`),
+ * so it holds on every instance without any change marker moving.
  */
-export type ApiKeyCache = PolledCache<ApiKeyRecord>;
+export type ApiKeyCache = PolledCache<KeyMatch>;
 
 export function newApiKeyCache(kv: Deno.Kv, now: () => number): ApiKeyCache {
   return new PolledCache(

@@ -134,10 +134,9 @@ async function settleForPurge(kv: Deno.Kv, applicationId: string, at: string): P
  */
 export async function withdrawUserApplications(
   kv: Deno.Kv,
-  userId: string,
-  at: string,
-  limit: number,
+  purge: { userId: string; at: string; limit: number },
 ): Promise<number> {
+  const { userId, at, limit } = purge;
   let settled = 0;
   for await (
     const entry of kv.list<string>({ prefix: applications.activePrefix(userId) }, { limit })
@@ -157,36 +156,37 @@ export interface ApplicationPage<T> {
 /** One page of a task's applications as they stand, newest first (the caller checks access). */
 export async function listTaskApplications(
   kv: Deno.Kv,
-  task: TaskRecord,
-  limit: number,
-  before?: string,
+  page: { task: TaskRecord; limit: number; before?: string },
 ): Promise<ApplicationPage<ApplicationRecord>> {
-  const page = await readNewestFirst<string>(kv, applications.byTaskPrefix(task.id), limit, before);
+  const { task, limit, before } = page;
+  const read = await readNewestFirst<string>(kv, {
+    prefix: applications.byTaskPrefix(task.id),
+    limit,
+    before,
+  });
   const records = await getAll<ApplicationRecord>(
     kv,
-    page.entries.map((e) => applications.record(e.value)),
+    read.entries.map((e) => applications.record(e.value)),
   );
   const items = records.filter((r): r is ApplicationRecord => r !== null)
     .map((r) => effective(r, task));
-  return { items, next: page.next };
+  return { items, next: read.next };
 }
 
 /** One page of a user's own applications as they stand, each with its task, newest first. */
 export async function listUserApplications(
   kv: Deno.Kv,
-  userId: string,
-  limit: number,
-  before?: string,
+  page: { userId: string; limit: number; before?: string },
 ): Promise<ApplicationPage<{ application: ApplicationRecord; task: TaskRecord }>> {
-  const page = await readNewestFirst<string>(
-    kv,
-    applications.byApplicantPrefix(userId),
+  const { userId, limit, before } = page;
+  const read = await readNewestFirst<string>(kv, {
+    prefix: applications.byApplicantPrefix(userId),
     limit,
     before,
-  );
+  });
   const records = await getAll<ApplicationRecord>(
     kv,
-    page.entries.map((e) => applications.record(e.value)),
+    read.entries.map((e) => applications.record(e.value)),
   );
   const found = records.filter((r): r is ApplicationRecord => r !== null);
   const taskIds = [...new Set(found.map((r) => r.taskId))];
@@ -196,5 +196,5 @@ export async function listUserApplications(
     const task = byId.get(r.taskId);
     return task ? [{ application: effective(r, task), task }] : [];
   });
-  return { items, next: page.next };
+  return { items, next: read.next };
 }

@@ -96,10 +96,9 @@ export interface IndexPage<T> {
  */
 export async function readNewestFirst<T>(
   kv: Deno.Kv,
-  prefix: Deno.KvKey,
-  limit: number,
-  before?: string,
+  page: { prefix: Deno.KvKey; limit: number; before?: string },
 ): Promise<IndexPage<T>> {
+  const { prefix, limit, before } = page;
   const selector = before ? { prefix, end: [...prefix, before] } : { prefix };
   const entries: Deno.KvEntry<T>[] = [];
   for await (const entry of kv.list<T>(selector, { reverse: true, limit: limit + 1 })) {

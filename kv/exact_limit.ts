@@ -1,6 +1,6 @@
 /**
- * Exact rate limits for rare actions (key creation, failed logins): each use reads the window's
- * slots and writes KV, in one checked atomic where the limit must hold under concurrency.
+ * Exact rate limits for rare actions (key creation, login attempts): each use reads the window's
+ * slots and writes KV, in one checked atomic, so the limit holds under concurrency.
  */
 import {
   decide,
@@ -9,16 +9,23 @@ import {
   slotLeavesAt,
   type WindowDecision,
 } from "../domain/rate_window.ts";
-import { atomically, commit } from "./commit.ts";
+import { atomically } from "./commit.ts";
 import { rateLimits } from "./keys.ts";
 import type { LimitPolicy } from "./rate_limit.ts";
 import { dueMarker } from "./rate_sweep.ts";
+
+/** One subject's use of a policy at `now`. */
+export interface ExactUse {
+  policy: LimitPolicy;
+  subject: string;
+  now: number;
+}
 
 /**
  * The window's slots and the subject's version marker, from one `kv.list` (one snapshot): the
  * marker sorts after every slot.
  */
-async function readWindow(kv: Deno.Kv, policy: LimitPolicy, subject: string, now: number) {
+async function readWindow(kv: Deno.Kv, { policy, subject, now }: ExactUse) {
   const counts = new Map<number, number>();
   let version: Deno.KvEntryMaybe<unknown> = {
     key: rateLimits.version(policy.name, subject),
@@ -38,12 +45,19 @@ async function readWindow(kv: Deno.Kv, policy: LimitPolicy, subject: string, now
 }
 
 /** Counts one unit now: the slot's sum, its cleanup marker, and a bump of the version marker. */
-function countOne(op: Deno.AtomicOperation, policy: LimitPolicy, subject: string, now: number) {
+function countOne(op: Deno.AtomicOperation, { policy, subject, now }: ExactUse) {
   const index = slotIndex(now, policy.windowMs);
   return op
     .sum(rateLimits.slot(policy.name, subject, index), 1n)
     .sum(rateLimits.version(policy.name, subject), 1n)
-    .mutate(dueMarker(slotLeavesAt(index, policy.windowMs), policy.name, subject, index));
+    .mutate(
+      dueMarker({
+        leavesAt: slotLeavesAt(index, policy.windowMs),
+        policy: policy.name,
+        subject,
+        index,
+      }),
+    );
 }
 
 /**
@@ -51,37 +65,45 @@ function countOne(op: Deno.AtomicOperation, policy: LimitPolicy, subject: string
  * atomic checked against the subject's version marker, which every count bumps, so concurrent
  * callers on any instance (even at different slots) never pass the limit together.
  */
-export function takeExact(
-  kv: Deno.Kv,
-  policy: LimitPolicy,
-  subject: string,
-  now: number,
-): Promise<WindowDecision> {
+export function takeExact(kv: Deno.Kv, use: ExactUse): Promise<WindowDecision> {
   return atomically("Too many concurrent requests to complete; try again", async () => {
-    const { counts, version } = await readWindow(kv, policy, subject, now);
-    const decision = decide(counts, now, policy.windowMs, policy.limit);
+    const { counts, version } = await readWindow(kv, use);
+    const { policy, now } = use;
+    const decision = decide(counts, now, policy);
     if (!decision.allowed) return { value: decision };
-    return { value: decision, op: countOne(kv.atomic().check(version), policy, subject, now) };
+    return { value: decision, op: countOne(kv.atomic().check(version), use) };
   });
 }
 
-/** What `takeExact` would answer, without counting anything. */
-export async function peekExact(
-  kv: Deno.Kv,
-  policy: LimitPolicy,
-  subject: string,
-  now: number,
-): Promise<WindowDecision> {
-  const { counts } = await readWindow(kv, policy, subject, now);
-  return decide(counts, now, policy.windowMs, policy.limit);
+/** A unit taken by `holdExact`: kept, it stays counted; released, it is given back. */
+export interface Hold {
+  decision: WindowDecision;
+  /** Gives the unit back (the attempt turned out not to count); a no-op when refused. */
+  release(): Promise<void>;
 }
 
-/** Counts one event (a failed login) against `policy`, unconditionally. */
-export async function countExact(
-  kv: Deno.Kv,
-  policy: LimitPolicy,
-  subject: string,
-  now: number,
-) {
-  await commit(countOne(kv.atomic(), policy, subject, now));
+/**
+ * `takeExact` for an attempt whose outcome decides whether it counts (a login is a failure only
+ * once the password is wrong): the unit is taken before the attempt, so attempts in flight count
+ * against the limit and concurrent ones never pass it, and is given back when it should not stay.
+ */
+export async function holdExact(kv: Deno.Kv, use: ExactUse): Promise<Hold> {
+  const decision = await takeExact(kv, use);
+  const { policy, subject, now } = use;
+  const slot = rateLimits.slot(policy.name, subject, slotIndex(now, policy.windowMs));
+  let held = decision.allowed;
+  return {
+    decision,
+    async release() {
+      if (!held) return;
+      held = false;
+      await atomically("Too many concurrent requests to complete; try again", async () => {
+        const entry = await kv.get<Deno.KvU64>(slot);
+        // Gone or empty: the slot left the window (and was swept) while the unit was held.
+        if (!entry.value || entry.value.value === 0n) return { value: undefined };
+        const op = kv.atomic().check(entry).set(slot, new Deno.KvU64(entry.value.value - 1n));
+        return { value: undefined, op };
+      });
+    },
+  };
 }

@@ -59,10 +59,9 @@ function area(box: GeoBox): number {
 export async function bboxDriver(
   kv: Deno.Kv,
   counts: CounterReader,
-  bbox: BoundingBox,
-  query: PlanQuery,
+  query: PlanQuery & { bbox: BoundingBox },
 ): Promise<Driver | null> {
-  const { after, limit, work } = query;
+  const { bbox, after, limit, work } = query;
   const parts = bboxParts(bbox);
   const coarse = new Set<string>();
   for (const part of parts) {
@@ -112,7 +111,8 @@ export async function bboxDriver(
           MAX_FIRST_BATCH,
           Math.max(FIRST_BATCH, Math.ceil(pageShare * p.size) + 1),
         );
-        return new PrefixStream(kv, explore.byCellPrefix(p.layer, p.cell), after, work, batch);
+        const prefix = explore.byCellPrefix(p.layer, p.cell);
+        return new PrefixStream(kv, { prefix, before: after, work, batch });
       }),
   };
 }

@@ -44,6 +44,15 @@ export interface DistanceWork {
   docs: number;
 }
 
+/** One nearest-first page's request. */
+export interface DistanceQuery extends DistanceOptions {
+  /** With a geo query: distances are measured from its centre. */
+  filters: ExploreFilters;
+  /** Where the previous page ended; null or absent for the first page. */
+  after?: DistancePosition | null;
+  limit: number;
+}
+
 export interface DistanceOptions {
   /** See `SPLIT_ABOVE`; tests lower it to walk the finest cells on a small store. */
   splitAbove?: number;
@@ -154,13 +163,12 @@ function isAfter(d: number, key: string, after: DistancePosition | null): boolea
  */
 export async function exploreByDistance(
   kv: Deno.Kv,
-  filters: ExploreFilters,
-  after: DistancePosition | null,
-  limit: number,
-  options: DistanceOptions = {},
+  query: DistanceQuery,
 ): Promise<DistancePage> {
-  const splitAbove = options.splitAbove ?? SPLIT_ABOVE;
-  const budget = options.budget ?? DEFAULT_BUDGET;
+  const { filters, limit } = query;
+  const after = query.after ?? null;
+  const splitAbove = query.splitAbove ?? SPLIT_ABOVE;
+  const budget = query.budget ?? DEFAULT_BUDGET;
   const geo = filters.geo;
   if (!geo) throw new Error("sort=distance needs a geo query");
   const work: DistanceWork = { lists: 0, entries: 0, docs: 0 };
@@ -176,7 +184,8 @@ export async function exploreByDistance(
   };
 
   const seeds = GEO_LAYERS.flatMap((layer) =>
-    coverCircle(geo.lon, geo.lat, geo.radiusKm, 1024, {
+    coverCircle(geo, {
+      maxCells: 1024,
       precisions: [COUNT_PRECISION],
       extraKm: layer.maxRadiusKm,
     }).cells.map((hash) => ({ layer, hash }))

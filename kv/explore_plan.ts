@@ -68,7 +68,7 @@ function counterReader(kv: Deno.Kv, work: Work): CounterReader {
 export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   const { filters, after, work } = query;
   const prefixStreams = (prefixes: Deno.KvKey[]) => () =>
-    prefixes.map((p) => new PrefixStream(kv, p, after, work));
+    prefixes.map((prefix) => new PrefixStream(kv, { prefix, before: after, work }));
   const classes: Payment[] = filters.payment === undefined
     ? [...Payment.options]
     : [filters.payment];
@@ -88,8 +88,8 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   const pending: Promise<Driver | null>[] = [
     classCounts.then((n) => base(n.reduce((a, b) => a + b, 0))),
   ];
-  if (filters.geo) pending.push(geoDriver(kv, counts, filters.geo, query));
-  if (filters.bbox) pending.push(bboxDriver(kv, counts, filters.bbox, query));
+  if (filters.geo) pending.push(geoDriver(kv, counts, { ...query, geo: filters.geo }));
+  if (filters.bbox) pending.push(bboxDriver(kv, counts, { ...query, bbox: filters.bbox }));
   if (filters.countryCode !== undefined) {
     const cc = filters.countryCode;
     pending.push(
@@ -133,9 +133,8 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
     const total = counts(Payment.options.map((c) => explore.countByPayment(c)))
       .then((n) => n.reduce((a, b) => a + b, 0));
     const zones = filters.geo ? zoneCover(counts, filters.geo, total) : null;
-    for (const word of filters.search) {
-      wordPending.push(wordDrivers(kv, word, overflow, zones, after, work));
-    }
+    const shared = { overflow, zones, after, work };
+    for (const word of filters.search) wordPending.push(wordDrivers(kv, word, shared));
   }
   const drivers = [
     ...(await Promise.all(pending)).filter((d): d is Driver => d !== null),
@@ -144,9 +143,9 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   // A scan's length to fill a page is about proportional to its driver's size, but not its cost
   // per candidate: with a search, a geo, country or name scan reads a document for every
   // candidate its facet passes, only to learn the words, while a word scan rejects on the facet
-  // alone (measured at 100k tasks: geo 100 km + search + payment read 512 documents a page).
-  // Against a word scan, whose count is exact, a geo scan counts at its upper bound: its estimate
-  // assumes tasks spread evenly over coarse cells, and is ~25x low for a circle on a city.
+  // alone. Against a word scan, whose count is exact, a geo scan counts at its upper bound: its
+  // estimate assumes tasks spread evenly over coarse cells, far too low for a circle on a city
+  // (docs/explore.md, "Planner").
   const cost = (d: Driver) =>
     filters.search.length > 0 && d.wordsFromDocs
       ? (d.upper ?? d.estimate) * (1 + DOC_COST)
@@ -181,6 +180,16 @@ async function expandWord(
   return { words, total };
 }
 
+/** What the drivers of every query word share: counts and zones read once per plan. */
+interface WordPlan {
+  /** Tasks with more words than are indexed, which every search reads too. */
+  overflow: Promise<number>;
+  /** With a geo filter, the word zones the circle reaches. */
+  zones: Promise<ZoneCover | null> | null;
+  after: string | null;
+  work: Work;
+}
+
 /**
  * A query word drives by the dictionary words it starts, plus the overflow tasks; with a geo
  * filter, also by those words in the zones around the circle (see `nearZone`).
@@ -188,16 +197,16 @@ async function expandWord(
 async function wordDrivers(
   kv: Deno.Kv,
   prefix: string,
-  overflow: Promise<number>,
-  zones: Promise<ZoneCover | null> | null,
-  after: string | null,
-  work: Work,
+  shared: WordPlan,
 ): Promise<Driver[]> {
+  const { overflow, zones, after, work } = shared;
   const expansion = await expandWord(kv, prefix, work);
   if (!expansion) return [];
   const extra = await overflow;
   const streams = (prefixes: Deno.KvKey[]) => () =>
-    [...prefixes, explore.overflowPrefix()].map((p) => new PrefixStream(kv, p, after, work));
+    [...prefixes, explore.overflowPrefix()].map((p) =>
+      new PrefixStream(kv, { prefix: p, before: after, work })
+    );
   const drivers: Driver[] = [{
     name: "search",
     estimate: expansion.total + extra,

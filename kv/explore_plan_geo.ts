@@ -40,7 +40,8 @@ export async function zoneCover(
   geo: GeoFilter,
   total: Promise<number>,
 ): Promise<ZoneCover | null> {
-  const cells = coverCircle(geo.lon, geo.lat, geo.radiusKm, MAX_ZONE_CELLS, {
+  const cells = coverCircle(geo, {
+    maxCells: MAX_ZONE_CELLS,
     precisions: [ZONE_PRECISION],
     extraKm: NEAR_REACH_KM,
   }).cells;
@@ -83,8 +84,7 @@ function streamCost(size: number, share: number): number {
  * or its finer cells inside the circle where fewer entries outweigh more list calls.
  */
 function cheapestCells(
-  parent: string,
-  count: number,
+  { cell: parent, count }: { cell: string; count: number },
   finer: string[][],
   share: number,
 ): CellPlan[] {
@@ -113,23 +113,17 @@ function cheapestCells(
 export async function geoDriver(
   kv: Deno.Kv,
   counts: CounterReader,
-  geo: GeoFilter,
-  query: PlanQuery,
+  query: PlanQuery & { geo: GeoFilter },
 ): Promise<Driver> {
-  const { after, limit, work } = query;
+  const { geo, after, limit, work } = query;
   const layers = GEO_LAYERS.map((layer) => {
     const extraKm = layer.maxRadiusKm;
-    const coarse = coverCircle(geo.lon, geo.lat, geo.radiusKm, 1024, {
-      precisions: [COUNT_PRECISION],
-      extraKm,
-    }).cells;
+    const coarse =
+      coverCircle(geo, { maxCells: 1024, precisions: [COUNT_PRECISION], extraKm }).cells;
     // Finer covers within MAX_FINE_CELLS; coverCircle falls back to the counters' precision
     // (without enumerating the finer grid) when one would take more.
     const finer = layer.precisions.filter((p) => p > COUNT_PRECISION).map((p) =>
-      coverCircle(geo.lon, geo.lat, geo.radiusKm, MAX_FINE_CELLS, {
-        precisions: [p, COUNT_PRECISION],
-        extraKm,
-      })
+      coverCircle(geo, { maxCells: MAX_FINE_CELLS, precisions: [p, COUNT_PRECISION], extraKm })
     ).filter((c) => c.precision > COUNT_PRECISION).map((c) => c.cells);
     return { layer, coarse, finer };
   });
@@ -165,7 +159,7 @@ export async function geoDriver(
   const plans: { prefix: Deno.KvKey; batch: number }[] = [];
   for (const { layer, parents, finer } of sized) {
     for (const parent of parents) {
-      for (const { cell, size } of cheapestCells(parent.cell, parent.count, finer, planShare)) {
+      for (const { cell, size } of cheapestCells(parent, finer, planShare)) {
         // One more than expected, so that a stream read whole knows it is done.
         const batch = Math.min(MAX_FIRST_BATCH, Math.max(FIRST_BATCH, Math.ceil(share * size) + 1));
         plans.push({ prefix: explore.byCellPrefix(layer.name, cell), batch });
@@ -177,6 +171,9 @@ export async function geoDriver(
     estimate,
     upper,
     wordsFromDocs: true,
-    streams: () => plans.map((p) => new PrefixStream(kv, p.prefix, after, work, p.batch)),
+    streams: () =>
+      plans.map((p) =>
+        new PrefixStream(kv, { prefix: p.prefix, before: after, work, batch: p.batch })
+      ),
   };
 }

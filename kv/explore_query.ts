@@ -1,8 +1,6 @@
 /**
- * GET /tasks/explore over the explore indexes: the planner (`explore_plan.ts`) picks the index the
- * counters say is most selective, the scan (`explore_scan.ts`) reads it newest first and checks
- * every other filter on the facet each entry carries. A page stops at a fixed storage budget, so
- * no query scans the whole store.
+ * One page of GET /tasks/explore: the planner (`explore_plan.ts`) picks the most selective index,
+ * the scan (`explore_scan.ts`) reads it newest first within a fixed storage budget.
  */
 import type { ExploreFilters } from "../domain/explore.ts";
 import type { ExplorePage } from "./explore_page.ts";

@@ -158,7 +158,7 @@ export function facetMatch(facet: Facet, filters: ExploreFilters): number | null
   }
   if (filters.bbox && !bboxMatch(filters.bbox, f.type, f.lon, f.lat)) return null;
   if (!filters.geo) return 0;
-  return geoMatch(filters.geo, f.type, f.lon, f.lat, f.radiusKm);
+  return geoMatch(filters.geo, f);
 }
 
 /**

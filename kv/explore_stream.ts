@@ -34,8 +34,8 @@ export class Work {
   docs = 0;
 }
 
-// Relative costs measured on the local backend: a list call ~90 µs, an entry ~3 µs, one key of
-// a getMany ~20 µs. A unit is thus ~3 µs.
+// Relative costs of the local backend's operations, in units of one listed entry, so that a
+// budget in units bounds a page's time (docs/explore.md, "Planner").
 export const LIST_COST = 30;
 export const ENTRY_COST = 1;
 export const DOC_COST = 7;
@@ -55,15 +55,24 @@ export class PrefixStream {
   #batch: number;
   #before: string | null;
 
+  private readonly prefix: Deno.KvKey;
+  private readonly work: Work;
+
   constructor(
     private readonly kv: Deno.Kv,
-    private readonly prefix: Deno.KvKey,
-    before: string | null,
-    private readonly work: Work,
-    batch = FIRST_BATCH,
+    stream: {
+      prefix: Deno.KvKey;
+      /** Only entries strictly older than this order key; null for the newest. */
+      before: string | null;
+      work: Work;
+      /** Entries of the first read. */
+      batch?: number;
+    },
   ) {
-    this.#before = before;
-    this.#batch = batch;
+    this.prefix = stream.prefix;
+    this.work = stream.work;
+    this.#before = stream.before;
+    this.#batch = stream.batch ?? FIRST_BATCH;
   }
 
   /** True when the buffer is spent but the store may hold more. */

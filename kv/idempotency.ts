@@ -31,11 +31,9 @@ export function requestFingerprint(body: unknown): Promise<string> {
 /** Reads the slot of a user's key for one operation (`scope`); expired records count as absent. */
 export async function readIdempotencySlot<R>(
   kv: Deno.Kv,
-  userId: string,
-  scope: string,
-  key: string,
-  now: number,
+  slot: { userId: string; scope: string; key: string; now: number },
 ): Promise<IdempotencySlot<R>> {
+  const { userId, scope, key, now } = slot;
   const kvKey = idempotencyKeys.record(userId, scope, key);
   const entry = await kv.get<IdempotencyRecord<R>>(kvKey);
   const fresh = entry.value && now - Date.parse(entry.value.createdAt) < IDEMPOTENCY_TTL_MS;

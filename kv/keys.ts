@@ -41,6 +41,11 @@ export const sessions = {
   byUserPrefix: (userId: string): Deno.KvKey => ["sessions_by_user", userId],
 };
 
+export const loginNetworks = {
+  /** Present (expiring) while an account has recently logged in from a client network. */
+  record: (userId: string, network: string): Deno.KvKey => ["login_networks", userId, network],
+};
+
 export const apiKeys = {
   record: (userId: string, keyId: string): Deno.KvKey => ["api_keys", userId, keyId],
   byUserPrefix: (userId: string): Deno.KvKey => ["api_keys", userId],
@@ -49,6 +54,28 @@ export const apiKeys = {
   version: (userId: string): Deno.KvKey => ["api_keys_version", userId],
   /** Rewritten by every change that matters to authentication; instances poll it (key cache). */
   changed: (): Deno.KvKey => ["api_keys_changed"],
+};
+
+/**
+ * Per-key request counts: one Deno.KvU64 per key, bucket unit, bucket start (epoch ms, UTC hour or
+ * day) and outcome, so a range of a key's buckets is one contiguous `kv.list`.
+ */
+export const apiKeyUsage = {
+  bucket: (keyId: string, unit: string, start: number, outcome: string): Deno.KvKey => [
+    "api_key_usage",
+    keyId,
+    unit,
+    start,
+    outcome,
+  ],
+  /** Every bucket of `unit` from `start` on. */
+  from: (keyId: string, unit: string, start: number): Deno.KvKey => [
+    "api_key_usage",
+    keyId,
+    unit,
+    start,
+  ],
+  prefix: (keyId: string): Deno.KvKey => ["api_key_usage", keyId],
 };
 
 /**
@@ -262,3 +289,39 @@ function paymentPart(payment: Payment): string {
 }
 /** Name partition: city-type tasks apart, for cityName. */
 export type NameKind = "city" | "other";
+
+export const webhooks = {
+  record: (userId: string, webhookId: string): Deno.KvKey => ["webhooks", userId, webhookId],
+  byUserPrefix: (userId: string): Deno.KvKey => ["webhooks", userId],
+  /**
+   * The event types the account's enabled endpoints select (their union). Rewritten by every
+   * change to its endpoints, so it also serializes their creation (the 10-endpoint limit), and
+   * every atomic that may raise an event checks it: an endpoint change concurrent with the write
+   * makes the write read it again.
+   */
+  subscription: (userId: string): Deno.KvKey => ["webhook_subscriptions", userId],
+  /** One event's delivery to one endpoint, newest first by the event's ULID. */
+  delivery: (webhookId: string, eventUlid: string): Deno.KvKey => [
+    "webhook_deliveries",
+    webhookId,
+    eventUlid,
+  ],
+  deliveriesPrefix: (webhookId: string): Deno.KvKey => ["webhook_deliveries", webhookId],
+  /** A delivery's public id to its event ULID; value: the ULID. */
+  deliveryById: (webhookId: string, deliveryId: string): Deno.KvKey => [
+    "webhook_deliveries_by_id",
+    webhookId,
+    deliveryId,
+  ],
+};
+
+export const securityLog = {
+  /** One security event of an account, newest first by ULID; expires after 90 days. */
+  entry: (userId: string, ulid: string): Deno.KvKey => ["security_log", userId, ulid],
+  prefix: (userId: string): Deno.KvKey => ["security_log", userId],
+};
+
+export const keyNotices = {
+  /** Set once a key's expiry notice (expiring_7d, expiring_1d, expired) was raised. */
+  sent: (keyId: string, notice: string): Deno.KvKey => ["api_key_notices", keyId, notice],
+};

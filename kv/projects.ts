@@ -46,16 +46,22 @@ export async function getProject(
   return (await getEntry(kv, ownerId, projectId))?.value ?? null;
 }
 
+/** One owner's project. */
+export interface ProjectRef {
+  ownerId: string;
+  projectId: string;
+}
+
 /**
  * Rewrites the owner's live project and its index entry under a versionstamp check, retrying
  * when a concurrent write got there first. Returns null when there is no such project.
  */
 export function updateProject(
   kv: Deno.Kv,
-  ownerId: string,
-  projectId: string,
+  ref: ProjectRef,
   change: (project: ProjectRecord) => ProjectRecord,
 ): Promise<ProjectRecord | null> {
+  const { ownerId, projectId } = ref;
   return atomically<ProjectRecord | null>(CONFLICT, async () => {
     const entry = await getEntry(kv, ownerId, projectId);
     if (!entry) return { value: null };
@@ -70,27 +76,29 @@ export function updateProject(
 /** Soft-deletes: the record keeps `deletedAt` and leaves the owner's listing in the same atomic. */
 export function deleteProject(
   kv: Deno.Kv,
-  ownerId: string,
-  projectId: string,
+  ref: ProjectRef,
   at: string,
 ): Promise<ProjectRecord | null> {
-  return updateProject(kv, ownerId, projectId, (p) => ({ ...p, deletedAt: at, updatedAt: at }));
+  return updateProject(kv, ref, (p) => ({ ...p, deletedAt: at, updatedAt: at }));
 }
 
 /** A page of the owner's live projects, newest first, and the ordering key to continue after. */
 export async function listProjects(
   kv: Deno.Kv,
-  ownerId: string,
-  limit: number,
-  before?: string,
+  query: { ownerId: string; limit: number; before?: string },
 ): Promise<{ projects: Project[]; next: string | null }> {
-  const page = await readNewestFirst<Project>(kv, projects.byOwnerPrefix(ownerId), limit, before);
+  const { ownerId, limit, before } = query;
+  const page = await readNewestFirst<Project>(kv, {
+    prefix: projects.byOwnerPrefix(ownerId),
+    limit,
+    before,
+  });
   return { projects: page.entries.map((e) => e.value), next: page.next };
 }
 
 /** Soft-deletes every live project of an owner (account deletion); safe to run again. */
 export async function deleteOwnerProjects(kv: Deno.Kv, ownerId: string, at: string) {
   for await (const entry of kv.list<Project>({ prefix: projects.byOwnerPrefix(ownerId) })) {
-    await deleteProject(kv, ownerId, entry.value.id, at);
+    await deleteProject(kv, { ownerId, projectId: entry.value.id }, at);
   }
 }

@@ -5,15 +5,27 @@
  */
 import { commit } from "./commit.ts";
 import { SlotLedger } from "../domain/slot_ledger.ts";
-import { firstSlot, slotIndex, slotLeavesAt, type WindowDecision } from "../domain/rate_window.ts";
+import {
+  firstSlot,
+  slotIndex,
+  slotLeavesAt,
+  type WindowDecision,
+  type WindowLimit,
+} from "../domain/rate_window.ts";
 import { rateLimits } from "./keys.ts";
 import { dueMarker, sweepRateSlots } from "./rate_sweep.ts";
 
 /** A named budget: `limit` requests per sliding window of `windowMs`. */
-export interface LimitPolicy {
+export interface LimitPolicy extends WindowLimit {
   name: string;
-  limit: number;
-  windowMs: number;
+}
+
+/**
+ * Other counters that ride on the limiter's flushes instead of writing on their own (per-key
+ * usage): each flush takes their mutations into its atomics and settles them with the outcome.
+ */
+export interface FlushRider {
+  send(): { mutations: Deno.KvMutation[]; settle(ok: boolean): void };
 }
 
 /** How often a running limiter flushes its counts and refreshes the shared ones. */
@@ -27,8 +39,8 @@ const ACTIVE_MS = 1_000;
 // A background refresh lists a subject's whole window only if its last listing is older than
 // this or from another slot; otherwise it re-reads just the two newest slots, the only ones other
 // instances' flushes still reach (a flush lands within a tick or two, a slot lasts w/60), five
-// subjects per getMany (10 keys, KV's cap). Listing 60 slots of 100 subjects every tick cost a
-// 100 ms tick about 90 ms of work in bench/rate_limit_bench.ts.
+// subjects per getMany (10 keys, KV's cap): listing every active window on every tick would take
+// most of the tick (docs/rate-limits.md, "The hot path").
 const FULL_READ_MS = 10_000;
 const SUBJECTS_PER_GET = 5;
 // Slots that left their window are swept this often (one `kv.list` of the due markers).
@@ -61,6 +73,7 @@ export class SharedRateLimiter {
   #lastSync: Promise<void> = Promise.resolve();
   #syncing = false;
   #sweptAt = -Infinity;
+  #riders: FlushRider[] = [];
 
   constructor(private readonly kv: Deno.Kv, private readonly now: () => number) {}
 
@@ -113,6 +126,11 @@ export class SharedRateLimiter {
       clearInterval(timer);
       await this.sync();
     };
+  }
+
+  /** Adds `rider`'s mutations to every flush from now on. */
+  carry(rider: FlushRider) {
+    this.#riders.push(rider);
   }
 
   /** Subjects held in memory, for tests. */
@@ -182,7 +200,8 @@ export class SharedRateLimiter {
       for (const { index, count, first } of outbox.writes) {
         // This instance's first write to the slot: have it swept once it leaves the window.
         if (first) {
-          mutations.push(dueMarker(slotLeavesAt(index, windowMs), name, subject.id, index));
+          const leavesAt = slotLeavesAt(index, windowMs);
+          mutations.push(dueMarker({ leavesAt, policy: name, subject: subject.id, index }));
         }
         mutations.push({
           type: "sum",
@@ -191,7 +210,9 @@ export class SharedRateLimiter {
         });
       }
     }
-    if (outboxes.length === 0) return;
+    const riders = this.#riders.map((rider) => rider.send());
+    for (const ride of riders) mutations.push(...ride.mutations);
+    if (mutations.length === 0) return;
     try {
       for (let i = 0; i < mutations.length; i += MUTATIONS_PER_ATOMIC) {
         await this.#commit(mutations.slice(i, i + MUTATIONS_PER_ATOMIC));
@@ -200,9 +221,11 @@ export class SharedRateLimiter {
       // Unsent again: the next tick retries. (With several chunks, a chunk that did land is
       // counted again: an over-count, the safe direction.)
       for (const outbox of outboxes.reverse()) outbox.settle(false);
+      for (const ride of riders) ride.settle(false);
       throw error;
     }
     for (const outbox of outboxes) outbox.settle(true);
+    for (const ride of riders) ride.settle(true);
   }
 
   /** The limiter's one write to KV: a chunk of a flush's mutations, unchecked. */

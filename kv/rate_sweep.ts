@@ -10,11 +10,9 @@ const MUTATIONS_PER_ATOMIC = 900;
 
 /** The marker that gets `key`'s slot deleted once it has left the window, at `leavesAt`. */
 export function dueMarker(
-  leavesAt: number,
-  policy: string,
-  subject: string,
-  index: number,
+  slot: { leavesAt: number; policy: string; subject: string; index: number },
 ): Deno.KvMutation {
+  const { leavesAt, policy, subject, index } = slot;
   return { type: "set", key: rateLimits.due(leavesAt, policy, subject, index), value: null };
 }
 

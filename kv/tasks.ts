@@ -12,7 +12,8 @@ import {
   type IdempotencyRecord,
   readIdempotencySlot,
 } from "./idempotency.ts";
-import { atomically, commitOrConflict } from "./commit.ts";
+import { atomically } from "./commit.ts";
+import { addEffects, type Effects } from "./effects.ts";
 import { tasks } from "./keys.ts";
 import { type TaskSearchEntry, writeTaskTransition } from "./task_indexes.ts";
 
@@ -23,11 +24,23 @@ export async function getTask(kv: Deno.Kv, taskId: string): Promise<TaskRecord |
   return (await kv.get<TaskRecord>(tasks.record(taskId))).value;
 }
 
-/** Stores a new task with its index entries and counters. */
-export async function createTask(kv: Deno.Kv, task: TaskRecord): Promise<void> {
-  const op = kv.atomic().check({ key: tasks.record(task.id), versionstamp: null });
-  writeTaskTransition(op, null, task);
-  await commitOrConflict(op, CONFLICT);
+/**
+ * Stores a new task with its index entries and counters, and what its creation raises
+ * (`effects`, at the task's creation time) in the same atomic.
+ */
+export function createTask(kv: Deno.Kv, task: TaskRecord, effects?: Effects): Promise<void> {
+  return atomically(CONFLICT, async () => {
+    const op = kv.atomic().check({ key: tasks.record(task.id), versionstamp: null });
+    writeTaskTransition(op, null, task);
+    if (effects) {
+      await addEffects(kv, op, {
+        ...effects,
+        userId: task.userId,
+        now: Date.parse(task.createdAt),
+      });
+    }
+    return { value: undefined, op };
+  });
 }
 
 /** A request made with an Idempotency-Key. */
@@ -36,6 +49,8 @@ export interface IdempotentRequest {
   key: string;
   fingerprint: string;
   now: number;
+  /** What the creation raises, in its atomic (not when the first response is replayed). */
+  effects?: Effects;
 }
 
 /**
@@ -46,17 +61,11 @@ export interface IdempotentRequest {
 export function createTaskOnce<R>(
   kv: Deno.Kv,
   task: TaskRecord,
-  request: IdempotentRequest,
-  response: R,
+  once: { request: IdempotentRequest; response: R },
 ): Promise<{ response: R; replayed: boolean }> {
+  const { request, response } = once;
   return atomically<{ response: R; replayed: boolean }>(CONFLICT, async () => {
-    const slot = await readIdempotencySlot<R>(
-      kv,
-      request.userId,
-      "create_task",
-      request.key,
-      request.now,
-    );
+    const slot = await readIdempotencySlot<R>(kv, { ...request, scope: "create_task" });
     if (slot.record) {
       if (slot.record.fingerprint !== request.fingerprint) {
         throw new AppError(
@@ -74,6 +83,9 @@ export function createTaskOnce<R>(
     const op = kv.atomic().check({ key: tasks.record(task.id), versionstamp: null });
     claimIdempotencySlot(op, slot, record);
     writeTaskTransition(op, null, task);
+    if (request.effects) {
+      await addEffects(kv, op, { ...request.effects, userId: task.userId, now: request.now });
+    }
     return { value: { response, replayed: false }, op };
   });
 }
@@ -88,12 +100,30 @@ export function updateTask<T extends TaskRecord | null>(
   taskId: string,
   change: (task: TaskRecord | null) => T,
 ): Promise<T> {
+  return changeTask(kv, { taskId, change });
+}
+
+/** A change of one task, and what it raises from the task before and after. */
+export interface TaskChange<T extends TaskRecord | null> {
+  taskId: string;
+  change: (task: TaskRecord | null) => T;
+  effects?: (before: TaskRecord | null, after: TaskRecord) => Effects & { now: number };
+}
+
+/** `updateTask`, raising the change's effects in its atomic. */
+export function changeTask<T extends TaskRecord | null>(
+  kv: Deno.Kv,
+  request: TaskChange<T>,
+): Promise<T> {
   return atomically(CONFLICT, async () => {
-    const entry = await kv.get<TaskRecord>(tasks.record(taskId));
-    const next = change(entry.value);
+    const entry = await kv.get<TaskRecord>(tasks.record(request.taskId));
+    const next = request.change(entry.value);
     if (next === null || next === entry.value) return { value: next };
     const op = kv.atomic().check(entry);
     writeTaskTransition(op, entry.value, next);
+    if (request.effects) {
+      await addEffects(kv, op, { ...request.effects(entry.value, next), userId: next.userId });
+    }
     return { value: next, op };
   });
 }

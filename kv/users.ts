@@ -9,6 +9,8 @@ import { atomically, commit } from "./commit.ts";
 import { users } from "./keys.ts";
 import { orderKey } from "./order_key.ts";
 import type { QueueMessage } from "./queue.ts";
+import type { SecurityDraft } from "../domain/security_log.ts";
+import { recordSecurity } from "./security_log.ts";
 
 /** A stored user plus the ULID that orders it in listings. */
 export interface StoredUser extends UserRecord {
@@ -36,6 +38,18 @@ export async function getUser(kv: Deno.Kv, userId: string): Promise<StoredUser |
   return entry.value && !entry.value.deletedAt ? entry.value : null;
 }
 
+/**
+ * The user's record entry when the account is live, else null: a credential write checks this
+ * entry in its atomic, so it cannot land after the account's deletion (which rewrites it).
+ */
+export async function liveUserEntry(
+  kv: Deno.Kv,
+  userId: string,
+): Promise<Deno.KvEntry<StoredUser> | null> {
+  const entry = await kv.get<StoredUser>(users.record(userId));
+  return entry.value && !entry.value.deletedAt ? entry as Deno.KvEntry<StoredUser> : null;
+}
+
 /** A live user by email (any case), or null. */
 export async function findUserByEmail(kv: Deno.Kv, email: string): Promise<StoredUser | null> {
   const id = await kv.get<string>(users.byEmail(emailKey(email)));
@@ -48,9 +62,14 @@ export async function findUserByEmail(kv: Deno.Kv, email: string): Promise<Store
  */
 export function updateUser(
   kv: Deno.Kv,
-  userId: string,
-  change: (user: StoredUser) => StoredUser,
+  request: {
+    userId: string;
+    change: (user: StoredUser) => StoredUser;
+    /** The security log entry of the change, written in its atomic. */
+    security?: SecurityDraft & { now: number };
+  },
 ): Promise<StoredUser | null> {
+  const { userId, change, security } = request;
   return atomically<StoredUser | null>(
     "The user changed too often to update; try again",
     async () => {
@@ -60,6 +79,7 @@ export function updateUser(
       // The change marker is written blind, as the key cache's is (kv/polled_cache.ts).
       const op = kv.atomic().check(entry).set(users.record(userId), next)
         .set(users.changed(), userId);
+      if (security) recordSecurity(op, userId, security);
       return { value: next, op };
     },
   );
@@ -71,7 +91,7 @@ export async function listUsers(
   limit: number,
   before?: string,
 ): Promise<{ users: StoredUser[]; next: string | null }> {
-  const page = await readNewestFirst<string>(kv, users.byTimePrefix(), limit, before);
+  const page = await readNewestFirst<string>(kv, { prefix: users.byTimePrefix(), limit, before });
   const ids = page.entries.map((e) => e.value);
   const found: StoredUser[] = [];
   for (let i = 0; i < ids.length; i += 10) {

@@ -14,12 +14,16 @@ import { registerKeys } from "./keys.ts";
 import { registerProjects } from "./projects.ts";
 import { registerReference } from "./reference.ts";
 import { limitBody, requestLifecycle } from "./middleware.ts";
+import { anonymousBudget, enforceRequestBudget } from "./rate_limit.ts";
 import { errorHandler, problemResponse } from "./problem.ts";
 import { registerSessions } from "./sessions.ts";
 import { registerUsers } from "./users.ts";
 import { registerExplore } from "./explore.ts";
 import { registerTasks } from "./tasks.ts";
 import { registerAvatar } from "./avatar.ts";
+import { registerWebhooks } from "./webhooks.ts";
+import { registerWebhookDeliveries } from "./webhook_deliveries.ts";
+import { registerSecurityLog } from "./security_log.ts";
 import { registerApplications } from "./applications.ts";
 
 export const API_PREFIXES = ["/api/v1", "/v1"] as const;
@@ -32,6 +36,9 @@ export function createApi(): OpenAPIHono<AppEnv> {
     registerKeys,
     registerProjects,
     registerAvatar,
+    registerWebhooks,
+    registerWebhookDeliveries,
+    registerSecurityLog,
     registerTasks,
     registerExplore,
     registerApplications,
@@ -110,12 +117,17 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.use(limitBody());
 
   registerHealth(app);
+  // /health and /openapi.json stay free (probes, tooling); the pages draw like anonymous calls.
+  // ("/dashboard/*" matches /dashboard itself too.)
+  for (const path of ["/docs", "/dashboard/*"]) app.use(path, anonymousBudget());
   registerReference(app);
   registerDashboard(app);
   const api = createApi();
   for (const prefix of API_PREFIXES) app.route(prefix, api);
 
-  app.notFound((c) => {
+  app.notFound(async (c) => {
+    // Unknown paths and methods are work too: they draw from the address's anonymous budget.
+    await enforceRequestBudget(c, deps, null);
     const methods = allowed(c.req.path);
     if (methods.length > 0) {
       return problemResponse(

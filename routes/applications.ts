@@ -118,7 +118,11 @@ export function registerApplications(api: OpenAPIHono<AppEnv>) {
     if (!task || task.deletedAt !== null || task.userId !== userId) throw notFound("Task");
     const scope = { listing: "task_applications", taskId };
     const before = await cursorPosition(cursor, scope);
-    const page = await listTaskApplications(kv, task, limit, before ?? undefined);
+    const page = await listTaskApplications(kv, {
+      task,
+      limit,
+      before: before ?? undefined,
+    });
     setNextPage(c, page.next ? await encodeCursor(page.next, scope) : null);
     return c.json(page.items.map(toApplication), 200);
   });
@@ -129,7 +133,11 @@ export function registerApplications(api: OpenAPIHono<AppEnv>) {
     const { limit, cursor } = c.req.valid("query");
     const scope = { listing: "my_applications", userId };
     const before = await cursorPosition(cursor, scope);
-    const page = await listUserApplications(kv, userId, limit, before ?? undefined);
+    const page = await listUserApplications(kv, {
+      userId,
+      limit,
+      before: before ?? undefined,
+    });
     setNextPage(c, page.next ? await encodeCursor(page.next, scope) : null);
     const items = page.items.map(({ application, task }) => ({
       ...toApplication(application),

@@ -4,7 +4,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { verify } from "hono/jwt";
-import { type ApiKeyRecord, isActive, isWellFormedKey } from "../domain/api_key.ts";
+import { isLive, isWellFormedKey } from "../domain/api_key.ts";
 import { type Access, hasScope, type Principal } from "../domain/auth.ts";
 import { AppError } from "../domain/errors.ts";
 import { addressAllowed } from "../domain/ip.ts";
@@ -35,17 +35,22 @@ const invalidToken = () =>
 
 async function apiKeyPrincipal(deps: Deps, value: string, clientIp: string) {
   if (!isWellFormedKey(value)) throw invalidKey();
-  const key: ApiKeyRecord | null = await deps.apiKeyCache.find(value);
-  if (!key || !isActive(key, deps.now())) throw invalidKey();
+  const match = await deps.apiKeyCache.find(value);
+  if (!match || !isLive(match, deps.now())) throw invalidKey();
+  const key = match.key;
   if (key.ipWhitelist.length > 0 && !addressAllowed(clientIp, key.ipWhitelist)) {
     throw new AppError("IP_NOT_ALLOWED", `Requests from ${clientIp} are not allowed for this key`);
   }
-  deps.lastUsed.note(key.userId, key.id, key.lastUsedAt, deps.now());
+  // A deleted account's keys are revoked by its deletion; until every instance has seen that,
+  // its live-user cache (dropped within a second everywhere) already refuses them.
+  if (!await deps.userCache.find(key.userId)) throw invalidKey();
+  deps.lastUsed.note(key, clientIp, deps.now());
   const principal: Principal = {
     userId: key.userId,
     via: "api_key",
     scopes: key.scopes,
     keyId: key.id,
+    rateLimitPerHour: key.rateLimitPerHour ?? undefined,
   };
   return principal;
 }
@@ -70,7 +75,8 @@ async function sessionPrincipal(deps: Deps, token: string): Promise<Principal> {
   if (typeof sessionId !== "string") throw invalidToken();
   if (typeof expiry !== "number" || expiry * 1000 <= deps.now()) throw invalidToken();
   const session = await getSession(deps.kv, sessionId, deps.now());
-  if (!session) throw invalidToken();
+  // A session outliving its account's deletion (written by a racing login) still dies here.
+  if (!session || !await deps.userCache.find(session.userId)) throw invalidToken();
   return { userId: session.userId, via: "session", scopes: [], sessionId };
 }
 
@@ -86,9 +92,19 @@ export function authenticate(access: Access): MiddlewareHandler<AppEnv> {
       await enforceRequestBudget(c, deps, null);
       return await next();
     }
-    const principal = credential.kind === "api_key"
-      ? await apiKeyPrincipal(deps, credential.value, c.get("clientIp"))
-      : await sessionPrincipal(deps, credential.token);
+    let principal: Principal;
+    try {
+      principal = credential.kind === "api_key"
+        ? await apiKeyPrincipal(deps, credential.value, c.get("clientIp"))
+        : await sessionPrincipal(deps, credential.token);
+    } catch (refused) {
+      // A credential that fails gets its caller no budget of its own, so it draws from the
+      // address's, as a request without one does: made-up keys and tokens are bounded work too.
+      // Only a spent address budget turns its 401 into a 429.
+      await enforceRequestBudget(c, deps, null);
+      throw refused;
+    }
+    if (principal.keyId) c.set("keyInUse", principal.keyId);
     await enforceRequestBudget(c, deps, principal);
     if (typeof access === "object" && !hasScope(principal, access.scope)) {
       throw new AppError(

@@ -4,6 +4,7 @@
  */
 import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { Hook } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
 import type { Access } from "../domain/auth.ts";
 import { AppError, ERROR_STATUS, type ErrorCode } from "../domain/errors.ts";
 import { authenticate } from "./authenticate.ts";
@@ -21,7 +22,7 @@ export const validationHook: Hook<any, AppEnv, any, any> = (result) => {
 };
 
 /** A router whose validation failures become VALIDATION_ERROR problems. */
-export function newRouter(): OpenAPIHono<AppEnv> {
+function newRouter(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 }
 
@@ -66,14 +67,35 @@ function securityFor(access: Access): Record<string, string[]>[] {
  * Declares an endpoint guarded by `access`; the OpenAPI `security` follows from it. Every
  * endpoint draws from a request budget, so each documents 429 whether it says so or not.
  */
-export function defineRoute<R extends RouteConfig>(access: Access, config: R) {
+export function defineRoute<R extends RouteConfig>(
+  access: Access,
+  config: R,
+  before: MiddlewareHandler<AppEnv>[] = [],
+) {
   return createRoute({
     ...config,
     responses: { ...problems(429), ...config.responses },
     security: securityFor(access),
-    middleware: [authenticate(access)] as const,
+    middleware: [authenticate(access), ...before] as const,
   });
 }
+
+/**
+ * For a route whose JSON body is optional: an empty body says nothing, whatever its Content-Type
+ * (clients often label a bodiless POST as JSON), so it validates as an absent one.
+ */
+export const emptyBodyIsNone: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const raw = c.req.raw;
+  const empty = raw.body === null || raw.headers.get("Content-Length") === "0";
+  if (empty && raw.headers.has("Content-Type")) {
+    // A served request's headers are immutable: the request is replaced by a bodiless copy.
+    const headers = new Headers(raw.headers);
+    headers.delete("Content-Type");
+    headers.delete("Content-Length");
+    c.req.raw = new Request(raw.url, { method: raw.method, headers, signal: raw.signal });
+  }
+  await next();
+};
 
 /** Schema of every problem+json error body. */
 export const Problem = z.object({

@@ -8,6 +8,7 @@ import { newUserCache } from "../kv/user_cache.ts";
 import { FLUSH_INTERVAL_MS, LastUsedBuffer } from "../kv/last_used.ts";
 import { SharedRateLimiter, SYNC_INTERVAL_MS } from "../kv/rate_limit.ts";
 import { POLL_INTERVAL_MS } from "../kv/polled_cache.ts";
+import { HOLD_MS, UsageCounter } from "../kv/usage_counter.ts";
 import type { Deps } from "./env.ts";
 
 export async function createDeps(
@@ -26,8 +27,14 @@ export async function createDeps(
     rateLimiter: new SharedRateLimiter(kv, () => deps.now()),
     apiKeyCache: newApiKeyCache(kv, () => deps.now()),
     userCache: newUserCache(kv, () => deps.now()),
+    usage: new UsageCounter(
+      kv,
+      () => deps.now(),
+      (error) => deps.log.error("could not prune API-key usage", { error: error?.message }),
+    ),
     ...overrides,
   };
+  deps.rateLimiter.carry(deps.usage);
   return deps;
 }
 
@@ -43,6 +50,13 @@ export function backgroundJobs(deps: Deps): Background {
       deps.log.error(`background job failed: ${job}`, { error: error?.message }),
     onIdle: (idle) => deps.log.debug(idle ? "idle: background paused" : "background resumed"),
   })
+    // Before the sync: when the jobs pause or stop, held usage counts ride on its last flush.
+    .add({
+      name: "usage release",
+      everyMs: HOLD_MS,
+      run: () => Promise.resolve(deps.usage.release()),
+      flushes: true,
+    })
     .add({
       name: "rate-limit sync",
       everyMs: SYNC_INTERVAL_MS,

@@ -196,7 +196,10 @@ export function accessOf(op: Operation): string {
     : "Any credential";
 }
 
-function renderOperation(doc: OpenApiDocument, method: string, path: string, op: Operation) {
+function renderOperation(
+  doc: OpenApiDocument,
+  { method, path, op }: { method: string; path: string; op: Operation },
+) {
   const params = op.parameters ?? [];
   const bodySchema = op.requestBody?.content["application/json"]?.schema;
   const rows = params.map((p) =>
@@ -277,7 +280,7 @@ export function renderDocsPage(doc: OpenApiDocument): string {
   ).join("");
   const sections = tagOrder.map((tag) =>
     `<h2>${escapeHtml(tag)}</h2>` +
-    byTag.get(tag)!.map(({ method, path, op }) => renderOperation(doc, method, path, op)).join("")
+    byTag.get(tag)!.map((entry) => renderOperation(doc, entry)).join("")
   ).join("\n");
   const servers = (doc.servers ?? []).map((s) =>
     `<option value="${escapeHtml(s.url)}">${escapeHtml(s.url)}${

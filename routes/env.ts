@@ -6,6 +6,7 @@ import type { ApiKeyCache } from "../kv/api_key_cache.ts";
 import type { UserCache } from "../kv/user_cache.ts";
 import type { LastUsedBuffer } from "../kv/last_used.ts";
 import type { SharedRateLimiter } from "../kv/rate_limit.ts";
+import type { UsageCounter } from "../kv/usage_counter.ts";
 
 /** What the app is built from: injected so tests can pass a fresh in-memory store and a clock. */
 export interface Deps {
@@ -24,6 +25,8 @@ export interface Deps {
   userCache: UserCache;
   /** Request budgets shared through KV; counts in memory, flushed by `main.ts` every tick. */
   rateLimiter: SharedRateLimiter;
+  /** API keys' request counts by hour, day and outcome, flushed with the rate limiter's. */
+  usage: UsageCounter;
 }
 
 /** The connection info Deno.serve hands to `fetch`, which Hono exposes as `c.env`. */
@@ -38,6 +41,8 @@ export interface AppEnv {
     requestId: string;
     /** The caller, once the auth middleware has run; null for an anonymous caller. */
     principal: Principal | null;
+    /** The API key that authenticated the request (counted in its usage), whatever follows. */
+    keyInUse: string | null;
     /** The client address (TCP peer, or X-Forwarded-For behind a trusted proxy). */
     clientIp: string;
   };

@@ -102,7 +102,7 @@ export function registerExplore(api: OpenAPIHono<AppEnv>) {
           await decodeCursor(query.cursor, scope, (p) => decodeDistance(p) !== null),
         )
         : null;
-      const page = await exploreByDistance(kv, filters, after, query.limit);
+      const page = await exploreByDistance(kv, { filters, after, limit: query.limit });
       items = page.items;
       next = page.next ? encodeDistance(page.next) : null;
     } else {

@@ -4,20 +4,35 @@ import {
   ApiKeyCreate,
   ApiKeyMetadata,
   type ApiKeyRecord,
+  ApiKeyRegenerate,
   ApiKeyUpdate,
   ApiKeyWithValue,
   generateKeyValue,
+  GRACE_MS,
   keyDigest,
   keyHint,
   resolveExpiry,
+  rolled,
   toMetadata,
 } from "../domain/api_key.ts";
 import { invalid, notFound } from "../domain/errors.ts";
-import { createApiKey, listApiKeys, updateApiKey } from "../kv/api_keys.ts";
+import { changeApiKey, createApiKey, getApiKey, listApiKeys } from "../kv/api_keys.ts";
+import { deleteUsage, readUsage } from "../kv/api_key_usage.ts";
+import { UsageRange, UsageSeries } from "../domain/usage.ts";
+import { keyEffects } from "./key_effects.ts";
 import { takeExact } from "../kv/exact_limit.ts";
 import { principalOf } from "./authenticate.ts";
-import { createdContent, defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
+import {
+  createdContent,
+  defineRoute,
+  emptyBodyIsNone,
+  jsonBody,
+  jsonContent,
+  Message,
+  problems,
+} from "./define.ts";
 import type { AppEnv } from "./env.ts";
+import type { Settings } from "../domain/settings.ts";
 import { keyCreationPolicy, rateLimited } from "./rate_limit.ts";
 
 const KeyId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
@@ -46,7 +61,7 @@ const patchRoute = defineRoute("session", {
   method: "patch",
   path: "/keys/{id}",
   tags: ["API keys"],
-  summary: "Rename a key or change its IP whitelist",
+  summary: "Rename a key, change its IP whitelist or its own hourly limit",
   request: { params: KeyId, body: jsonBody(ApiKeyUpdate) },
   responses: {
     200: jsonContent(ApiKeyMetadata, "The updated key"),
@@ -58,11 +73,38 @@ const regenerateRoute = defineRoute("session", {
   method: "post",
   path: "/keys/{id}/regenerate",
   tags: ["API keys"],
-  summary: "Give a key a new value; the old value stops working at once",
-  request: { params: KeyId },
+  summary: "Give a key a new value; the old one stops at once or after a chosen grace",
+  description: "With `expireCurrentIn` other than `now`, both values work until the metadata's " +
+    "`previousExpiresAt`. The body is optional: none, or `{}`, means `now`.",
+  request: {
+    params: KeyId,
+    body: { required: false, content: { "application/json": { schema: ApiKeyRegenerate } } },
+  },
   responses: {
     200: jsonContent(ApiKeyWithValue, "The key with its new value, shown once"),
-    ...problems(401, 403, 404),
+    ...problems(400, 401, 403, 404, 413, 415),
+  },
+}, [emptyBodyIsNone]);
+
+const usageRoute = defineRoute("session", {
+  method: "get",
+  path: "/keys/{id}/usage",
+  tags: ["API keys"],
+  summary: "A key's requests by hour (24h, 7d) or by day (90d), split by outcome",
+  description: "Counts the requests the key authenticated, whatever their answer; figures from " +
+    "every instance are in within a minute.",
+  request: {
+    params: KeyId,
+    query: z.object({
+      range: UsageRange.default("24h").openapi({
+        param: { name: "range", in: "query" },
+        description: "24h and 7d answer hourly buckets, 90d daily ones (UTC)",
+      }),
+    }),
+  },
+  responses: {
+    200: jsonContent(UsageSeries, "The range's buckets, oldest first"),
+    ...problems(400, 401, 403, 404),
   },
 });
 
@@ -75,6 +117,16 @@ const revokeRoute = defineRoute("session", {
   responses: { 200: jsonContent(Message, "Key revoked"), ...problems(401, 403, 404) },
 });
 
+/** Holds a key's own hourly limit to the service's (a setting, so not in the schema). */
+function checkOwnLimit(limit: number | null | undefined, settings: Settings) {
+  if (typeof limit === "number" && limit > settings.RATE_LIMIT_PER_HOUR) {
+    throw invalid(
+      "rateLimitPerHour",
+      `rateLimitPerHour must be at most ${settings.RATE_LIMIT_PER_HOUR}, the service's limit`,
+    );
+  }
+}
+
 export function registerKeys(api: OpenAPIHono<AppEnv>) {
   api.openapi(createRouteDef, async (c) => {
     const { kv, now, settings } = c.var.deps;
@@ -82,10 +134,15 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
     const input = c.req.valid("json");
     // Exact across instances (one atomic per creation, which is rare); every valid creation
     // request counts, including one refused for the 10-key limit.
-    const creations = await takeExact(kv, keyCreationPolicy(settings), userId, now());
+    const creations = await takeExact(kv, {
+      policy: keyCreationPolicy(settings),
+      subject: userId,
+      now: now(),
+    });
     if (!creations.allowed) {
       throw rateLimited(creations, `At most ${creations.limit} key creations per minute`);
     }
+    checkOwnLimit(input.rateLimitPerHour, settings);
     const expiresAt = resolveExpiry(input, now());
     if (expiresAt instanceof Error) throw invalid("expiresAt", expiresAt.message);
     const value = generateKeyValue();
@@ -100,9 +157,14 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
       createdAt: new Date(now()).toISOString(),
       expiresAt,
       lastUsedAt: null,
+      lastUsedIp: null,
       revokedAt: null,
+      previousDigest: null,
+      previousExpiresAt: null,
+      rateLimitPerHour: input.rateLimitPerHour ?? null,
     };
-    await createApiKey(kv, record, now());
+    const effects = keyEffects(c, { event: "api_key.created", security: "api_key.created" });
+    await createApiKey(kv, record, { now: now(), effects: effects(null, record) });
     c.header("Location", `/api/v1/keys/${record.id}`);
     return c.json({ ...toMetadata(record, now()), key: value }, 201);
   });
@@ -114,13 +176,27 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(patchRoute, async (c) => {
-    const { kv, now, apiKeyCache } = c.var.deps;
+    const { kv, now, apiKeyCache, settings } = c.var.deps;
     const change = c.req.valid("json");
-    const updated = await updateApiKey(kv, principalOf(c).userId, c.req.valid("param").id, (k) => ({
-      ...k,
-      name: change.name ?? k.name,
-      ipWhitelist: change.ipWhitelist ?? k.ipWhitelist,
-    }));
+    checkOwnLimit(change.rateLimitPerHour, settings);
+    const updated = await changeApiKey(kv, {
+      userId: principalOf(c).userId,
+      keyId: c.req.valid("param").id,
+      change: (k) => ({
+        ...k,
+        name: change.name ?? k.name,
+        ipWhitelist: change.ipWhitelist ?? k.ipWhitelist,
+        rateLimitPerHour: change.rateLimitPerHour === undefined
+          ? k.rateLimitPerHour ?? null
+          : change.rateLimitPerHour,
+      }),
+      effects: (before, after) =>
+        keyEffects(c, {
+          security: before?.ipWhitelist.join() === after.ipWhitelist.join()
+            ? "api_key.updated"
+            : "api_key.whitelist_changed",
+        })(before, after),
+    });
     apiKeyCache.clear(); // at once here; other instances see the change marker move
     if (!updated) throw notFound("API key");
     return c.json(toMetadata(updated, now()), 200);
@@ -131,24 +207,38 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
     const value = generateKeyValue();
     const digest = await keyDigest(value);
     const { id } = c.req.valid("param");
-    const updated = await updateApiKey(kv, principalOf(c).userId, id, (k) => ({
-      ...k,
-      ...keyHint(value),
-      digest,
-    }));
+    // An absent body is validated as {} without the schema's default.
+    const expireCurrentIn = c.req.valid("json").expireCurrentIn ?? "now";
+    const at = now();
+    const updated = await changeApiKey(kv, {
+      userId: principalOf(c).userId,
+      keyId: id,
+      change: (k) => rolled(k, { ...keyHint(value), digest }, GRACE_MS[expireCurrentIn], at),
+      effects: keyEffects(c, { event: "api_key.regenerated", security: "api_key.regenerated" }),
+    });
     apiKeyCache.clear();
     if (!updated) throw notFound("API key");
     return c.json({ ...toMetadata(updated, now()), key: value }, 200);
   });
 
+  api.openapi(usageRoute, async (c) => {
+    const { kv, now } = c.var.deps;
+    const { id } = c.req.valid("param");
+    if (!await getApiKey(kv, principalOf(c).userId, id)) throw notFound("API key");
+    return c.json(await readUsage(kv, id, c.req.valid("query").range, now()), 200);
+  });
+
   api.openapi(revokeRoute, async (c) => {
     const { kv, now, apiKeyCache } = c.var.deps;
-    const revoked = await updateApiKey(kv, principalOf(c).userId, c.req.valid("param").id, (k) => ({
-      ...k,
-      revokedAt: new Date(now()).toISOString(),
-    }));
+    const revoked = await changeApiKey(kv, {
+      userId: principalOf(c).userId,
+      keyId: c.req.valid("param").id,
+      change: (k) => ({ ...k, revokedAt: new Date(now()).toISOString() }),
+      effects: keyEffects(c, { event: "api_key.revoked", security: "api_key.revoked" }),
+    });
     apiKeyCache.clear();
     if (!revoked) throw notFound("API key");
+    await deleteUsage(kv, revoked.id);
     return c.json({ message: "API key revoked" }, 200);
   });
 }

@@ -41,6 +41,7 @@ export function requestLifecycle(
     const id = assignRequestId(c);
     c.set("deps", deps);
     c.set("principal", null);
+    c.set("keyInUse", null);
     c.set("clientIp", clientAddress(c, trusted));
     try {
       await next();
@@ -49,6 +50,8 @@ export function requestLifecycle(
       c.res = onError(asError(thrown), c);
     }
     finishHeaders(c, id);
+    const keyId = c.get("keyInUse");
+    if (keyId !== null) deps.usage.note(keyId, c.res.status, deps.now());
     if (c.req.method === "HEAD") await headLikeGet(c);
     deps.log.info("request", {
       method: c.req.method,

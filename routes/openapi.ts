@@ -6,6 +6,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { ERROR_STATUS, type ErrorCode } from "../domain/errors.ts";
 import { Problem } from "./define.ts";
+import { registerEventDocs } from "./openapi_events.ts";
 import type { AppEnv } from "./env.ts";
 
 export type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
@@ -33,6 +34,7 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
   METHOD_NOT_ALLOWED: "known path, wrong method (see `Allow`)",
   EMAIL_TAKEN: "sign-up with an email already in use",
   KEY_LIMIT_REACHED: "an 11th active API key",
+  WEBHOOK_LIMIT_REACHED: "an 11th webhook endpoint",
   INVALID_TRANSITION: "the resource's state does not allow the change",
   TASK_FULL: "accepting an application past the task's maxPeople",
   ALREADY_APPLIED: "a second active (pending or accepted) application to one task",
@@ -78,6 +80,18 @@ Cursor-paged listings answer a JSON array. When more items follow, the response 
 \`X-Next-Cursor\` and \`Link: <next page URL>; rel="next"\`; the last page carries neither. A cursor
 is opaque and bound to its query's filters. \`limit\` is 1 to 50 (default 20). Order is newest first.
 
+## Webhooks
+
+\`/webhooks\` manages up to 10 endpoints per account (scopes \`webhooks:read\`, \`webhooks:write\`).
+Each event (listed under this document's \`webhooks\`) is posted as
+\`{id: "evt_<ulid>", type, createdAt, data}\` with the Standard Webhooks headers \`webhook-id\` (the
+event id, the same on every retry), \`webhook-timestamp\` and \`webhook-signature\`
+(\`v1,<base64 HMAC-SHA256>\` of \`id.timestamp.body\` with the endpoint's \`whsec_\` secret; two
+signatures for 24 hours after a rotation). A 2xx within 15 s is success; otherwise the attempt is
+retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, and an endpoint failing for 5 days
+is disabled (\`disabledReason\`). Only https URLs to public addresses are accepted, checked again at
+every attempt; redirects are not followed.
+
 ## Errors
 
 Errors are \`application/problem+json\` (RFC 9457) with a stable \`code\` and the \`requestId\`:
@@ -102,6 +116,11 @@ const TAGS = [
     name: "Applications",
     description: "Apply to tasks; creators accept or decline, applicants withdraw",
   },
+  {
+    name: "Webhooks",
+    description: "Signed event deliveries (Standard Webhooks) to the account's endpoints",
+  },
+  { name: "Security log", description: "Sign-ins and credential changes of one's account" },
   { name: "Service", description: "Health, this document and its reference page" },
   { name: "Dashboard", description: "The account dashboard: one web page, its script and styles" },
 ];
@@ -187,7 +206,11 @@ function operationIdOf(method: string, path: string): string {
 }
 
 /** Adds the headers and the 500 answer that every operation has, whoever declared it. */
-function completeOperation(method: string, path: string, op: Operation, versioned: boolean) {
+function completeOperation(
+  at: { method: string; path: string; versioned: boolean },
+  op: Operation,
+) {
+  const { method, path, versioned } = at;
   op.operationId ??= operationIdOf(method, path);
   op.security ??= []; // root paths take no credential at all
   op.responses["500"] ??= {
@@ -224,7 +247,7 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>): OpenApiDocument 
     const copy: PathItem = structuredClone(item);
     for (const method of METHODS) {
       const op = copy[method];
-      if (op) completeOperation(method, path, op, versioned);
+      if (op) completeOperation({ method, path, versioned }, op);
     }
     if (!versioned) copy.servers = ROOT_SERVERS;
     paths[path] = copy;
@@ -243,4 +266,5 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>): OpenApiDocument 
 /** The Problem schema must be a named component even before any route refers to it. */
 export function registerOpenApiComponents(app: OpenAPIHono<AppEnv>) {
   app.openAPIRegistry.register("Problem", Problem);
+  registerEventDocs(app);
 }

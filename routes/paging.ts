@@ -71,7 +71,11 @@ export const PageHeaders = z.object({
  * Headers of page paging: the total, and Link rel="next" / rel="prev" where those pages hold
  * items (prev from a page past the end points at the last page).
  */
-export function setPageLinks(c: Context, page: number, limit: number, total: number): void {
+export function setPageLinks(
+  c: Context,
+  paged: { page: number; limit: number; total: number },
+): void {
+  const { page, limit, total } = paged;
   c.header("X-Total-Count", String(total));
   const lastPage = Math.max(1, Math.ceil(total / limit));
   const links: string[] = [];

@@ -89,7 +89,7 @@ export function registerProjects(api: OpenAPIHono<AppEnv>) {
     const { limit, cursor } = c.req.valid("query");
     const scope = { list: "projects", ownerId };
     const before = await cursorPosition(cursor, scope);
-    const page = await listProjects(c.var.deps.kv, ownerId, limit, before ?? undefined);
+    const page = await listProjects(c.var.deps.kv, { ownerId, limit, before: before ?? undefined });
     setNextPage(c, page.next ? await encodeCursor(page.next, scope) : null);
     return c.json(page.projects, 200);
   });
@@ -120,12 +120,8 @@ export function registerProjects(api: OpenAPIHono<AppEnv>) {
     const { kv, now } = c.var.deps;
     const change = c.req.valid("json");
     const at = new Date(now()).toISOString();
-    const updated = await updateProject(
-      kv,
-      principalOf(c).userId,
-      c.req.valid("param").id,
-      (p) => applyProjectUpdate(p, change, at),
-    );
+    const ref = { ownerId: principalOf(c).userId, projectId: c.req.valid("param").id };
+    const updated = await updateProject(kv, ref, (p) => applyProjectUpdate(p, change, at));
     if (!updated) throw notFound("Project");
     return c.json(toProject(updated), 200);
   });
@@ -133,7 +129,8 @@ export function registerProjects(api: OpenAPIHono<AppEnv>) {
   api.openapi(deleteRoute, async (c) => {
     const { kv, now } = c.var.deps;
     const at = new Date(now()).toISOString();
-    const deleted = await deleteProject(kv, principalOf(c).userId, c.req.valid("param").id, at);
+    const ref = { ownerId: principalOf(c).userId, projectId: c.req.valid("param").id };
+    const deleted = await deleteProject(kv, ref, at);
     if (!deleted) throw notFound("Project");
     return c.json({ message: "Project deleted" }, 200);
   });

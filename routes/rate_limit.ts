@@ -2,7 +2,7 @@
  * Rate limits in HTTP terms: which budget a caller draws from, the headers of API.md section 10,
  * and the 429 answer with `Retry-After`.
  */
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { Principal } from "../domain/auth.ts";
 import { AppError } from "../domain/errors.ts";
 import { addressGroup } from "../domain/ip.ts";
@@ -13,7 +13,7 @@ import type { AppEnv, Deps } from "./env.ts";
 
 const HOUR_MS = 3_600_000;
 
-type RequestPolicies = Record<"apiKey" | "session" | "anonymous", LimitPolicy>;
+type RequestPolicies = Record<"apiKey" | "session" | "anonymous" | "passwordHash", LimitPolicy>;
 const policiesBySettings = new WeakMap<Settings, RequestPolicies>();
 
 /** The hourly request budgets: per API key, per account for sessions, per address otherwise. */
@@ -24,9 +24,19 @@ export function requestPolicies(settings: Settings): RequestPolicies {
     apiKey: { name: "api_key", limit: settings.RATE_LIMIT_PER_HOUR, windowMs: HOUR_MS },
     session: { name: "session", limit: settings.RATE_LIMIT_PER_HOUR, windowMs: HOUR_MS },
     anonymous: { name: "anon", limit: settings.ANON_RATE_LIMIT_PER_HOUR, windowMs: HOUR_MS },
+    passwordHash: { name: "pw_hash", limit: settings.PASSWORD_HASHES_PER_HOUR, windowMs: HOUR_MS },
   };
   policiesBySettings.set(settings, policies);
   return policies;
+}
+
+/**
+ * An API key's budget under its own hourly limit, never above the service's (which a restart may
+ * have lowered since the key's was set). Same policy name, so same counters: a limit changed by
+ * PATCH applies to the requests the key already made in the window.
+ */
+function ownLimit(policy: LimitPolicy, limit: number | undefined): LimitPolicy {
+  return limit === undefined || limit >= policy.limit ? policy : { ...policy, limit };
 }
 
 /** Key creations per account per minute (exact). */
@@ -34,10 +44,17 @@ export function keyCreationPolicy(settings: Settings): LimitPolicy {
   return { name: "key_creation", limit: settings.KEY_CREATION_PER_MINUTE, windowMs: 60_000 };
 }
 
-/** Failed logins per email: 10 per sliding 15 minutes (see docs/decisions.md). */
-export const LOGIN_FAILURE_POLICY: LimitPolicy = {
-  name: "login_failures",
+/** Failed logins per email and client network: 10 per sliding 15 minutes (docs/security.md). */
+export const LOGIN_FAILURES_PER_NETWORK: LimitPolicy = {
+  name: "login_failures_net",
   limit: 10,
+  windowMs: 15 * 60_000,
+};
+
+/** Failed logins per email from networks the account has not logged in from: 100 per 15 min. */
+export const LOGIN_FAILURES_PER_EMAIL: LimitPolicy = {
+  name: "login_failures",
+  limit: 100,
   windowMs: 15 * 60_000,
 };
 
@@ -68,6 +85,19 @@ export function rateLimited(
 }
 
 /**
+ * Draws one password hash (a sign-up or a login, the costliest work a caller without a credential
+ * can cause) from the client address's hourly allowance; throws 429 when it is spent. Its
+ * `Retry-After` is its own; the `RateLimit` headers keep describing the request budget.
+ */
+export async function drawPasswordHash(c: Context<AppEnv>, deps: Deps) {
+  const policy = requestPolicies(deps.settings).passwordHash;
+  const decision = await deps.rateLimiter.take(policy, addressGroup(c.get("clientIp")));
+  if (!decision.allowed) {
+    throw rateLimited(decision, "Too many sign-ups and logins from this address; retry later");
+  }
+}
+
+/**
  * Draws one request from the caller's hourly budget (step 4 of API.md section 2) and sets the
  * headers; throws 429 RATE_LIMITED when the budget is spent.
  */
@@ -80,7 +110,7 @@ export async function enforceRequestBudget(
   const [policy, subject] = principal === null
     ? [policies.anonymous, addressGroup(c.get("clientIp"))]
     : principal.via === "api_key"
-    ? [policies.apiKey, principal.keyId!]
+    ? [ownLimit(policies.apiKey, principal.rateLimitPerHour), principal.keyId!]
     : [policies.session, principal.userId];
   const decision = await deps.rateLimiter.take(policy, subject);
   const headers = rateLimitHeaders(decision, policy.windowMs);
@@ -88,4 +118,15 @@ export async function enforceRequestBudget(
     throw rateLimited(decision, "The request budget is spent; retry later", headers);
   }
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
+}
+
+/**
+ * For pages and answers that take no credential but still cost work (the dashboard, /docs,
+ * unknown routes): one request from the client address's anonymous budget.
+ */
+export function anonymousBudget(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await enforceRequestBudget(c, c.var.deps, null);
+    await next();
+  };
 }

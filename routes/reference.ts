@@ -2,6 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { renderDocsPage } from "./docs_page.ts";
 import { docsPagePolicy } from "./docs_page_assets.ts";
+import { problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";
 import {
   buildOpenApiDocument,
@@ -38,6 +39,7 @@ const docsRoute = createRoute({
       description: "A self-contained HTML page; it loads nothing from elsewhere",
       content: { "text/html": { schema: z.string() } },
     },
+    ...problems(429),
   },
 });
 

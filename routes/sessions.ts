@@ -3,14 +3,17 @@ import { sign } from "hono/jwt";
 import { AppError } from "../domain/errors.ts";
 import { hashPassword, verifyPassword } from "../domain/password.ts";
 import { sessionClaims } from "../domain/session.ts";
-import { emailKey, Login, SessionToken } from "../domain/user.ts";
-import { countExact, peekExact } from "../kv/exact_limit.ts";
+import { addressGroup } from "../domain/ip.ts";
+import { Login, SessionToken } from "../domain/user.ts";
 import { findUserByEmail } from "../kv/users.ts";
 import { createSession, deleteSession } from "../kv/sessions.ts";
+import { logSecurity } from "../kv/security_log.ts";
+import { originOf } from "./origin.ts";
 import { principalOf } from "./authenticate.ts";
 import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";
-import { LOGIN_FAILURE_POLICY, rateLimited } from "./rate_limit.ts";
+import { holdLoginAttempt } from "./login_limits.ts";
+import { drawPasswordHash } from "./rate_limit.ts";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 
 const tokenRoute = defineRoute("public", {
@@ -49,25 +52,46 @@ export function registerSessions(api: OpenAPIHono<AppEnv>) {
   api.openapi(tokenRoute, async (c) => {
     const { kv, settings, jwtSecret, now } = c.var.deps;
     const { email, password } = c.req.valid("json");
-    // Failures are counted per email whether an account has it or not, and a limited email is
-    // refused before the password is looked at: the answer says nothing about the account.
-    const failures = await peekExact(kv, LOGIN_FAILURE_POLICY, emailKey(email), now());
-    if (!failures.allowed) {
-      throw rateLimited(failures, "Too many failed logins for this email; retry later");
-    }
+    await drawPasswordHash(c, c.var.deps);
     const user = await findUserByEmail(kv, email);
+    const network = addressGroup(c.get("clientIp"));
+    // Failures are counted whether an account has the email or not, and a limited attempt is
+    // refused before the password is looked at: the answer says nothing about the account. The
+    // attempt is counted before the check (exactly, across instances), so attempts in flight
+    // count too and concurrent ones never pass the limit; a right password gives its units back.
+    const attempt = await holdLoginAttempt(kv, {
+      email,
+      userId: user?.id ?? null,
+      network,
+      now: now(),
+    });
     const ok = await verifyPassword(
       password,
       user?.passwordHash ?? await decoyHash(settings.PASSWORD_HASH_ITERATIONS),
     );
     if (!user || !ok) {
-      await countExact(kv, LOGIN_FAILURE_POLICY, emailKey(email), now());
+      if (user) {
+        await logSecurity(kv, user.id, {
+          type: "session.sign_in_failed",
+          origin: originOf(c),
+          now: now(),
+        });
+      }
       throw new AppError("INVALID_CREDENTIALS", "The email or password is not correct");
     }
+    await attempt.release();
     const sessionId = crypto.randomUUID();
-    const claims = sessionClaims(user.id, sessionId, now(), settings.SESSION_TTL_HOURS);
+    const claims = sessionClaims(
+      { userId: user.id, sessionId },
+      now(),
+      settings.SESSION_TTL_HOURS,
+    );
     const expiresAt = new Date(claims.exp * 1000).toISOString();
-    await createSession(kv, { id: sessionId, userId: user.id, expiresAt }, now());
+    const session = { id: sessionId, userId: user.id, expiresAt };
+    // False when the account was deleted while the password was being checked.
+    if (!await createSession(kv, { session, now: now(), network, origin: originOf(c) })) {
+      throw new AppError("INVALID_CREDENTIALS", "The email or password is not correct");
+    }
     const token = await sign(claims, jwtSecret, "HS256");
     c.header("Cache-Control", "no-store"); // a secret, sent without a credential
     return c.json({ token, tokenType: "Bearer" as const, expiresAt }, 200);
@@ -79,7 +103,7 @@ export function registerSessions(api: OpenAPIHono<AppEnv>) {
       id: principal.sessionId!,
       userId: principal.userId,
       expiresAt: "",
-    });
+    }, { now: c.var.deps.now(), origin: originOf(c) });
     return c.json({ message: "Logged out" }, 200);
   });
 }

@@ -29,14 +29,15 @@ import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
 import { requestFingerprint } from "../kv/idempotency.ts";
 import { orderKey } from "../kv/order_key.ts";
 import {
+  changeTask,
   createTask,
   createTaskOnce,
   filteredUserTasks,
   getTask,
   listUserTasks,
   pageUserTasksByStatus,
-  updateTask,
 } from "../kv/tasks.ts";
+import { taskEffects } from "./task_effects.ts";
 import { principalOf } from "./authenticate.ts";
 import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv, Deps } from "./env.ts";
@@ -183,16 +184,13 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
     const id = crypto.randomUUID();
     const task = newTask(input, { id, userId, orderKey: orderKey(now, id) }, iso(now));
     let response = { body: toTaskCreated(task), location: `/api/v1/tasks/${id}` };
+    const effects = (await taskEffects(deps, userId))(null, task);
     if (idempotencyKey === undefined) {
-      await createTask(deps.kv, task);
+      await createTask(deps.kv, task, effects);
     } else {
       const fingerprint = await requestFingerprint(input);
-      const result = await createTaskOnce(
-        deps.kv,
-        task,
-        { userId, key: idempotencyKey, fingerprint, now },
-        response,
-      );
+      const request = { userId, key: idempotencyKey, fingerprint, now, effects };
+      const result = await createTaskOnce(deps.kv, task, { request, response });
       response = result.response;
       if (result.replayed) c.header("Idempotent-Replayed", "true");
     }
@@ -224,7 +222,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
       page,
       limit,
     });
-    setPageLinks(c, page, limit, total);
+    setPageLinks(c, { page, limit, total });
     return c.json(items, 200);
   });
 
@@ -259,22 +257,22 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
     const deps = c.var.deps;
     const userId = principalOf(c).userId;
     const patch = c.req.valid("json");
-    const task = await updateTask(
-      deps.kv,
-      c.req.valid("param").id,
-      (current) => applyPatch(assertOwner(current, userId), patch, iso(deps.now())),
-    );
+    const task = await changeTask(deps.kv, {
+      taskId: c.req.valid("param").id,
+      change: (current) => applyPatch(assertOwner(current, userId), patch, iso(deps.now())),
+      effects: await taskEffects(deps, userId),
+    });
     return c.json(await detailOf(deps, task), 200);
   });
 
   api.openapi(deleteTaskRoute, async (c) => {
     const deps = c.var.deps;
     const userId = principalOf(c).userId;
-    await updateTask(
-      deps.kv,
-      c.req.valid("param").id,
-      (current) => markDeleted(assertOwner(current, userId), iso(deps.now())),
-    );
+    await changeTask(deps.kv, {
+      taskId: c.req.valid("param").id,
+      change: (current) => markDeleted(assertOwner(current, userId), iso(deps.now())),
+      effects: await taskEffects(deps, userId),
+    });
     return c.json({ message: "Task deleted" }, 200);
   });
 }

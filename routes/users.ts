@@ -18,9 +18,11 @@ import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
 import { deleteUserSessions } from "../kv/sessions.ts";
 import { createUser, getUser, listUsers, markUserDeleted, updateUser } from "../kv/users.ts";
 import { principalOf } from "./authenticate.ts";
+import { originOf } from "./origin.ts";
 import { createdContent, defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";
 import { cursorPage, CursorQuery, setNextPage } from "./paging.ts";
+import { drawPasswordHash } from "./rate_limit.ts";
 
 const UserId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
 
@@ -99,7 +101,11 @@ const deleteRoute = defineRoute("session", {
 });
 
 /** Throws unless `targetId` is the caller: 404 when no such user is visible, else 403. */
-async function requireSelf(kv: Deno.Kv, callerId: string, targetId: string, action: string) {
+async function requireSelf(
+  kv: Deno.Kv,
+  ask: { callerId: string; targetId: string; action: string },
+) {
+  const { callerId, targetId, action } = ask;
   if (callerId === targetId) return;
   if (!await getUser(kv, targetId)) throw notFound("User");
   throw new AppError("FORBIDDEN", `Only the account's owner may ${action} it`);
@@ -109,6 +115,7 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
   api.openapi(signUpRoute, async (c) => {
     const { kv, settings, now } = c.var.deps;
     const input = c.req.valid("json");
+    await drawPasswordHash(c, c.var.deps);
     const at = new Date(now()).toISOString();
     const user = await createUser(kv, {
       id: crypto.randomUUID(),
@@ -153,15 +160,19 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
   api.openapi(updateRoute, async (c) => {
     const { kv, now, userCache } = c.var.deps;
     const { id } = c.req.valid("param");
-    await requireSelf(kv, principalOf(c).userId, id, "update");
+    await requireSelf(kv, { callerId: principalOf(c).userId, targetId: id, action: "update" });
     const change = c.req.valid("json");
-    const updated = await updateUser(kv, id, (user) => ({
-      ...user,
-      firstName: change.firstName ?? user.firstName,
-      lastName: change.lastName === undefined ? user.lastName : change.lastName,
-      profilePic: change.profilePic === undefined ? user.profilePic : change.profilePic,
-      updatedAt: new Date(now()).toISOString(),
-    }));
+    const updated = await updateUser(kv, {
+      userId: id,
+      security: { type: "profile.updated", origin: originOf(c), now: now() },
+      change: (user) => ({
+        ...user,
+        firstName: change.firstName ?? user.firstName,
+        lastName: change.lastName === undefined ? user.lastName : change.lastName,
+        profilePic: change.profilePic === undefined ? user.profilePic : change.profilePic,
+        updatedAt: new Date(now()).toISOString(),
+      }),
+    });
     userCache.clear(); // at once here; other instances see the change marker move
     if (!updated) throw notFound("User");
     return c.json(toPrivateProfile(updated), 200);
@@ -170,7 +181,7 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
   api.openapi(deleteRoute, async (c) => {
     const { kv, now, apiKeyCache, userCache } = c.var.deps;
     const { id } = c.req.valid("param");
-    await requireSelf(kv, principalOf(c).userId, id, "delete");
+    await requireSelf(kv, { callerId: principalOf(c).userId, targetId: id, action: "delete" });
     const deleted = await markUserDeleted(kv, id, new Date(now()).toISOString());
     userCache.clear();
     if (!deleted) throw notFound("User");

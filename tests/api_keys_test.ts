@@ -9,8 +9,11 @@ const METADATA_FIELDS = [
   "ipWhitelist",
   "last4",
   "lastUsedAt",
+  "lastUsedIp",
   "name",
   "prefix",
+  "previousExpiresAt",
+  "rateLimitPerHour",
   "scopes",
   "status",
 ];
@@ -304,7 +307,7 @@ Deno.test("GET /api/v1/keys lists the account's keys that are not revoked", asyn
   });
 });
 
-Deno.test("PATCH /api/v1/keys/:id changes name and ipWhitelist only", async (t) => {
+Deno.test("PATCH /api/v1/keys/:id changes name, ipWhitelist and rateLimitPerHour only", async (t) => {
   await using svc = await setup();
   const user = await signUp(svc);
   const other = await signUp(svc);

@@ -31,6 +31,7 @@ const HAPPY: Record<string, (s: Session) => Promise<Call>> = {
   "GET /dashboard": () => Promise.resolve({ path: "/dashboard" }),
   "GET /dashboard/app.js": () => Promise.resolve({ path: "/dashboard/app.js" }),
   "GET /dashboard/app.css": () => Promise.resolve({ path: "/dashboard/app.css" }),
+  "GET /dashboard/chart.js": () => Promise.resolve({ path: "/dashboard/chart.js" }),
   "POST /users": () =>
     Promise.resolve({
       path: "/v1/users",
@@ -85,14 +86,31 @@ const HAPPY: Record<string, (s: Session) => Promise<Call>> = {
     const key = await createKey(s.svc, s.user.token);
     return {
       path: `/api/v1/keys/${key.id}`,
-      init: { method: "PATCH", headers: bearer(s.user.token), json: { name: "renamed" } },
+      init: {
+        method: "PATCH",
+        headers: bearer(s.user.token),
+        json: { name: "renamed", rateLimitPerHour: 50 },
+      },
     };
   },
   "POST /keys/{id}/regenerate": async (s) => {
     const key = await createKey(s.svc, s.user.token);
     return {
       path: `/api/v1/keys/${key.id}/regenerate`,
-      init: { method: "POST", headers: bearer(s.user.token) },
+      init: { method: "POST", headers: bearer(s.user.token), json: { expireCurrentIn: "1h" } },
+    };
+  },
+  "GET /keys/{id}/usage": async (s) => {
+    const key = await createKey(s.svc, s.user.token);
+    for (const status of [200, 404]) {
+      const path = status === 200 ? "/v1/users/me" : `/v1/tasks/${crypto.randomUUID()}`;
+      await (await s.svc.request(path, { headers: apiKey(key.value) })).body?.cancel();
+    }
+    s.svc.deps.usage.release();
+    await s.svc.deps.rateLimiter.sync();
+    return {
+      path: `/api/v1/keys/${key.id}/usage?range=7d`,
+      init: { headers: bearer(s.user.token) },
     };
   },
   "DELETE /keys/{id}": async (s) => {
@@ -221,6 +239,97 @@ const VALID_BODY: Record<string, unknown> = {
   "PATCH /applications/{id}": { status: "withdrawn" },
 };
 
+const PUBLIC_HOOK = "https://93.184.215.14/hook";
+
+/** An endpoint of a fresh account (the 10-endpoint limit stays far), and its session. */
+async function newWebhook(s: Session): Promise<{ id: string; headers: HeadersInit }> {
+  const { token } = await signUp(s.svc);
+  const res = await s.svc.request("/v1/webhooks", {
+    method: "POST",
+    headers: bearer(token),
+    json: { url: PUBLIC_HOOK, events: ["*"] },
+  });
+  return { id: (await res.json()).id, headers: bearer(token) };
+}
+
+Object.assign(HAPPY, {
+  "POST /webhooks": (s: Session) =>
+    Promise.resolve({
+      path: "/v1/webhooks",
+      init: {
+        method: "POST",
+        headers: k(s),
+        json: { url: PUBLIC_HOOK, events: ["task.created"], description: "CI" },
+      },
+    }),
+  "GET /webhooks": async (s: Session) => {
+    const hook = await newWebhook(s);
+    return { path: "/v1/webhooks", init: { headers: hook.headers } };
+  },
+  "GET /webhooks/{id}": async (s: Session) => {
+    const hook = await newWebhook(s);
+    return { path: `/v1/webhooks/${hook.id}`, init: { headers: hook.headers } };
+  },
+  "PATCH /webhooks/{id}": async (s: Session) => {
+    const hook = await newWebhook(s);
+    return {
+      path: `/v1/webhooks/${hook.id}`,
+      init: { method: "PATCH", headers: hook.headers, json: { enabled: false } },
+    };
+  },
+  "DELETE /webhooks/{id}": async (s: Session) => {
+    const hook = await newWebhook(s);
+    return { path: `/v1/webhooks/${hook.id}`, init: { method: "DELETE", headers: hook.headers } };
+  },
+  "POST /webhooks/{id}/rotate-secret": async (s: Session) => {
+    const hook = await newWebhook(s);
+    return {
+      path: `/v1/webhooks/${hook.id}/rotate-secret`,
+      init: { method: "POST", headers: hook.headers },
+    };
+  },
+  "POST /webhooks/{id}/test": async (s: Session) => {
+    const hook = await newWebhook(s);
+    return {
+      path: `/v1/webhooks/${hook.id}/test`,
+      init: { method: "POST", headers: hook.headers },
+    };
+  },
+  "GET /webhooks/{id}/deliveries": async (s: Session) => {
+    const hook = await newWebhook(s);
+    for (let i = 0; i < 2; i++) {
+      await s.svc.request(`/v1/webhooks/${hook.id}/test`, {
+        method: "POST",
+        headers: hook.headers,
+      });
+    }
+    return { path: `/v1/webhooks/${hook.id}/deliveries?limit=1`, init: { headers: hook.headers } };
+  },
+  "POST /webhooks/{id}/deliveries/{deliveryId}/resend": async (s: Session) => {
+    const hook = await newWebhook(s);
+    const delivery = await (await s.svc.request(`/v1/webhooks/${hook.id}/test`, {
+      method: "POST",
+      headers: hook.headers,
+    })).json();
+    return {
+      path: `/v1/webhooks/${hook.id}/deliveries/${delivery.id}/resend`,
+      init: { method: "POST", headers: hook.headers },
+    };
+  },
+  "GET /security-log": async (s: Session) => {
+    const { token } = await signUp(s.svc);
+    await signUp(s.svc);
+    await s.svc.request("/v1/auth/logout", { method: "POST", headers: bearer(token) });
+    const again = await signUp(s.svc);
+    await s.svc.request("/v1/keys", {
+      method: "POST",
+      headers: bearer(again.token),
+      json: { name: "log", scopes: ["tasks:read"], expiresInDays: 1 },
+    });
+    return { path: "/v1/security-log?limit=1", init: { headers: bearer(again.token) } };
+  },
+});
+
 function k(s: Session): HeadersInit {
   return apiKey(s.key);
 }
@@ -244,10 +353,9 @@ function pointer(...parts: string[]): string {
 async function conforms(
   ajv: Ajv2020,
   doc: Doc,
-  method: string,
-  path: string,
-  res: Response,
+  answer: { method: string; path: string; res: Response },
 ): Promise<number> {
+  const { method, path, res } = answer;
   const op = doc.paths[path][method];
   const label = `${method.toUpperCase()} ${path} → ${res.status}`;
   const text = await res.text();
@@ -321,7 +429,7 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
       { headers: { Accept: "application/geo+json" } },
     );
     assert.match(res.headers.get("Content-Type") ?? "", /^application\/geo\+json/);
-    assert.equal(await conforms(ajv, doc, "get", "/tasks/explore", res), 200);
+    assert.equal(await conforms(ajv, doc, { method: "get", path: "/tasks/explore", res }), 200);
   });
 
   for (const [method, path, op] of ops) {
@@ -330,13 +438,11 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
       const fixture = HAPPY[name];
       if (!fixture) return;
       const call = await fixture(session);
-      const status = await conforms(
-        ajv,
-        doc,
+      const status = await conforms(ajv, doc, {
         method,
         path,
-        await svc.request(call.path, call.init),
-      );
+        res: await svc.request(call.path, call.init),
+      });
       assert.ok(status >= 200 && status < 300, `${name} answered ${status}`);
     });
 
@@ -345,7 +451,7 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
         method: method.toUpperCase(),
         ...(op.requestBody ? { json: {} } : {}),
       });
-      await conforms(ajv, doc, method, path, res);
+      await conforms(ajv, doc, { method, path, res });
     });
 
     const needsKey = (op.security ?? []).some((s: Doc) => s.ApiKeyHeader?.length);
@@ -360,7 +466,7 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
           await res.body?.cancel();
           return;
         }
-        assert.equal(await conforms(ajv, doc, method, path, res), 403);
+        assert.equal(await conforms(ajv, doc, { method, path, res }), 403);
       });
     }
 
@@ -374,7 +480,7 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
           headers: credential,
           ...(op.requestBody ? { json: VALID_BODY[name] ?? {} } : {}),
         });
-        assert.equal(await conforms(ajv, doc, method, path, res), 404);
+        assert.equal(await conforms(ajv, doc, { method, path, res }), 404);
       });
     }
     if (op.requestBody) {
@@ -385,9 +491,9 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
         const res = await svc.request(target, {
           method: method.toUpperCase(),
           headers: credential,
-          json: { name: 42, firstName: 42, email: 42, scopes: 42, title: 42 },
+          json: { name: 42, firstName: 42, email: 42, scopes: 42, title: 42, url: 42, events: 42 },
         });
-        assert.equal(await conforms(ajv, doc, method, path, res), 400);
+        assert.equal(await conforms(ajv, doc, { method, path, res }), 400);
       });
     }
   }

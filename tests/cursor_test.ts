@@ -47,7 +47,7 @@ Deno.test("readNewestFirst pages an index newest first without repeats", async (
   const seen: string[] = [];
   let before: string | undefined;
   for (;;) {
-    const page = await readNewestFirst<string>(kv, ["idx", "owner"], 2, before);
+    const page = await readNewestFirst<string>(kv, { prefix: ["idx", "owner"], limit: 2, before });
     seen.push(...page.entries.map((e) => e.value));
     if (!page.next) break;
     before = page.next;

@@ -52,7 +52,9 @@ Deno.test("GET /dashboard serves the account dashboard", async (t) => {
 
   await t.step("a client that takes gzip gets the same bytes gzipped", async () => {
     const plain = await (await svc.request("/dashboard")).text();
-    for (const path of ["/dashboard", "/dashboard/app.js", "/dashboard/app.css"]) {
+    for (
+      const path of ["/dashboard", "/dashboard/app.js", "/dashboard/app.css", "/dashboard/chart.js"]
+    ) {
       const res = await svc.request(path, { headers: { "Accept-Encoding": "gzip, br" } });
       assert.equal(res.headers.get("Content-Encoding"), "gzip", path);
       assert.equal(res.headers.get("Vary"), "Accept-Encoding");

@@ -8,7 +8,7 @@ import { matchExplore, normalizeName } from "../domain/explore.ts";
 import { type Location, searchTerms, type TaskRecord } from "../domain/task.ts";
 import { toTaskListItem } from "../domain/task_view.ts";
 import { queryWords } from "../domain/text.ts";
-import { type ExploreOptions, exploreTasks } from "../kv/explore_query.ts";
+import { type ExploreQuery, exploreTasks } from "../kv/explore_query.ts";
 import { orderKey } from "../kv/order_key.ts";
 import { writeTaskTransition } from "../kv/task_indexes.ts";
 import { seededRandom } from "../scripts/seeded_random.ts";
@@ -210,16 +210,15 @@ export function reference(tasks: TaskRecord[], filters: ExploreFilters): Explore
 /** Every page of a query, concatenated; also checks that only the last page lacks a cursor. */
 export async function allPages(
   kv: Deno.Kv,
-  filters: ExploreFilters,
-  limit: number,
-  options: ExploreOptions = {},
+  query: Omit<ExploreQuery, "after">,
 ): Promise<{ items: ExploreItem[]; pages: number; shortPages: number }> {
+  const { limit } = query;
   const items: ExploreItem[] = [];
   let after: string | null = null;
   let pages = 0;
   let shortPages = 0;
   for (;;) {
-    const page = await exploreTasks(kv, { filters, after, limit, ...options });
+    const page = await exploreTasks(kv, { ...query, after });
     pages++;
     if (page.items.length > limit) throw new Error("page longer than its limit");
     items.push(...page.items);

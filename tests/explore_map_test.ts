@@ -59,7 +59,7 @@ async function allDistancePages(
   const items: ExploreItem[] = [];
   let after: DistancePosition | null = null;
   for (let pages = 0; pages < 10_000; pages++) {
-    const page = await exploreByDistance(kv, filters, after, limit, options);
+    const page = await exploreByDistance(kv, { filters, after, limit, ...options });
     assert.ok(page.items.length <= limit);
     items.push(...page.items);
     if (!page.next) return items;
@@ -129,7 +129,7 @@ Deno.test("explore sort=distance and bbox agree with the brute-force reference",
       filters.bbox = generateBox(rnd);
       const want = reference(tasks, filters);
       if (want.length > 0) nonEmpty++;
-      const got = await allPages(svc.kv, filters, [2, 20][i % 2]);
+      const got = await allPages(svc.kv, { filters, limit: [2, 20][i % 2] });
       assert.deepEqual(got.items, want, JSON.stringify(filters));
     }
     assert.ok(nonEmpty > 30, `only ${nonEmpty} boxes held anything`);
@@ -152,7 +152,7 @@ Deno.test("explore sort=distance and bbox agree with the brute-force reference",
   await t.step("rule: a distance cursor stays exact while tasks come and go", async () => {
     const filters: ExploreFilters = { search: [], geo: { lon: 2.35, lat: 48.85, radiusKm: 100 } };
     const before = distanceReference(tasks, filters);
-    const first = await exploreByDistance(svc.kv, filters, null, 10);
+    const first = await exploreByDistance(svc.kv, { filters, limit: 10 });
     assert.ok(first.next);
     // A new task nearer than the cursor and one farther; one listed task leaves.
     const extra = generateTasks(99, 2).map((task, i): TaskRecord => ({
@@ -171,7 +171,7 @@ Deno.test("explore sort=distance and bbox agree with the brute-force reference",
     const rest: ExploreItem[] = [];
     let after: DistancePosition | null = first.next;
     while (after) {
-      const page = await exploreByDistance(svc.kv, filters, after, 10);
+      const page = await exploreByDistance(svc.kv, { filters, after, limit: 10 });
       rest.push(...page.items);
       after = page.next;
     }

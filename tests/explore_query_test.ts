@@ -59,10 +59,9 @@ function edgeFilters(): ExploreFilters[] {
 async function checkQueries(
   kv: Deno.Kv,
   tasks: TaskRecord[],
-  queries: ExploreFilters[],
-  budgets: (number | undefined)[],
-  limits = LIMITS,
+  run: { queries: ExploreFilters[]; budgets: (number | undefined)[]; limits?: number[] },
 ): Promise<number> {
+  const { queries, budgets, limits = LIMITS } = run;
   let shortPages = 0;
   for (const filters of queries) {
     const expected = reference(tasks, filters);
@@ -70,7 +69,7 @@ async function checkQueries(
       // Paging one by one through long results adds time, not coverage.
       if (limit === 1 && expected.length > 60) continue;
       for (const budget of budgets) {
-        const got = await allPages(kv, filters, limit, { budget });
+        const got = await allPages(kv, { filters, limit, budget });
         assertEquals(
           got.items.map((r) => r.id),
           expected.map((r) => r.id),
@@ -98,14 +97,21 @@ Deno.test("GET /tasks/explore index answers exactly as the brute-force reference
   });
 
   await t.step("rule: every filter combination, every page of every limit, in order", async () => {
-    await checkQueries(kv, tasks, [...edgeFilters(), ...randomFilters], [undefined]);
+    await checkQueries(kv, tasks, {
+      queries: [...edgeFilters(), ...randomFilters],
+      budgets: [undefined],
+    });
   });
 
   await t.step("rule: pages cut short by the storage budget still add up exactly", async () => {
-    await checkQueries(kv, tasks, [...edgeFilters(), ...randomFilters.slice(0, 30)], [150], [
-      7,
-      50,
-    ]);
+    await checkQueries(kv, tasks, {
+      queries: [...edgeFilters(), ...randomFilters.slice(0, 30)],
+      budgets: [150],
+      limits: [
+        7,
+        50,
+      ],
+    });
   });
 
   await t.step(
@@ -133,7 +139,10 @@ Deno.test("GET /tasks/explore index answers exactly as the brute-force reference
         tasks[i] = after;
       }
       await assertTaskIndexesConsistent(kv);
-      await checkQueries(kv, tasks, [...edgeFilters(), ...randomFilters.slice(0, 60)], [undefined]);
+      await checkQueries(kv, tasks, {
+        queries: [...edgeFilters(), ...randomFilters.slice(0, 60)],
+        budgets: [undefined],
+      });
     },
   );
 
@@ -237,7 +246,7 @@ Deno.test("explore geo reads few lists in a sparse area and few entries in a den
       for (const [lon, lat] of [[62, 50], [10, 50], [36, 50]]) {
         const filters: ExploreFilters = { search: [], geo: { lon, lat, radiusKm } };
         for (const limit of [7, 20]) {
-          const got = await allPages(kv, filters, limit);
+          const got = await allPages(kv, { filters, limit });
           assertEquals(got.items, reference(tasks, filters), `${JSON.stringify(filters)} ${limit}`);
         }
       }
@@ -275,7 +284,7 @@ Deno.test("explore search near a place scans the words of its zones, not the wor
           geo: { lon: 10, lat: 50, radiusKm },
         };
         for (const limit of [7, 20]) {
-          const got = await allPages(kv, filters, limit);
+          const got = await allPages(kv, { filters, limit });
           assertEquals(got.items, reference(tasks, filters), `${describe(filters)} ${limit}`);
         }
       }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { users } from "../kv/keys.ts";
 import { bearer, setup, signUp, type TestContext } from "./helpers.ts";
-import { postTask } from "./task_fixtures.ts";
+import { callTask, postTask, type TaskCall } from "./task_fixtures.ts";
 
 interface Item {
   id: string;
@@ -28,10 +28,9 @@ function newestFirst(tasks: { id: string; createdAt: string }[]): string[] {
   ).map((t) => t.id);
 }
 
-async function send(svc: TestContext, token: string, method: string, id: string, json?: unknown) {
-  const res = await svc.request(`/api/v1/tasks/${id}`, { method, headers: bearer(token), json });
-  await res.body?.cancel();
-  assert.equal(res.status, 200);
+/** A call to /api/v1/tasks/{id} that must succeed. */
+async function send(svc: TestContext, call: TaskCall) {
+  assert.equal(await callTask(svc, call), 200);
 }
 
 const PARIS = { coordinates: [2.3522, 48.8566], type: "city", name: "Paris", countryCode: "FR" };
@@ -80,9 +79,14 @@ Deno.test("GET /tasks/explore lists everyone's published tasks, newest first", a
   });
   const world = await postTask(svc, bob.token, { title: "Logo design", location: WORLD });
   const completed = await postTask(svc, alice.token, { title: "Done already", location: PARIS });
-  await send(svc, alice.token, "PATCH", completed.id, { status: "completed" });
+  await send(svc, {
+    token: alice.token,
+    method: "PATCH",
+    id: completed.id,
+    json: { status: "completed" },
+  });
   const deleted = await postTask(svc, bob.token, { title: "Gone", location: PARIS });
-  await send(svc, bob.token, "DELETE", deleted.id);
+  await send(svc, { token: bob.token, method: "DELETE", id: deleted.id });
   const all = newestFirst([world, germany, etienne, lyon, versailles, paris]);
   const inOrder = (...tasks: { id: string }[]) =>
     all.filter((id) => tasks.some((t) => t.id === id));
@@ -234,7 +238,8 @@ Deno.test("GET /tasks/explore pages with cursors bound to their filters", async 
     const seen: string[] = [];
     let url = "/api/v1/tasks/explore?limit=3&countryCode=fr";
     for (let pages = 0; pages < 10; pages++) {
-      const res = await svc.request(url);
+      // From this machine, so Link URLs are absolute (docs/security.md, "Links").
+      const res = await svc.request(url, { ip: "127.0.0.1" });
       const items = (await res.json()) as Item[];
       seen.push(...items.map((i) => i.id));
       const cursor = res.headers.get("X-Next-Cursor");

@@ -9,6 +9,7 @@ import {
   geohashEncode,
   haversineKm,
   minDistanceToBoxKm,
+  type Point,
 } from "../domain/geo.ts";
 import { seededRandom } from "../scripts/seeded_random.ts";
 
@@ -20,8 +21,7 @@ function normalizeLon(lon: number): number {
 
 /** The point reached from a start by travelling `distanceKm` along `bearingDeg`. */
 function destination(
-  lon: number,
-  lat: number,
+  { lon, lat }: Point,
   bearingDeg: number,
   distanceKm: number,
 ): [number, number] {
@@ -40,10 +40,8 @@ function destination(
 }
 
 function assertCovers(
-  cells: readonly string[],
-  precision: number,
-  lon: number,
-  lat: number,
+  { cells, precision }: { cells: readonly string[]; precision: number },
+  [lon, lat]: readonly [number, number],
   context: string,
 ): void {
   const hash = geohashEncode(lon, lat, precision);
@@ -56,30 +54,43 @@ function assertSortedUnique(cells: readonly string[]): void {
 
 Deno.test("haversineKm measures great-circle distances on a 6371.0088 km sphere", async (t) => {
   await t.step("Paris to London is about 343.5 km", () => {
-    const d = haversineKm(2.3522, 48.8566, -0.1276, 51.5072);
+    const d = haversineKm({ lon: 2.3522, lat: 48.8566 }, { lon: -0.1276, lat: 51.5072 });
     assert.ok(Math.abs(d - 343.5) <= 1, `got ${d}`);
   });
   await t.step("New York to Los Angeles is about 3936 km", () => {
-    const d = haversineKm(-73.9857, 40.7484, -118.2437, 34.0522);
+    const d = haversineKm({ lon: -73.9857, lat: 40.7484 }, { lon: -118.2437, lat: 34.0522 });
     assert.ok(Math.abs(d - 3936) <= 5, `got ${d}`);
   });
   await t.step("one degree along the equator is R·π/180", () => {
-    assert.ok(Math.abs(haversineKm(10, 0, 11, 0) - (EARTH_RADIUS_KM * Math.PI) / 180) < 1e-9);
+    assert.ok(
+      Math.abs(
+        haversineKm({ lon: 10, lat: 0 }, { lon: 11, lat: 0 }) - (EARTH_RADIUS_KM * Math.PI) / 180,
+      ) < 1e-9,
+    );
   });
   await t.step("antipodes are half a circumference apart", () => {
-    assert.ok(Math.abs(haversineKm(0, 0, 180, 0) - EARTH_RADIUS_KM * Math.PI) < 1e-6);
-    assert.ok(Math.abs(haversineKm(0, 90, 0, -90) - EARTH_RADIUS_KM * Math.PI) < 1e-6);
+    assert.ok(
+      Math.abs(haversineKm({ lon: 0, lat: 0 }, { lon: 180, lat: 0 }) - EARTH_RADIUS_KM * Math.PI) <
+        1e-6,
+    );
+    assert.ok(
+      Math.abs(haversineKm({ lon: 0, lat: 90 }, { lon: 0, lat: -90 }) - EARTH_RADIUS_KM * Math.PI) <
+        1e-6,
+    );
   });
   await t.step("distance across the antimeridian is short", () => {
-    const d = haversineKm(179.5, 0, -179.5, 0);
+    const d = haversineKm({ lon: 179.5, lat: 0 }, { lon: -179.5, lat: 0 });
     assert.ok(Math.abs(d - (EARTH_RADIUS_KM * Math.PI) / 180) < 1e-6, `got ${d}`);
   });
   await t.step("is zero for a point and symmetric", () => {
-    assert.equal(haversineKm(12.3, 45.6, 12.3, 45.6), 0);
-    assert.equal(haversineKm(1, 2, 3, 4), haversineKm(3, 4, 1, 2));
+    assert.equal(haversineKm({ lon: 12.3, lat: 45.6 }, { lon: 12.3, lat: 45.6 }), 0);
+    assert.equal(
+      haversineKm({ lon: 1, lat: 2 }, { lon: 3, lat: 4 }),
+      haversineKm({ lon: 3, lat: 4 }, { lon: 1, lat: 2 }),
+    );
   });
   await t.step("stays accurate for metre-scale distances", () => {
-    const d = haversineKm(0, 0, 0, 0.00001);
+    const d = haversineKm({ lon: 0, lat: 0 }, { lon: 0, lat: 0.00001 });
     assert.ok(Math.abs(d - (0.00001 * RAD * EARTH_RADIUS_KM)) < 1e-12, `got ${d}`);
   });
 });
@@ -160,12 +171,15 @@ Deno.test("minDistanceToBoxKm never over-estimates the distance to a box", async
     const box: GeoBox = { minLon: 0, minLat: 10, maxLon: 5, maxLat: 20 };
     assert.equal(minDistanceToBoxKm(2, 15, box), 0);
     const north = minDistanceToBoxKm(2, 25, box);
-    assert.ok(Math.abs(north - haversineKm(2, 25, 2, 20)) < 1e-5);
+    assert.ok(Math.abs(north - haversineKm({ lon: 2, lat: 25 }, { lon: 2, lat: 20 })) < 1e-5);
   });
   await t.step("measures across the antimeridian", () => {
     const box: GeoBox = { minLon: 170, minLat: -5, maxLon: 180, maxLat: 5 };
     const d = minDistanceToBoxKm(-179, 0, box);
-    assert.ok(Math.abs(d - haversineKm(-179, 0, 180, 0)) < 1e-5, `got ${d}`);
+    assert.ok(
+      Math.abs(d - haversineKm({ lon: -179, lat: 0 }, { lon: 180, lat: 0 })) < 1e-5,
+      `got ${d}`,
+    );
   });
   await t.step("is a tight lower bound over random boxes and points", () => {
     const rand = seededRandom(21);
@@ -181,13 +195,15 @@ Deno.test("minDistanceToBoxKm never over-estimates the distance to a box", async
         for (let b = 0; b <= steps; b++) {
           const x = box.minLon + ((box.maxLon - box.minLon) * a) / steps;
           const y = box.minLat + ((box.maxLat - box.minLat) * b) / steps;
-          const d = haversineKm(lon, lat, x, y);
+          const d = haversineKm({ lon, lat }, { lon: x, lat: y });
           assert.ok(bound <= d + 1e-9, `seed 21 #${i}: bound ${bound} > ${d}`);
           best = Math.min(best, d);
         }
       }
       // The sampled minimum exceeds the true one by at most about one sampling step.
-      const step = haversineKm(box.minLon, box.minLat, box.maxLon, box.maxLat) / steps;
+      const step =
+        haversineKm({ lon: box.minLon, lat: box.minLat }, { lon: box.maxLon, lat: box.maxLat }) /
+        steps;
       assert.ok(best - bound <= step + 1e-3, `seed 21 #${i}: bound ${bound} far below ${best}`);
     }
   });
@@ -195,69 +211,94 @@ Deno.test("minDistanceToBoxKm never over-estimates the distance to a box", async
 
 Deno.test("coverCircle picks the finest precision that fits", async (t) => {
   await t.step("a 10 km circle in Paris uses precision 4 within 12 cells", () => {
-    const cover = coverCircle(2.3522, 48.8566, 10);
+    const cover = coverCircle({ lon: 2.3522, lat: 48.8566, radiusKm: 10 });
     assert.equal(cover.precision, 4);
     assert.ok(cover.cells.length >= 1 && cover.cells.length <= 12);
     assert.ok(cover.cells.every((c) => c.length === 4));
   });
   await t.step("a 1000 km circle falls back to the coarsest default precision", () => {
-    const cover = coverCircle(2.3522, 48.8566, 1000);
+    const cover = coverCircle({ lon: 2.3522, lat: 48.8566, radiusKm: 1000 });
     assert.equal(cover.precision, Math.min(...DEFAULT_PRECISIONS));
   });
   await t.step("uses the precisions it is given, finest first", () => {
-    const cover = coverCircle(2.3522, 48.8566, 1, 12, { precisions: [1, 2, 3, 4, 5] });
+    const cover = coverCircle({ lon: 2.3522, lat: 48.8566, radiusKm: 1 }, {
+      maxCells: 12,
+      precisions: [1, 2, 3, 4, 5],
+    });
     assert.equal(cover.precision, 5);
   });
   await t.step("returns the coarsest precision's cells however many when none fits", () => {
-    const cover = coverCircle(2.3522, 48.8566, 300, 2, { precisions: [4] });
+    const cover = coverCircle({ lon: 2.3522, lat: 48.8566, radiusKm: 300 }, {
+      maxCells: 2,
+      precisions: [4],
+    });
     assert.equal(cover.precision, 4);
     assert.ok(cover.cells.length > 2);
     const rand = seededRandom(31);
     for (let i = 0; i < 500; i++) {
-      const [x, y] = destination(2.3522, 48.8566, rand() * 360, 300 * Math.sqrt(rand()));
-      assertCovers(cover.cells, 4, x, y, "fallback");
+      const [x, y] = destination(
+        { lon: 2.3522, lat: 48.8566 },
+        rand() * 360,
+        300 * Math.sqrt(rand()),
+      );
+      assertCovers({ cells: cover.cells, precision: 4 }, [x, y], "fallback");
     }
   });
   await t.step("a circle over the whole earth returns all 32 precision-1 cells", () => {
-    const cover = coverCircle(0, 0, 20100, 12, { precisions: [1] });
+    const cover = coverCircle({ lon: 0, lat: 0, radiusKm: 20100 }, {
+      maxCells: 12,
+      precisions: [1],
+    });
     assert.equal(cover.cells.length, 32);
   });
   await t.step("a zero radius still covers its centre", () => {
-    const cover = coverCircle(2.3522, 48.8566, 0);
+    const cover = coverCircle({ lon: 2.3522, lat: 48.8566, radiusKm: 0 });
     assert.deepEqual(cover, { precision: 4, cells: [geohashEncode(2.3522, 48.8566, 4)] });
   });
   await t.step("prunes cells of the bounding box that the circle cannot reach", () => {
     // At 60°N a 400 km circle's box corners lie well outside the circle.
-    const cover = coverCircle(10, 60, 400, 1000, { precisions: [4] });
+    const cover = coverCircle({ lon: 10, lat: 60, radiusKm: 400 }, {
+      maxCells: 1000,
+      precisions: [4],
+    });
     for (const cell of cover.cells) {
       assert.ok(minDistanceToBoxKm(10, 60, geohashBounds(cell)) <= 400 + 1e-3);
     }
-    const corner = geohashEncode(...destination(10, 60, 45, 560), 4);
+    const corner = geohashEncode(...destination({ lon: 10, lat: 60 }, 45, 560), 4);
     assert.ok(!cover.cells.includes(corner));
   });
   await t.step("returns sorted, distinct cells", () => {
     for (const [lon, lat, r] of [[179.99, 0, 300], [0, 89.9, 200], [-179.5, -60, 800]]) {
-      assertSortedUnique(coverCircle(lon, lat, r).cells);
+      assertSortedUnique(coverCircle({ lon, lat, radiusKm: r }).cells);
     }
   });
   await t.step("rejects negative radii, bad maxCells and bad precisions", () => {
-    assert.throws(() => coverCircle(0, 0, -1), RangeError);
-    assert.throws(() => coverCircle(0, 0, Number.NaN), RangeError);
-    assert.throws(() => coverCircle(0, 0, 1, 0), RangeError);
-    assert.throws(() => coverCircle(0, 0, 1, 12, { precisions: [] }), RangeError);
-    assert.throws(() => coverCircle(0, 0, 1, 12, { precisions: [13] }), RangeError);
-    assert.throws(() => coverCircle(0, 0, 1, 12, { extraKm: -1 }), RangeError);
-    assert.throws(() => coverCircle(0, 95, 1), RangeError);
+    assert.throws(() => coverCircle({ lon: 0, lat: 0, radiusKm: -1 }), RangeError);
+    assert.throws(() => coverCircle({ lon: 0, lat: 0, radiusKm: Number.NaN }), RangeError);
+    assert.throws(() => coverCircle({ lon: 0, lat: 0, radiusKm: 1 }, { maxCells: 0 }), RangeError);
+    assert.throws(
+      () => coverCircle({ lon: 0, lat: 0, radiusKm: 1 }, { maxCells: 12, precisions: [] }),
+      RangeError,
+    );
+    assert.throws(
+      () => coverCircle({ lon: 0, lat: 0, radiusKm: 1 }, { maxCells: 12, precisions: [13] }),
+      RangeError,
+    );
+    assert.throws(
+      () => coverCircle({ lon: 0, lat: 0, radiusKm: 1 }, { maxCells: 12, extraKm: -1 }),
+      RangeError,
+    );
+    assert.throws(() => coverCircle({ lon: 0, lat: 95, radiusKm: 1 }), RangeError);
   });
 });
 
 Deno.test("coverCircle covers every point within the radius", async (t) => {
   await t.step("near the antimeridian, on both sides of it", () => {
     for (const lon of [179.99, -179.99, 180, -180, 179.5]) {
-      const cover = coverCircle(lon, 10, 50);
+      const cover = coverCircle({ lon, lat: 10, radiusKm: 50 });
       for (let bearing = 0; bearing < 360; bearing += 5) {
-        const [x, y] = destination(lon, 10, bearing, 50);
-        assertCovers(cover.cells, cover.precision, x, y, `lon ${lon}`);
+        const [x, y] = destination({ lon, lat: 10 }, bearing, 50);
+        assertCovers(cover, [x, y], `lon ${lon}`);
       }
       if (Math.abs(lon) < 179.9) continue; // this circle stays east of the antimeridian
       assert.ok(cover.cells.some((c) => geohashBounds(c).minLon < 0), `lon ${lon}: west half`);
@@ -266,19 +307,22 @@ Deno.test("coverCircle covers every point within the radius", async (t) => {
   });
   await t.step("around a pole, on every meridian", () => {
     for (const lat of [89.5, -89.5, 90, -90]) {
-      const cover = coverCircle(30, lat, 100);
+      const cover = coverCircle({ lon: 30, lat, radiusKm: 100 });
       for (let lon = -180; lon <= 180; lon += 1) {
         const y = lat > 0 ? 89.95 : -89.95;
-        assertCovers(cover.cells, cover.precision, lon, y, `lat ${lat}`);
+        assertCovers(cover, [lon, y], `lat ${lat}`);
       }
     }
   });
   await t.step("when the circle just touches a pole", () => {
     const r = (1 * RAD) * EARTH_RADIUS_KM; // from 89°N exactly to the pole
-    const cover = coverCircle(0, 89, r, 12, { precisions: [2, 3, 4] });
+    const cover = coverCircle({ lon: 0, lat: 89, radiusKm: r }, {
+      maxCells: 12,
+      precisions: [2, 3, 4],
+    });
     for (let bearing = 0; bearing < 360; bearing += 1) {
-      const [x, y] = destination(0, 89, bearing, r);
-      assertCovers(cover.cells, cover.precision, x, y, "touching");
+      const [x, y] = destination({ lon: 0, lat: 89 }, bearing, r);
+      assertCovers(cover, [x, y], "touching");
     }
   });
   await t.step("when the circle ends exactly on a cell edge", () => {
@@ -292,10 +336,17 @@ Deno.test("coverCircle covers every point within the radius", async (t) => {
         for (const [step, bearings] of [[cellLon, [90, 270]], [cellLat, [0, 180]]] as const) {
           const r = k * step * RAD * EARTH_RADIUS_KM;
           if (r > 2000) continue;
-          const cover = coverCircle(0, 0, r, 10_000, { precisions: [precision] });
+          const cover = coverCircle({ lon: 0, lat: 0, radiusKm: r }, {
+            maxCells: 10_000,
+            precisions: [precision],
+          });
           for (const bearing of bearings) {
-            const [x, y] = destination(0, 0, bearing, r);
-            assertCovers(cover.cells, precision, x, y, `p${precision} k${k} b${bearing}`);
+            const [x, y] = destination({ lon: 0, lat: 0 }, bearing, r);
+            assertCovers(
+              { cells: cover.cells, precision },
+              [x, y],
+              `p${precision} k${k} b${bearing}`,
+            );
           }
         }
       }
@@ -307,19 +358,25 @@ Deno.test("coverCircle covers every point within the radius", async (t) => {
       const lon = rand() * 360 - 180;
       const lat = Math.asin(rand() * 2 - 1) / RAD;
       const radius = 5000 + rand() * 16000;
-      const cover = coverCircle(lon, lat, radius, 12, { precisions: [1, 2] });
+      const cover = coverCircle({ lon, lat, radiusKm: radius }, {
+        maxCells: 12,
+        precisions: [1, 2],
+      });
       for (let j = 0; j < 50; j++) {
         const distance = j < 10 ? radius : radius * Math.sqrt(rand());
-        const [x, y] = destination(lon, lat, rand() * 360, distance);
-        assertCovers(cover.cells, cover.precision, x, y, `seed 41 #${i}`);
+        const [x, y] = destination({ lon, lat }, rand() * 360, distance);
+        assertCovers(cover, [x, y], `seed 41 #${i}`);
       }
     }
   });
   await t.step("widened by extraKm for radius-type tasks", () => {
-    const cover = coverCircle(2.3522, 48.8566, 10, 12, { extraKm: 500 });
+    const cover = coverCircle({ lon: 2.3522, lat: 48.8566, radiusKm: 10 }, {
+      maxCells: 12,
+      extraKm: 500,
+    });
     for (let bearing = 0; bearing < 360; bearing += 3) {
-      const [x, y] = destination(2.3522, 48.8566, bearing, 510);
-      assertCovers(cover.cells, cover.precision, x, y, "extraKm");
+      const [x, y] = destination({ lon: 2.3522, lat: 48.8566 }, bearing, 510);
+      assertCovers(cover, [x, y], "extraKm");
     }
   });
   await t.step(
@@ -346,7 +403,7 @@ Deno.test("coverCircle covers every point within the radius", async (t) => {
         const radius = Math.exp(rand() * Math.log(1000)); // log-uniform over 1..1000 km
         const precisions = precisionSets[i % precisionSets.length];
         const maxCells = [1, 4, 12, 32][Math.floor(rand() * 4)];
-        const cover = coverCircle(lon, lat, radius, maxCells, { precisions });
+        const cover = coverCircle({ lon, lat, radiusKm: radius }, { maxCells, precisions });
         const context = `seed ${seed} #${i} (${lon}, ${lat}) r=${radius} max=${maxCells}`;
 
         assert.ok(precisions.includes(cover.precision), context);
@@ -354,13 +411,13 @@ Deno.test("coverCircle covers every point within the radius", async (t) => {
           assert.ok(cover.cells.length <= maxCells, `${context}: too many cells`);
         }
         assertSortedUnique(cover.cells);
-        assertCovers(cover.cells, cover.precision, lon, lat, context);
+        assertCovers(cover, [lon, lat], context);
         for (let j = 0; j < 24; j++) {
           // A quarter of the points sit exactly on the circle, where misses would show first.
           const distance = j < 6 ? radius : radius * Math.sqrt(rand());
           const bearing = j < 4 ? j * 90 : rand() * 360;
-          const [x, y] = destination(lon, lat, bearing, distance);
-          assertCovers(cover.cells, cover.precision, x, y, context);
+          const [x, y] = destination({ lon, lat }, bearing, distance);
+          assertCovers(cover, [x, y], context);
         }
       }
     },

@@ -66,7 +66,7 @@ Deno.test("a store written in an older index layout is found out and rebuilt", a
       const consistent = await assertTaskIndexesConsistent(kv);
       assert.equal(consistent.records, tasks.length);
       assert.deepEqual(await checkIndexLayout(kv), { stored: INDEX_LAYOUT, current: true });
-      const got = await allPages(kv, filters, 7);
+      const got = await allPages(kv, { filters, limit: 7 });
       assert.deepEqual(got.items, reference(tasks, filters));
     } finally {
       kv.close();

@@ -124,7 +124,8 @@ Deno.test("GET /openapi.json is an OpenAPI 3.1 document of every route", async (
   await t.step("versioned responses document the rate-limit headers", () => {
     for (const [, path, op] of operations(doc)) {
       if (doc.paths[path].servers) continue;
-      const headers = op.responses["200"]?.headers ?? op.responses["201"]?.headers;
+      const headers = op.responses["200"]?.headers ?? op.responses["201"]?.headers ??
+        op.responses["202"]?.headers;
       for (const name of ["RateLimit", "RateLimit-Policy", "X-RateLimit-Limit"]) {
         assert.ok(headers[name], `${op.operationId} ${name}`);
       }
@@ -181,6 +182,12 @@ const ACCESS: [string, string, string][] = [
   ["post", "/users", "public"],
   ["post", "/auth/token", "public"],
   ["get", "/tasks/explore", "public"],
+  ["get", "/webhooks", "webhooks:read"],
+  ["get", "/webhooks/{id}/deliveries", "webhooks:read"],
+  ["post", "/webhooks", "webhooks:write"],
+  ["patch", "/webhooks/{id}", "webhooks:write"],
+  ["post", "/webhooks/{id}/deliveries/{deliveryId}/resend", "webhooks:write"],
+  ["get", "/security-log", "session"],
 ];
 
 Deno.test("the document states each endpoint's credential and scope (API.md section 3)", async (t) => {
@@ -204,4 +211,46 @@ Deno.test("the document states each endpoint's credential and scope (API.md sect
       }
     });
   }
+});
+
+Deno.test("the document states section 14: the grace body, the new key fields, the usage route", async (t) => {
+  const { svc, doc } = await loadDocument();
+  await using _ = svc;
+  const schemas = doc.components.schemas;
+
+  await t.step("regenerate takes an optional body with expireCurrentIn now|1h|24h|7d", () => {
+    const body = doc.paths["/keys/{id}/regenerate"].post.requestBody;
+    assert.equal(body.required, false);
+    const schema = body.content["application/json"].schema;
+    const resolved = schema.$ref ? schemas[schema.$ref.split("/").at(-1)] : schema;
+    assert.deepEqual(resolved.properties.expireCurrentIn.enum, ["now", "1h", "24h", "7d"]);
+    assert.equal(resolved.properties.expireCurrentIn.default, "now");
+    assert.equal(resolved.additionalProperties, false);
+  });
+
+  await t.step("key metadata has previousExpiresAt, lastUsedIp and rateLimitPerHour", () => {
+    for (const field of ["previousExpiresAt", "lastUsedIp", "rateLimitPerHour"]) {
+      assert.ok(schemas.ApiKey.properties[field], field);
+      assert.ok(schemas.ApiKey.required.includes(field), field);
+    }
+    assert.ok(schemas.ApiKeyCreate.properties.rateLimitPerHour);
+    assert.ok(schemas.ApiKeyUpdate.properties.rateLimitPerHour);
+  });
+
+  await t.step("GET /keys/{id}/usage takes range=24h|7d|90d and answers the series", () => {
+    const op = doc.paths["/keys/{id}/usage"].get;
+    const range = op.parameters.find((p: Doc) => p.name === "range");
+    assert.equal(range.in, "query");
+    assert.deepEqual(range.schema.enum, ["24h", "7d", "90d"]);
+    assert.deepEqual(op.security, [{ SessionToken: [] }]);
+    const point = schemas.ApiKeyUsagePoint.properties;
+    assert.deepEqual(Object.keys(point).sort(), [
+      "clientError",
+      "ok",
+      "rateLimited",
+      "serverError",
+      "start",
+    ]);
+    assert.deepEqual(schemas.ApiKeyUsage.properties.bucket.enum, ["hour", "day"]);
+  });
 });

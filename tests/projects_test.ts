@@ -171,7 +171,8 @@ Deno.test("GET /v1/projects is cursor-paged newest first", async (t) => {
     let url: string | null = "/v1/projects?limit=3";
     let pages = 0;
     while (url) {
-      const res: Response = await svc.request(url, { headers });
+      // From this machine, so Link URLs are absolute (docs/security.md, "Links").
+      const res: Response = await svc.request(url, { headers, ip: "127.0.0.1" });
       seen.push(...(await res.json()).map((p: { id: string }) => p.id));
       pages++;
       const link = res.headers.get("Link");

@@ -46,15 +46,18 @@ Deno.test("Link URLs are absolute under PUBLIC_URL, whatever Host the request na
   });
 });
 
-Deno.test("without PUBLIC_URL, Link URLs follow the request's own URL on a loopback host", async () => {
+Deno.test("without PUBLIC_URL, Link URLs follow the request's own URL on a local request", async () => {
   const { svc, headers } = await withTasks();
   await using _ = svc;
-  const res = await svc.request("http://localhost:8000/api/v1/tasks?limit=1", { headers });
+  const res = await svc.request("http://localhost:8000/api/v1/tasks?limit=1", {
+    headers,
+    ip: "127.0.0.1",
+  });
   await res.body?.cancel();
   assert.match(links(res).next, /^http:\/\/localhost:8000\/api\/v1\/tasks\?limit=1&cursor=/);
 });
 
-Deno.test("without PUBLIC_URL, a Link never follows a forged Host: path-absolute unless the host is loopback", async (t) => {
+Deno.test("without PUBLIC_URL, a Link never follows a forged Host: path-absolute unless the request is local", async (t) => {
   const { svc, headers } = await withTasks();
   await using _ = svc;
   await t.step("cursor paging, keyed and public explore", async () => {
@@ -74,12 +77,19 @@ Deno.test("without PUBLIC_URL, a Link never follows a forged Host: path-absolute
       prev: "/v1/tasks/me/status?page=1&limit=1",
     });
   });
-  await t.step("a loopback host stays absolute (local use)", async () => {
-    for (const origin of ["http://127.0.0.1:8000", "http://[::1]:8000"]) {
-      const res = await svc.request(`${origin}/api/v1/tasks?limit=1`, { headers });
+  await t.step("a loopback host from a loopback client stays absolute (local use)", async () => {
+    for (
+      const [origin, ip] of [["http://127.0.0.1:8000", "127.0.0.1"], ["http://[::1]:8000", "::1"]]
+    ) {
+      const res = await svc.request(`${origin}/api/v1/tasks?limit=1`, { headers, ip });
       await res.body?.cancel();
       assert.ok(links(res).next.startsWith(`${origin}/api/v1/tasks?limit=1&cursor=`), origin);
     }
+  });
+  await t.step("a loopback host sent from elsewhere is forged too", async () => {
+    const res = await svc.request("http://localhost:8000/api/v1/tasks?limit=1", { headers });
+    await res.body?.cancel();
+    assert.ok(links(res).next.startsWith("/api/v1/tasks?limit=1&cursor="), links(res).next);
   });
 });
 

@@ -119,7 +119,8 @@ Deno.test("API-key requests are limited per key, with the headers of API.md sect
       const revoked = await me(svc, fenced.value, "198.51.100.7");
       assert.equal(revoked.status, 401);
       assert.equal((await revoked.json()).code, "API_KEY_INVALID");
-      assert.equal(revoked.headers.get("RateLimit"), null, "a refused credential draws nothing");
+      // A refused credential draws from the address's anonymous budget, never the key's.
+      assert.equal(revoked.headers.get("X-RateLimit-Limit"), "1000");
     },
   );
 });
@@ -387,7 +388,7 @@ Deno.test("POST /api/v1/keys is limited to KEY_CREATION_PER_MINUTE per account, 
   );
 });
 
-Deno.test("failed logins are limited per email: 10 per 15 minutes, then 429", async (t) => {
+Deno.test("failed logins are limited per email and network: 10 per 15 minutes, then 429", async (t) => {
   let now = HALF_PAST;
   await using svc = await setup({ deps: { now: () => now } });
   const user = await signUp(svc);

@@ -24,7 +24,10 @@ Deno.test("an hour's window counts sixty one-minute slots", async (t) => {
 
 Deno.test("decide counts an allowed request and refuses at the limit", async (t) => {
   await t.step("allowed: remaining excludes this request, reset is when the oldest leaves", () => {
-    const d = decide(counts([start + 5 * MIN, 1]), start + 20 * MIN + 30_000, W, 3);
+    const d = decide(counts([start + 5 * MIN, 1]), start + 20 * MIN + 30_000, {
+      windowMs: W,
+      limit: 3,
+    });
     const resetAt = start + 65 * MIN;
     assert.deepEqual(d, {
       allowed: true,
@@ -35,14 +38,14 @@ Deno.test("decide counts an allowed request and refuses at the limit", async (t)
     });
   });
   await t.step("alone in the window, this request is the oldest: t is at most w", () => {
-    const d = decide(new Map(), start, W, 3);
+    const d = decide(new Map(), start, { windowMs: W, limit: 3 });
     assert.equal(d.resetSeconds, 3600);
-    assert.equal(decide(new Map(), start + 59_999, W, 3).resetSeconds, 3541);
+    assert.equal(decide(new Map(), start + 59_999, { windowMs: W, limit: 3 }).resetSeconds, 3541);
   });
   await t.step("refused: reset is when enough units have left for one more", () => {
     // 5 in the window, limit 4: two must leave, the one of 12:01 and one of 12:10.
     const slots = counts([start + MIN, 1], [start + 10 * MIN, 3], [start + 20 * MIN, 1]);
-    const d = decide(slots, start + 30 * MIN, W, 4);
+    const d = decide(slots, start + 30 * MIN, { windowMs: W, limit: 4 });
     assert.deepEqual(d, {
       allowed: false,
       limit: 4,
@@ -53,7 +56,7 @@ Deno.test("decide counts an allowed request and refuses at the limit", async (t)
   });
   await t.step("t never exceeds w, at any instant of a slot", () => {
     for (let at = start; at < start + MIN; at += 997) {
-      const d = decide(new Map(), at, W, 1);
+      const d = decide(new Map(), at, { windowMs: W, limit: 1 });
       assert.ok(d.resetSeconds <= 3600 && d.resetSeconds > 3540, `t=${d.resetSeconds}`);
     }
   });

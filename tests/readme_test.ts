@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { Settings } from "../domain/settings.ts";
 import { bareEnv, root, startMain, stopMain, waitForListening } from "./main_process.ts";
 
 function has(command: string): boolean {
@@ -45,4 +46,11 @@ Deno.test({
       await Deno.remove(cwd, { recursive: true });
     }
   },
+});
+
+Deno.test("the README's settings table names every setting the service reads", () => {
+  const readme = Deno.readTextFileSync(`${root}README.md`);
+  const documented = new Set([...readme.matchAll(/^\| `([A-Z_]+)` /gm)].map((m) => m[1]));
+  const read = Object.keys(Settings.shape);
+  assert.deepEqual(read.filter((name) => !documented.has(name)), []);
 });

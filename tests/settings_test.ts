@@ -95,3 +95,37 @@ Deno.test("settings come from the environment, each with a working default", asy
     );
   });
 });
+
+Deno.test("webhook settings: the Standard Webhooks schedule by default, refused when malformed", () => {
+  const defaults = parseSettings({});
+  assert.equal(defaults.WEBHOOK_ALLOW_PRIVATE, false);
+  assert.deepEqual(defaults.WEBHOOK_RETRY_SCHEDULE, [
+    5_000,
+    300_000,
+    1_800_000,
+    7_200_000,
+    18_000_000,
+    36_000_000,
+    36_000_000,
+  ]);
+  assert.equal(defaults.WEBHOOK_TIMEOUT, 15_000);
+  assert.equal(defaults.WEBHOOK_DISABLE_AFTER, 5 * 86_400_000);
+  const fast = parseSettings({
+    WEBHOOK_ALLOW_PRIVATE: "true",
+    WEBHOOK_RETRY_SCHEDULE: "250ms,1s,1.5m",
+    WEBHOOK_TIMEOUT: "2s",
+  });
+  assert.equal(fast.WEBHOOK_ALLOW_PRIVATE, true);
+  assert.deepEqual(fast.WEBHOOK_RETRY_SCHEDULE, [250, 1_000, 90_000]);
+  assert.equal(fast.WEBHOOK_TIMEOUT, 2_000);
+  for (
+    const [name, value] of [
+      ["WEBHOOK_ALLOW_PRIVATE", "yes"],
+      ["WEBHOOK_RETRY_SCHEDULE", "5s,soon"],
+      ["WEBHOOK_TIMEOUT", "15"],
+      ["WEBHOOK_DISABLE_AFTER", "0s"],
+    ]
+  ) {
+    assert.throws(() => parseSettings({ [name]: value }), new RegExp(name));
+  }
+});

@@ -19,6 +19,22 @@ export function taskBody(overrides: Record<string, unknown> = {}): Record<string
   return body;
 }
 
+/** A call to /api/v1/tasks/{id}: whose credential, which method, and the JSON body if any. */
+export interface TaskCall {
+  token: string;
+  method: string;
+  id: string;
+  json?: unknown;
+}
+
+/** Calls /api/v1/tasks/{id} and answers the status, the body left unread. */
+export async function callTask(svc: TestContext, call: TaskCall): Promise<number> {
+  const { token, method, id, json } = call;
+  const res = await svc.request(`/api/v1/tasks/${id}`, { method, headers: bearer(token), json });
+  await res.body?.cancel();
+  return res.status;
+}
+
 /** Creates a task as the session's user; returns the created body. */
 export async function postTask(
   svc: TestContext,

@@ -7,7 +7,10 @@ function auth(credential: string): HeadersInit {
   return credential.startsWith("svc_") ? apiKey(credential) : bearer(credential);
 }
 
-function create(svc: TestContext, token: string, key: string, body = taskBody()) {
+function create(
+  svc: TestContext,
+  { token, key, body = taskBody() }: { token: string; key: string; body?: unknown },
+) {
   return svc.request("/api/v1/tasks", {
     method: "POST",
     headers: { ...auth(token), "Idempotency-Key": key },
@@ -31,9 +34,9 @@ Deno.test("Idempotency-Key on POST /tasks", async (t) => {
   await t.step(
     "a retry with the same key and body returns the first response and creates nothing",
     async () => {
-      const first = await create(svc, user.token, "retry-1");
+      const first = await create(svc, { token: user.token, key: "retry-1" });
       const firstBody = await first.json();
-      const second = await create(svc, user.token, "retry-1");
+      const second = await create(svc, { token: user.token, key: "retry-1" });
       assert.equal(first.status, 201);
       assert.equal(second.status, 201);
       assert.deepEqual(await second.json(), firstBody);
@@ -49,53 +52,69 @@ Deno.test("Idempotency-Key on POST /tasks", async (t) => {
     async () => {
       const body = taskBody();
       const reordered = Object.fromEntries(Object.entries(body).reverse());
-      const a = await (await create(svc, user.token, "same-meaning", body)).json();
-      const b = await (await create(svc, user.token, "same-meaning", { ...reordered, x: 1 }))
+      const a = await (await create(svc, { token: user.token, key: "same-meaning", body })).json();
+      const b = await (await create(svc, {
+        token: user.token,
+        key: "same-meaning",
+        body: { ...reordered, x: 1 },
+      }))
         .json();
       assert.equal(b.id, a.id);
     },
   );
 
   await t.step("the same key with another body answers 422 IDEMPOTENCY_KEY_REUSED", async () => {
-    const first = await create(svc, user.token, "reused");
+    const first = await create(svc, { token: user.token, key: "reused" });
     await first.body?.cancel();
-    const res = await create(svc, user.token, "reused", taskBody({ title: "Something else" }));
+    const res = await create(svc, {
+      token: user.token,
+      key: "reused",
+      body: taskBody({ title: "Something else" }),
+    });
     assert.equal(res.status, 422);
     assert.equal((await res.json()).code, "IDEMPOTENCY_KEY_REUSED");
   });
 
   await t.step("keys are per user: another user's same key creates their own task", async () => {
-    const mine = await (await create(svc, user.token, "shared-key")).json();
-    const theirs = await (await create(svc, other.token, "shared-key")).json();
+    const mine = await (await create(svc, { token: user.token, key: "shared-key" })).json();
+    const theirs = await (await create(svc, { token: other.token, key: "shared-key" })).json();
     assert.notEqual(theirs.id, mine.id);
     assert.equal(await taskCount(svc, other.token), 1);
   });
 
   await t.step("the first response is replayed even after the task was edited", async () => {
-    const first = await (await create(svc, user.token, "then-edited")).json();
+    const first = await (await create(svc, { token: user.token, key: "then-edited" })).json();
     const edit = await svc.request(`/api/v1/tasks/${first.id}`, {
       method: "PATCH",
       headers: auth(user.token),
       json: { title: "Edited" },
     });
     await edit.body?.cancel();
-    const replay = await (await create(svc, user.token, "then-edited")).json();
+    const replay = await (await create(svc, { token: user.token, key: "then-edited" })).json();
     assert.deepEqual(replay, first);
   });
 
   await t.step("a failed validation does not use up the key", async () => {
-    const bad = await create(svc, user.token, "after-400", taskBody({ budget: -1 }));
+    const bad = await create(svc, {
+      token: user.token,
+      key: "after-400",
+      body: taskBody({ budget: -1 }),
+    });
     assert.equal(bad.status, 400);
     await bad.body?.cancel();
-    const good = await create(svc, user.token, "after-400");
+    const good = await create(svc, { token: user.token, key: "after-400" });
     assert.equal(good.status, 201);
     await good.body?.cancel();
   });
 
   await t.step("after 24 hours the key is free again", async () => {
-    const first = await (await create(svc, user.token, "day-old")).json();
+    const first = await (await create(svc, { token: user.token, key: "day-old" })).json();
     clock += 24 * 60 * 60 * 1000 + 1;
-    const later = await create(svc, user.token, "day-old", taskBody({ title: "Another" }));
+    const later = await create(svc, {
+      token: user.token,
+      key: "day-old",
+      body: taskBody({ title: "Another" }),
+    });
     assert.equal(later.status, 201);
     assert.notEqual((await later.json()).id, first.id);
   });
@@ -103,7 +122,7 @@ Deno.test("Idempotency-Key on POST /tasks", async (t) => {
   await t.step("concurrent creates with one key make exactly one task", async () => {
     const before = await taskCount(svc, user.token);
     const responses = await Promise.all(
-      Array.from({ length: 12 }, () => create(svc, user.token, "at-once")),
+      Array.from({ length: 12 }, () => create(svc, { token: user.token, key: "at-once" })),
     );
     const bodies = await Promise.all(responses.map((r) => r.json()));
     assert.deepEqual(responses.map((r) => r.status), responses.map(() => 201));
@@ -117,7 +136,12 @@ Deno.test("Idempotency-Key on POST /tasks", async (t) => {
       const responses = await Promise.all(
         Array.from(
           { length: 6 },
-          (_, i) => create(svc, user.token, "race-bodies", taskBody({ title: `Body ${i}` })),
+          (_, i) =>
+            create(svc, {
+              token: user.token,
+              key: "race-bodies",
+              body: taskBody({ title: `Body ${i}` }),
+            }),
         ),
       );
       await Promise.all(responses.map((r) => r.body?.cancel()));

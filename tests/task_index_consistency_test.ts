@@ -1,15 +1,9 @@
 import assert from "node:assert/strict";
-import { bearer, setup, signUp, type TestContext } from "./helpers.ts";
+import { bearer, setup, signUp } from "./helpers.ts";
 import { assertTaskIndexesConsistent } from "./task_consistency.ts";
-import { postTask } from "./task_fixtures.ts";
+import { callTask, postTask } from "./task_fixtures.ts";
 import { purgeUser } from "../kv/user_purge.ts";
 import { tasks as taskKeys } from "../kv/keys.ts";
-
-async function send(svc: TestContext, token: string, method: string, id: string, json?: unknown) {
-  const res = await svc.request(`/api/v1/tasks/${id}`, { method, headers: bearer(token), json });
-  await res.body?.cancel();
-  return res.status;
-}
 
 Deno.test("every index entry and counter agrees with the task records", async (t) => {
   await using svc = await setup();
@@ -37,11 +31,17 @@ Deno.test("every index entry and counter agrees with the task records", async (t
     const work: Promise<number>[] = [];
     ids.forEach(({ id, token }, i) => {
       if (i % 2 === 0) {
-        work.push(send(svc, token, "PATCH", id, { title: `Edited ${i}`, budget: 0 }));
+        work.push(
+          callTask(svc, { token, method: "PATCH", id, json: { title: `Edited ${i}`, budget: 0 } }),
+        );
       }
-      if (i % 3 === 0) work.push(send(svc, token, "PATCH", id, { status: "completed" }));
-      if (i % 5 === 0) work.push(send(svc, token, "DELETE", id));
-      if (i % 7 === 0) work.push(send(svc, token, "PATCH", id, { budget: 12 }));
+      if (i % 3 === 0) {
+        work.push(callTask(svc, { token, method: "PATCH", id, json: { status: "completed" } }));
+      }
+      if (i % 5 === 0) work.push(callTask(svc, { token, method: "DELETE", id }));
+      if (i % 7 === 0) {
+        work.push(callTask(svc, { token, method: "PATCH", id, json: { budget: 12 } }));
+      }
     });
     const statuses = await Promise.all(work);
     assert.ok(statuses.every((s) => s === 200 || s === 404 || s === 409), String(statuses));
@@ -57,7 +57,7 @@ Deno.test("every index entry and counter agrees with the task records", async (t
     const { token } = users[0];
     const task = await postTask(svc, token);
     const stored = await svc.kv.get<{ userId: string; orderKey: string }>(taskKeys.record(task.id));
-    await send(svc, token, "DELETE", task.id);
+    await callTask(svc, { token, method: "DELETE", id: task.id });
     await svc.kv.set(taskKeys.byUser(stored.value!.userId, stored.value!.orderKey), {});
     await assert.rejects(assertTaskIndexesConsistent(svc.kv), /stale index entry/);
     await svc.kv.delete(taskKeys.byUser(stored.value!.userId, stored.value!.orderKey));
@@ -71,7 +71,12 @@ Deno.test("deleting an account takes its tasks out of every index", async (t) =>
   const bob = await signUp(svc);
   const tasks: { id: string }[] = [];
   for (let i = 0; i < 5; i++) tasks.push(await postTask(svc, ada.token, { title: `Ada ${i}` }));
-  await send(svc, ada.token, "PATCH", tasks[0].id, { status: "completed" });
+  await callTask(svc, {
+    token: ada.token,
+    method: "PATCH",
+    id: tasks[0].id,
+    json: { status: "completed" },
+  });
   const kept = await postTask(svc, bob.token);
   const res = await svc.request(`/v1/users/${ada.id}`, {
     method: "DELETE",

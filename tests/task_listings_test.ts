@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { apiKey, bearer, createKey, setup, signUp, type TestContext } from "./helpers.ts";
-import { postTask } from "./task_fixtures.ts";
+import { callTask, postTask, type TaskCall } from "./task_fixtures.ts";
 
 interface Item {
   id: string;
@@ -10,8 +10,9 @@ interface Item {
   createdAt: string;
 }
 
+/** A listing read from this machine, so its Link URLs are absolute (docs/security.md, "Links"). */
 async function list(svc: TestContext, url: string, headers: HeadersInit) {
-  const res = await svc.request(url, { headers });
+  const res = await svc.request(url, { headers, ip: "127.0.0.1" });
   const body = await res.json();
   return { res, status: res.status, body, items: body as Item[] };
 }
@@ -25,10 +26,9 @@ function isNewestFirst(items: Item[]): boolean {
   );
 }
 
-async function send(svc: TestContext, token: string, method: string, id: string, json?: unknown) {
-  const res = await svc.request(`/api/v1/tasks/${id}`, { method, headers: bearer(token), json });
-  await res.body?.cancel();
-  assert.equal(res.status, 200);
+/** A call to /api/v1/tasks/{id} that must succeed. */
+async function send(svc: TestContext, call: TaskCall) {
+  assert.equal(await callTask(svc, call), 200);
 }
 
 Deno.test("GET /tasks lists the caller's tasks of every status, newest first", async (t) => {
@@ -37,9 +37,14 @@ Deno.test("GET /tasks lists the caller's tasks of every status, newest first", a
   const other = await signUp(svc);
   const published = await postTask(svc, me.token, { title: "Published" });
   const completed = await postTask(svc, me.token, { title: "Completed" });
-  await send(svc, me.token, "PATCH", completed.id, { status: "completed" });
+  await send(svc, {
+    token: me.token,
+    method: "PATCH",
+    id: completed.id,
+    json: { status: "completed" },
+  });
   const deleted = await postTask(svc, me.token, { title: "Deleted" });
-  await send(svc, me.token, "DELETE", deleted.id);
+  await send(svc, { token: me.token, method: "DELETE", id: deleted.id });
   await postTask(svc, other.token, { title: "Someone else's" });
 
   await t.step(
@@ -120,7 +125,7 @@ Deno.test("cursor paging returns every task exactly once while tasks come and go
       const cursor = first.res.headers.get("X-Next-Cursor")!;
       const all = await list(svc, "/api/v1/tasks?limit=50", bearer(me.token));
       const victim = all.items[30].id;
-      await send(svc, me.token, "DELETE", victim);
+      await send(svc, { token: me.token, method: "DELETE", id: victim });
       const seen = first.items.map((i) => i.id);
       let next: string | null = cursor;
       while (next) {
@@ -256,7 +261,12 @@ Deno.test("search and payment filter GET /tasks", async (t) => {
   });
 
   await t.step("an edit moves a task between payment classes and search words", async () => {
-    await send(svc, me.token, "PATCH", garden.id, { budget: 0, title: "Jardinage" });
+    await send(svc, {
+      token: me.token,
+      method: "PATCH",
+      id: garden.id,
+      json: { budget: 0, title: "Jardinage" },
+    });
     assert.deepEqual(await ids("payment=Pro-bono"), [coffee.id, garden.id].sort());
     assert.deepEqual(await ids("search=jardin"), [garden.id]);
     assert.deepEqual(await ids("search=garden"), []);
@@ -289,14 +299,24 @@ Deno.test("GET /tasks/me/status pages the caller's tasks in one status", async (
   const completed: string[] = [];
   for (let i = 0; i < 3; i++) {
     const task = await postTask(svc, me.token);
-    await send(svc, me.token, "PATCH", task.id, { status: "completed" });
+    await send(svc, {
+      token: me.token,
+      method: "PATCH",
+      id: task.id,
+      json: { status: "completed" },
+    });
     completed.unshift(task.id);
   }
   const gone = await postTask(svc, me.token);
-  await send(svc, me.token, "DELETE", gone.id);
+  await send(svc, { token: me.token, method: "DELETE", id: gone.id });
   const goneCompleted = await postTask(svc, me.token);
-  await send(svc, me.token, "PATCH", goneCompleted.id, { status: "completed" });
-  await send(svc, me.token, "DELETE", goneCompleted.id);
+  await send(svc, {
+    token: me.token,
+    method: "PATCH",
+    id: goneCompleted.id,
+    json: { status: "completed" },
+  });
+  await send(svc, { token: me.token, method: "DELETE", id: goneCompleted.id });
   await postTask(svc, other.token);
 
   const page = (query: string) => list(svc, `/api/v1/tasks/me/status?${query}`, bearer(me.token));
@@ -357,7 +377,12 @@ Deno.test("GET /tasks/me/status pages the caller's tasks in one status", async (
   });
 
   await t.step("counts follow completion at once", async () => {
-    await send(svc, me.token, "PATCH", published[0], { status: "completed" });
+    await send(svc, {
+      token: me.token,
+      method: "PATCH",
+      id: published[0],
+      json: { status: "completed" },
+    });
     assert.equal((await page("")).res.headers.get("X-Total-Count"), "4");
     assert.equal((await page("status=completed")).res.headers.get("X-Total-Count"), "4");
   });
@@ -376,8 +401,8 @@ Deno.test("GET /tasks/me/created streams every task of the caller", async (t) =>
   const other = await signUp(svc);
   const ids: string[] = [];
   for (let i = 0; i < 250; i++) ids.push((await postTask(svc, me.token, { title: `N${i}` })).id);
-  await send(svc, me.token, "PATCH", ids[10], { status: "completed" });
-  await send(svc, me.token, "DELETE", ids[20]);
+  await send(svc, { token: me.token, method: "PATCH", id: ids[10], json: { status: "completed" } });
+  await send(svc, { token: me.token, method: "DELETE", id: ids[20] });
   await postTask(svc, other.token);
 
   await t.step(
@@ -455,11 +480,18 @@ Deno.test("GET /tasks/me/status and /tasks/me/created filter by search and payme
   const ids: Record<string, string> = {};
   for (const spec of specs) {
     const task = await postTask(svc, me.token, { title: spec.title, budget: spec.budget });
-    if (spec.completed) await send(svc, me.token, "PATCH", task.id, { status: "completed" });
+    if (spec.completed) {
+      await send(svc, {
+        token: me.token,
+        method: "PATCH",
+        id: task.id,
+        json: { status: "completed" },
+      });
+    }
     ids[spec.title] = task.id;
   }
   const deleted = await postTask(svc, me.token, { title: "Plomberie supprimée", budget: 5 });
-  await send(svc, me.token, "DELETE", deleted.id);
+  await send(svc, { token: me.token, method: "DELETE", id: deleted.id });
   await postTask(svc, other.token, { title: "Plomberie d'un autre", budget: 5 });
   const titles = (items: Item[]) => items.map((i) => i.title);
   const status = (query: string) => list(svc, `/api/v1/tasks/me/status?${query}`, bearer(me.token));

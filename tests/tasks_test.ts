@@ -46,7 +46,10 @@ async function get(svc: TestContext, id: string, headers: HeadersInit = {}) {
   return { status: res.status, body: await res.json() };
 }
 
-async function patch(svc: TestContext, id: string, token: string, json: unknown) {
+async function patch(
+  svc: TestContext,
+  { id, token, json }: { id: string; token: string; json: unknown },
+) {
   const res = await svc.request(`/api/v1/tasks/${id}`, {
     method: "PATCH",
     headers: bearer(token),
@@ -184,7 +187,11 @@ Deno.test("GET /tasks/:id follows the visibility rules", async (t) => {
   const other = await signUp(svc);
   const published = await postTask(svc, owner.token);
   const completed = await postTask(svc, owner.token);
-  assert.equal((await patch(svc, completed.id, owner.token, { status: "completed" })).status, 200);
+  assert.equal(
+    (await patch(svc, { id: completed.id, token: owner.token, json: { status: "completed" } }))
+      .status,
+    200,
+  );
   const deleted = await postTask(svc, owner.token);
   assert.equal((await del(svc, deleted.id, bearer(owner.token))).status, 200);
 
@@ -313,7 +320,11 @@ Deno.test("PATCH /tasks/:id edits and completes a task of one's own", async (t) 
   await t.step("a partial body changes only the fields it names and bumps updatedAt", async () => {
     const task = await postTask(svc, owner.token);
     clock += 60_000;
-    const res = await patch(svc, task.id, owner.token, { title: " New title ", budget: 0 });
+    const res = await patch(svc, {
+      id: task.id,
+      token: owner.token,
+      json: { title: " New title ", budget: 0 },
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.title, "New title");
     assert.equal(res.body.budget, 0);
@@ -327,35 +338,42 @@ Deno.test("PATCH /tasks/:id edits and completes a task of one's own", async (t) 
 
   await t.step("the answer is the single-task shape", async () => {
     const task = await postTask(svc, owner.token);
-    const res = await patch(svc, task.id, owner.token, { maxPeople: 3 });
+    const res = await patch(svc, { id: task.id, token: owner.token, json: { maxPeople: 3 } });
     assert.deepEqual(Object.keys(res.body).sort(), DETAIL_FIELDS);
   });
 
   await t.step("dueDate can be cleared with null", async () => {
     const task = await postTask(svc, owner.token, { dueDate: "2031-01-01" });
-    assert.equal((await patch(svc, task.id, owner.token, { dueDate: null })).body.dueDate, null);
+    assert.equal(
+      (await patch(svc, { id: task.id, token: owner.token, json: { dueDate: null } })).body.dueDate,
+      null,
+    );
   });
 
   await t.step("a location is replaced as a whole", async () => {
     const task = await postTask(svc, owner.token);
     const location = { coordinates: [13.4, 52.52], type: "radius", name: "Berlin", radiusKm: 20 };
-    const res = await patch(svc, task.id, owner.token, { location });
+    const res = await patch(svc, { id: task.id, token: owner.token, json: { location } });
     assert.deepEqual(res.body.location, location);
     assert.deepEqual(res.body.cities, []);
   });
 
   await t.step('{"status":"completed"} completes a published task', async () => {
     const task = await postTask(svc, owner.token);
-    const res = await patch(svc, task.id, owner.token, { status: "completed" });
+    const res = await patch(svc, {
+      id: task.id,
+      token: owner.token,
+      json: { status: "completed" },
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.status, "completed");
   });
 
   await t.step("completed is final: any further PATCH answers 409 INVALID_TRANSITION", async () => {
     const task = await postTask(svc, owner.token);
-    await patch(svc, task.id, owner.token, { status: "completed" });
+    await patch(svc, { id: task.id, token: owner.token, json: { status: "completed" } });
     for (const body of [{ status: "completed" }, { title: "Again" }, {}]) {
-      const res = await patch(svc, task.id, owner.token, body);
+      const res = await patch(svc, { id: task.id, token: owner.token, json: body });
       assert.equal(res.status, 409, JSON.stringify(body));
       assert.equal(res.body.code, "INVALID_TRANSITION");
     }
@@ -363,7 +381,7 @@ Deno.test("PATCH /tasks/:id edits and completes a task of one's own", async (t) 
 
   await t.step("another user's visible task answers 403 FORBIDDEN", async () => {
     const task = await postTask(svc, owner.token);
-    const res = await patch(svc, task.id, other.token, { title: "Mine now" });
+    const res = await patch(svc, { id: task.id, token: other.token, json: { title: "Mine now" } });
     assert.equal(res.status, 403);
     assert.equal(res.body.code, "FORBIDDEN");
     assert.equal((await get(svc, task.id)).body.title, task.title, "nothing changed");
@@ -371,15 +389,25 @@ Deno.test("PATCH /tasks/:id edits and completes a task of one's own", async (t) 
 
   await t.step("another user's completed task answers 404", async () => {
     const task = await postTask(svc, owner.token);
-    await patch(svc, task.id, owner.token, { status: "completed" });
-    assert.equal((await patch(svc, task.id, other.token, { title: "x" })).status, 404);
+    await patch(svc, { id: task.id, token: owner.token, json: { status: "completed" } });
+    assert.equal(
+      (await patch(svc, { id: task.id, token: other.token, json: { title: "x" } })).status,
+      404,
+    );
   });
 
   await t.step("an unknown or deleted task answers 404", async () => {
-    assert.equal((await patch(svc, crypto.randomUUID(), owner.token, { title: "x" })).status, 404);
+    assert.equal(
+      (await patch(svc, { id: crypto.randomUUID(), token: owner.token, json: { title: "x" } }))
+        .status,
+      404,
+    );
     const task = await postTask(svc, owner.token);
     await del(svc, task.id, bearer(owner.token));
-    assert.equal((await patch(svc, task.id, owner.token, { title: "x" })).status, 404);
+    assert.equal(
+      (await patch(svc, { id: task.id, token: owner.token, json: { title: "x" } })).status,
+      404,
+    );
   });
 
   await t.step("a key without tasks:write answers 403 SCOPE_INSUFFICIENT", async () => {
@@ -403,8 +431,8 @@ Deno.test("concurrent edits never lose one", async (t) => {
     for (let round = 0; round < 10; round++) {
       const task = await postTask(svc, owner.token);
       const [a, b] = await Promise.all([
-        patch(svc, task.id, owner.token, { title: `Title ${round}` }),
-        patch(svc, task.id, owner.token, { budget: round + 1 }),
+        patch(svc, { id: task.id, token: owner.token, json: { title: `Title ${round}` } }),
+        patch(svc, { id: task.id, token: owner.token, json: { budget: round + 1 } }),
       ]);
       assert.equal(a.status, 200);
       assert.equal(b.status, 200);
@@ -424,7 +452,9 @@ Deno.test("concurrent edits never lose one", async (t) => {
       { requirement: "R" },
       { maxPeople: 9 },
     ];
-    const results = await Promise.all(changes.map((c) => patch(svc, task.id, owner.token, c)));
+    const results = await Promise.all(
+      changes.map((c) => patch(svc, { id: task.id, token: owner.token, json: c })),
+    );
     assert.deepEqual(results.map((r) => r.status), changes.map(() => 200));
     const { body } = await get(svc, task.id);
     for (const change of changes) {
@@ -437,8 +467,8 @@ Deno.test("concurrent edits never lose one", async (t) => {
     async () => {
       const task = await postTask(svc, owner.token);
       const [edit, complete] = await Promise.all([
-        patch(svc, task.id, owner.token, { title: "Edited" }),
-        patch(svc, task.id, owner.token, { status: "completed" }),
+        patch(svc, { id: task.id, token: owner.token, json: { title: "Edited" } }),
+        patch(svc, { id: task.id, token: owner.token, json: { status: "completed" } }),
       ]);
       assert.equal(complete.status, 200);
       const { body } = await get(svc, task.id, bearer(owner.token));
@@ -478,13 +508,13 @@ Deno.test("DELETE /tasks/:id soft-deletes a task of one's own", async (t) => {
 
   await t.step("DELETE of another user's completed task answers 404", async () => {
     const task = await postTask(svc, owner.token);
-    await patch(svc, task.id, owner.token, { status: "completed" });
+    await patch(svc, { id: task.id, token: owner.token, json: { status: "completed" } });
     assert.equal((await del(svc, task.id, bearer(other.token))).status, 404);
   });
 
   await t.step("the creator may delete a completed task", async () => {
     const task = await postTask(svc, owner.token);
-    await patch(svc, task.id, owner.token, { status: "completed" });
+    await patch(svc, { id: task.id, token: owner.token, json: { status: "completed" } });
     assert.equal((await del(svc, task.id, bearer(owner.token))).status, 200);
   });
 

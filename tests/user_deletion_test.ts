@@ -156,7 +156,10 @@ Deno.test("account deletion is finished in the background by the KV queue worker
 });
 
 /** Stores `count` published tasks for a user straight in KV (fast bulk set-up). */
-async function seedTasks(kv: Deno.Kv, userId: string, count: number, start = Date.now()) {
+async function seedTasks(
+  kv: Deno.Kv,
+  { userId, count, start = Date.now() }: { userId: string; count: number; start?: number },
+) {
   const input = TaskCreate.parse({
     title: "Walk the dog",
     description: "Twice a day",
@@ -183,7 +186,7 @@ Deno.test("a deleted account's tasks are hidden at once and deleted in the backg
   const ada = await signUp(svc);
   const bob = await signUp(svc);
   const count = PURGE_BATCH * 2 + 17;
-  const ids = await seedTasks(svc.kv, ada.id, count);
+  const ids = await seedTasks(svc.kv, { userId: ada.id, count });
 
   await t.step("before deletion the tasks are public", async () => {
     const res = await svc.request(`/api/v1/tasks/${ids[0]}`);
@@ -209,7 +212,7 @@ Deno.test("a deleted account's tasks are hidden at once and deleted in the backg
   });
 
   await t.step("right after DELETE, no explore query lists any of its tasks", async () => {
-    const bobTask = await seedTasks(svc.kv, bob.id, 1);
+    const bobTask = await seedTasks(svc.kv, { userId: bob.id, count: 1 });
     for (
       const query of [
         "",
@@ -252,7 +255,7 @@ Deno.test("the queue worker purges a large account to the end by itself", async 
   const workers = runWorkers({ kv, now: Date.now });
   try {
     const ada = await signUp(svc);
-    const ids = await seedTasks(kv, ada.id, PURGE_BATCH + 50);
+    const ids = await seedTasks(kv, { userId: ada.id, count: PURGE_BATCH + 50 });
     const started = performance.now();
     const res = await svc.request(`/v1/users/${ada.id}`, {
       method: "DELETE",

@@ -52,7 +52,11 @@ Deno.test("GET /v1/users lists public profiles, cursor-paged newest first", asyn
   });
 
   await t.step('a page with more after it carries Link: <absolute URL>; rel="next"', async () => {
-    const res = await svc.request("/api/v1/users?limit=2", { headers: bearer(me.token) });
+    // From this machine, so Link URLs are absolute (docs/security.md, "Links").
+    const res = await svc.request("/api/v1/users?limit=2", {
+      headers: bearer(me.token),
+      ip: "127.0.0.1",
+    });
     await res.body?.cancel();
     const cursor = res.headers.get("X-Next-Cursor")!;
     const link = res.headers.get("Link")!;

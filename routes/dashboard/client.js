@@ -1,6 +1,8 @@
 // The dashboard's behaviour. It calls the same JSON API as any consumer and shows its answers;
 // the session token lives in this module's memory only (never in storage or a cookie).
 
+import { usageChart, usageTotals } from "./chart.js";
+
 const $ = (selector, root = document) => root.querySelector(selector);
 const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
 
@@ -52,6 +54,8 @@ async function api(method, path, body) {
   } catch {
     data = null;
   }
+  // A cursor-paged listing's next page travels in a header; the array carries it along.
+  if (Array.isArray(data)) data.nextCursor = res.headers.get("X-Next-Cursor");
   if (res.ok) return data;
   const problem = new ApiProblem(res.status, data, res.headers.get("Retry-After"));
   if (session.token && res.status === 401 && SESSION_ENDED.has(problem.code)) {
@@ -223,10 +227,11 @@ function closeDialog(dialog) {
 /** Where focus goes back to: the opener, or its successor when the table was redrawn meanwhile. */
 function focusBack(target) {
   if (target?.isConnected) return target;
-  const row = target?.closest("tr[data-key-id]");
+  const row = target?.closest("tr[data-key-id], tr[data-hook-id]");
+  const attribute = row?.dataset.keyId ? "data-key-id" : "data-hook-id";
   const again = row &&
-    $(`tr[data-key-id="${row.dataset.keyId}"] [data-action="${target.dataset.action}"]`);
-  return again ?? $("#new-key");
+    $(`tr[${attribute}="${row.getAttribute(attribute)}"] [data-action="${target.dataset.action}"]`);
+  return again ?? $(".view:not([hidden]) .view-actions .primary") ?? $("#new-key");
 }
 
 for (const dialog of $$("dialog")) {
@@ -283,6 +288,7 @@ function showSecret(title, value, returnTo) {
 // The value must not outlive the dialog: it is erased from the page on close.
 secretDialog.addEventListener("close", () => {
   secretInput.value = "";
+  $("#secret-grace").hidden = true;
   $("#copy-status").textContent = "";
 });
 
@@ -352,7 +358,7 @@ function endSession(notice) {
     dialog.returnFocusTo = null;
     closeDialog(dialog);
   }
-  $("#keys-body").replaceChildren();
+  for (const body of $$("tbody")) body.replaceChildren();
   $("#account").hidden = true;
   appView.hidden = true;
   authView.hidden = false;
@@ -401,7 +407,14 @@ $("#sign-out").addEventListener("click", async () => {
 
 // ---- views ----
 
-const VIEWS = { "api-keys": "API Keys", "profile": "Profile" };
+const VIEWS = {
+  "api-keys": "API Keys",
+  "webhooks": "Webhooks",
+  "security-log": "Security log",
+  "profile": "Profile",
+};
+/** What fills each view when it is shown; the webhooks part of the script adds its own. */
+const LOADERS = { "api-keys": () => loadKeys(), "profile": () => renderProfile() };
 
 async function showView(userNavigated) {
   if (!session.token) return;
@@ -417,8 +430,7 @@ async function showView(userNavigated) {
     heading.setAttribute("tabindex", "-1");
     heading.focus();
   }
-  if (name === "api-keys") await loadKeys();
-  else renderProfile();
+  await LOADERS[name]?.();
 }
 
 addEventListener("hashchange", () => showView(true));
@@ -475,6 +487,7 @@ function whitelistNote(list) {
 }
 
 const ACTIONS = [
+  { action: "usage", label: "Usage", title: "Show the key's requests by hour or day" },
   { action: "edit", label: "Edit", title: "Edit name and IP whitelist" },
   { action: "regenerate", label: "Regenerate", title: "Regenerate the key's value" },
   { action: "revoke", label: "Revoke", title: "Revoke the key", danger: true },
@@ -482,6 +495,7 @@ const ACTIONS = [
 
 // Line icons, 24x24, drawn with the current text colour.
 const ICONS = {
+  usage: ["M3 3v18h18", "M8 17v-4", "M13 17V9", "M18 17V6"],
   edit: ["M12 20h9", "M16.5 3.5a2.12 2.12 0 0 1 3 3L7 19l-4 1 1-4Z"],
   regenerate: [
     "M3 12a9 9 0 0 1 9-9 9.75 9.75 0 0 1 6.74 2.74L21 8",
@@ -533,10 +547,20 @@ function keyRow(key) {
   );
   const expires = [timeElement(key.expiresAt, dateFormat.format(new Date(key.expiresAt)))];
   if (key.status === "expired") expires.push(el("span", { class: "badge", text: "Expired" }));
+  else if (expiresSoon(key)) {
+    expires.push(el("span", { class: "badge soon", text: "Expires soon" }));
+  }
   const lastUsed = key.lastUsedAt
     ? timeElement(key.lastUsedAt, relativeTime(key.lastUsedAt))
     : el("span", { class: "muted-text", text: "Never" });
   if (key.lastUsedAt) lastUsed.dataset.relative = "";
+  const lastUsedFrom = key.lastUsedIp &&
+    el("span", { class: "key-note last-used-from", text: `from ${key.lastUsedIp}` });
+  const grace = key.previousExpiresAt &&
+    el("span", { class: "key-note grace" }, [
+      "Old value works until ",
+      timeElement(key.previousExpiresAt, fullFormat.format(new Date(key.previousExpiresAt))),
+    ]);
   return el("tr", { "data-key-id": key.id, class: key.status }, [
     el("td", { "data-label": "Name" }, [
       el("div", {}, [
@@ -546,6 +570,7 @@ function keyRow(key) {
     ]),
     el("td", { "data-label": "Key" }, [
       el("code", { class: "key-value", text: `${key.prefix}…${key.last4}` }),
+      grace,
     ]),
     el("td", { "data-label": "Scopes" }, [
       el("div", { class: "chips" }, key.scopes.map((s) => el("span", { class: "chip", text: s }))),
@@ -556,13 +581,40 @@ function keyRow(key) {
     el("td", { "data-label": "Expires", class: "nowrap" }, [
       el("div", { class: "stack" }, expires),
     ]),
-    el("td", { "data-label": "Last Used", class: "nowrap last-used" }, [lastUsed]),
+    el("td", { "data-label": "Last Used", class: "nowrap last-used" }, [
+      el("div", {}, [lastUsed, lastUsedFrom]),
+    ]),
     el("td", { class: "actions" }, [el("div", { class: "row-actions" }, actions)]),
   ]);
 }
 
+const SOON_MS = 7 * 86_400_000;
+
+/** An active key that expires within 7 days. */
+function expiresSoon(key) {
+  return key.status === "active" && Date.parse(key.expiresAt) - Date.now() < SOON_MS;
+}
+
+/** Flags, above the table, the keys that expire within 7 days, soonest first. */
+function renderExpiring() {
+  const soon = keys.filter(expiresSoon)
+    .sort((a, b) => a.expiresAt.localeCompare(b.expiresAt));
+  $("#expiring").hidden = soon.length === 0;
+  $("#expiring-title").textContent = soon.length === 1
+    ? "1 key expires within 7 days: create its successor before then."
+    : `${soon.length} keys expire within 7 days: create their successors before then.`;
+  $("#expiring-list").replaceChildren(...soon.map((key) =>
+    el("li", {}, [
+      el("strong", { text: key.name }),
+      " expires ",
+      timeElement(key.expiresAt, fullFormat.format(new Date(key.expiresAt))),
+    ])
+  ));
+}
+
 function renderKeys() {
   keysBody.replaceChildren(...keys.map(keyRow));
+  renderExpiring();
   const count = $("#keys-count");
   const active = keys.filter((k) => k.status === "active").length;
   count.textContent = `${active} of ${count.dataset.max} active`;
@@ -588,6 +640,7 @@ keysBody.addEventListener("click", (event) => {
   if (!button) return;
   const key = keys.find((k) => k.id === button.closest("tr").dataset.keyId);
   if (!key) return;
+  if (button.dataset.action === "usage") openUsage(key, button);
   if (button.dataset.action === "edit") openEdit(key);
   if (button.dataset.action === "regenerate") regenerate(key, button);
   if (button.dataset.action === "revoke") revoke(key);
@@ -663,21 +716,109 @@ onSubmit(editForm, async () => {
   await loadKeys();
 });
 
-async function regenerate(key, button) {
-  const sure = await confirmAction({
-    title: `Regenerate “${key.name}”?`,
-    message: "The key gets a new value and its current value stops working at once. " +
-      "Programs using it will be refused until they use the new value.",
-    confirmLabel: "Regenerate key",
-  });
-  if (!sure) return;
+const regenerateDialog = $("#regenerate-dialog");
+const regenerateForm = $("#regenerate-form");
+const GRACE_MS = { now: 0, "1h": 3_600_000, "24h": 86_400_000, "7d": 7 * 86_400_000 };
+let regenerating = null;
+
+/** Says, under the choices, when the current value would stop with the chosen grace. */
+function showDeadline() {
+  const grace = $("input[name=grace]:checked", regenerateForm).value;
+  $("#regenerate-deadline").textContent = grace === "now"
+    ? "Programs using the current value are refused as soon as you confirm."
+    : `Both values work until about ${fullFormat.format(new Date(Date.now() + GRACE_MS[grace]))}.`;
+}
+
+for (const radio of $$("input[name=grace]", regenerateForm)) {
+  radio.addEventListener("change", showDeadline);
+}
+
+function regenerate(key, button) {
+  regenerating = { key, button };
+  regenerateForm.reset();
+  clearErrors(regenerateForm);
+  $("#regenerate-dialog-title").textContent = `Regenerate “${key.name}”?`;
+  showDeadline();
+  openDialog(regenerateDialog, $("#regenerate-cancel"), button);
+}
+
+onSubmit(regenerateForm, async () => {
+  const { key, button } = regenerating;
+  const expireCurrentIn = $("input[name=grace]:checked", regenerateForm).value;
+  const renewed = await api("POST", `/api/v1/keys/${key.id}/regenerate`, { expireCurrentIn });
+  closeDialog(regenerateDialog);
+  const note = $("#secret-grace");
+  if (renewed.previousExpiresAt) {
+    const until = fullFormat.format(new Date(renewed.previousExpiresAt));
+    note.textContent = `The old value keeps working until ${until}; after that only this one does.`;
+    note.hidden = false;
+  } else {
+    note.hidden = true;
+  }
+  showSecret("Your regenerated API key", renewed.key, button);
+  announce(
+    renewed.previousExpiresAt
+      ? `Key “${renewed.name}” regenerated; the old value works until ${
+        fullFormat.format(new Date(renewed.previousExpiresAt))
+      }.`
+      : `Key “${renewed.name}” regenerated; the old value no longer works.`,
+  );
+  await loadKeys();
+});
+
+// ---- usage ----
+
+const usageDialog = $("#usage-dialog");
+const RANGE_WORDS = { "24h": "24 hours", "7d": "7 days", "90d": "90 days" };
+let usageKey = null;
+
+function openUsage(key, button) {
+  usageKey = key;
+  $("#usage-dialog-title").textContent = `Usage of “${key.name}”`;
+  $("input[name=usage-range][value='24h']", usageDialog).checked = true;
+  openDialog(usageDialog, $("input[name=usage-range]:checked", usageDialog), button);
+  loadUsage();
+}
+
+for (const radio of $$("input[name=usage-range]", usageDialog)) {
+  radio.addEventListener("change", loadUsage);
+}
+
+async function loadUsage() {
+  const key = usageKey;
+  const range = $("input[name=usage-range]:checked", usageDialog).value;
+  const chart = $("#usage-chart");
+  chart.setAttribute("aria-busy", "true");
+  $("#usage-error").textContent = "";
   try {
-    const renewed = await api("POST", `/api/v1/keys/${key.id}/regenerate`);
-    showSecret("Your regenerated API key", renewed.key, button);
-    announce(`Key “${renewed.name}” regenerated; the old value no longer works.`);
-    await loadKeys();
+    const usage = await api("GET", `/api/v1/keys/${key.id}/usage?range=${range}`);
+    if (key !== usageKey) return;
+    const sums = usageTotals(usage.series);
+    const all = sums.ok + sums.clientError + sums.rateLimited + sums.serverError;
+    const summary = `${all} ${all === 1 ? "request" : "requests"} in the last ${
+      RANGE_WORDS[range]
+    }: ${sums.ok} 2xx, ${sums.clientError} 4xx, ${sums.rateLimited} 429, ${sums.serverError} 5xx.`;
+    $("#usage-totals").textContent = summary;
+    const label = `Requests per ${usage.bucket}. ${summary}`;
+    chart.replaceChildren(usageChart(usage, label, chart.clientWidth || 720));
+    const when = usage.bucket === "day" ? dateFormat : fullFormat;
+    const used = usage.series.filter((p) => p.ok + p.clientError + p.rateLimited + p.serverError);
+    const none = el("tr", {}, [el("td", { colspan: "5", text: "No requests in this period." })]);
+    $("#usage-table tbody").replaceChildren(
+      ...(used.length === 0 ? [none] : used.map((p) =>
+        el("tr", {}, [
+          el("th", { scope: "row", text: when.format(new Date(p.start)) }),
+          ...[p.ok, p.clientError, p.rateLimited, p.serverError].map((n) =>
+            el("td", { text: String(n) })
+          ),
+        ])
+      )),
+    );
   } catch (error) {
-    reportError(error);
+    if (!(error instanceof ApiProblem)) throw error;
+    $("#usage-error").textContent = error.text;
+  } finally {
+    chart.setAttribute("aria-busy", "false");
   }
 }
 

@@ -1,10 +1,18 @@
 /**
  * The dashboard's HTML shell, rendered on the server with Hono's JSX: sign-in and sign-up forms,
- * Settings → Developer → API Keys, and the dialogs. The data arrives later from the JSON API.
+ * Settings → Developer → API Keys (Webhooks and Security log in webhooks_page.tsx), and the
+ * dialogs. The data arrives later from the JSON API.
  */
-import type { Child } from "hono/jsx";
+import {
+  CreateWebhookDialog,
+  DeliveriesDialog,
+  SecurityLogView,
+  WebhooksView,
+} from "./webhooks_page.tsx";
 import { type Scope, SCOPES } from "../../domain/auth.ts";
 import { MAX_ACTIVE_KEYS } from "../../domain/api_key.ts";
+import { Breadcrumb, Dialog, Field, FormError } from "./parts.tsx";
+import { RegenerateDialog, UsageDialog } from "./key_dialogs.tsx";
 
 /** What each scope lets a key do, as API.md section 3 puts it. */
 const SCOPE_HINTS: Record<Scope, string> = {
@@ -14,6 +22,8 @@ const SCOPE_HINTS: Record<Scope, string> = {
   "profile:write": "Update your profile",
   "projects:read": "List and read projects",
   "projects:write": "Create, edit and delete projects",
+  "webhooks:read": "List webhook endpoints and their deliveries",
+  "webhooks:write": "Add, change, test and delete webhook endpoints",
   "applications:read": "List applications to your tasks and your own",
   "applications:write": "Apply to tasks; accept, decline or withdraw applications",
 };
@@ -24,41 +34,6 @@ const DEFAULT_EXPIRY_DAYS = 30;
 export interface PageAssets {
   script: string;
   style: string;
-}
-
-function Field(
-  props: {
-    id: string;
-    label: string;
-    error: string;
-    type?: string;
-    autocomplete?: string;
-    hint?: string;
-    optional?: boolean;
-  },
-) {
-  const describedBy = [props.hint ? `${props.id}-hint` : "", `${props.id}-error`].join(" ").trim();
-  return (
-    <div class="field">
-      <label for={props.id}>
-        {props.label}
-        {props.optional && <span class="optional">optional</span>}
-      </label>
-      {props.hint && <p class="hint" id={`${props.id}-hint`}>{props.hint}</p>}
-      <input
-        id={props.id}
-        name={props.error}
-        type={props.type ?? "text"}
-        autocomplete={props.autocomplete}
-        aria-describedby={describedBy}
-      />
-      <p class="field-error" id={`${props.id}-error`} data-error-for={props.error}></p>
-    </div>
-  );
-}
-
-function FormError(props: { id: string }) {
-  return <div class="form-error" id={props.id} role="alert" data-form-error></div>;
 }
 
 function AuthView() {
@@ -145,21 +120,15 @@ function SideNav() {
             <li>
               <a href="#api-keys" data-view="api-keys">API Keys</a>
             </li>
+            <li>
+              <a href="#webhooks" data-view="webhooks">Webhooks</a>
+            </li>
           </ul>
         </li>
+        <li>
+          <a href="#security-log" data-view="security-log">Security log</a>
+        </li>
       </ul>
-    </nav>
-  );
-}
-
-function Breadcrumb(props: { trail: string[] }) {
-  return (
-    <nav class="breadcrumb" aria-label="Breadcrumb">
-      <ol>
-        {props.trail.map((step, i) => (
-          <li aria-current={i === props.trail.length - 1 ? "page" : undefined}>{step}</li>
-        ))}
-      </ol>
     </nav>
   );
 }
@@ -188,6 +157,10 @@ function KeysView() {
       </div>
       <p id="keys-status" class="status" role="status" aria-live="polite"></p>
       <div id="keys-error" class="form-error" role="alert"></div>
+      <div id="expiring" class="warning expiring" hidden>
+        <p class="expiring-title" id="expiring-title"></p>
+        <ul id="expiring-list"></ul>
+      </div>
       <div class="table-wrap">
         <table class="keys" id="keys-table" aria-labelledby="keys-heading" aria-busy="true">
           <thead>
@@ -245,22 +218,6 @@ function ProfileView() {
         </div>
       </dl>
     </section>
-  );
-}
-
-function Dialog(
-  props: { id: string; title: string; children: Child; role?: string; describedBy?: string },
-) {
-  return (
-    <dialog
-      id={props.id}
-      role={props.role}
-      aria-labelledby={`${props.id}-title`}
-      aria-describedby={props.describedBy}
-    >
-      <h2 id={`${props.id}-title`}>{props.title}</h2>
-      {props.children}
-    </dialog>
   );
 }
 
@@ -372,6 +329,7 @@ function SecretDialog() {
         <input id="secret-value" readonly spellcheck={false} autocomplete="off" />
         <button type="button" class="button primary" id="copy-secret">Copy</button>
       </div>
+      <p class="notice" id="secret-grace" hidden></p>
       <p id="copy-status" class="status" role="status" aria-live="polite"></p>
       <div class="dialog-actions">
         <button type="button" class="button" data-close>Done</button>
@@ -445,6 +403,8 @@ export function DashboardPage(props: { assets: PageAssets }) {
             <SideNav />
             <div class="content">
               <KeysView />
+              <WebhooksView />
+              <SecurityLogView />
               <ProfileView />
             </div>
           </div>
@@ -452,6 +412,10 @@ export function DashboardPage(props: { assets: PageAssets }) {
         <CreateKeyDialog />
         <SecretDialog />
         <EditKeyDialog />
+        <RegenerateDialog />
+        <UsageDialog />
+        <CreateWebhookDialog />
+        <DeliveriesDialog />
         <ConfirmDialog />
       </body>
     </html>

@@ -1,13 +1,17 @@
 /**
- * Serves the account dashboard at /dashboard: one server-rendered page plus its script and
+ * Serves the account dashboard at /dashboard: one server-rendered page plus its scripts and
  * stylesheet, imported as text so there is no build step and no file read at run time.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { sha256Hex } from "../../domain/bytes.ts";
+import { problems } from "../define.ts";
 import type { AppEnv } from "../env.ts";
 import scriptText from "./client.js" with { type: "text" };
+import webhooksScriptText from "./webhooks.js" with { type: "text" };
+import securityLogScriptText from "./security_log.js" with { type: "text" };
 import styleText from "./style.css" with { type: "text" };
+import chartText from "./chart.js" with { type: "text" };
 import { DashboardPage } from "./page.tsx";
 
 /**
@@ -44,8 +48,14 @@ async function asset(body: string, type: string): Promise<Asset> {
   };
 }
 
-const script = await asset(scriptText, "text/javascript; charset=utf-8");
+// One module in three files: the webhooks and security log views use the first part's helpers
+// (api, el, dialogs), as one script with no build step.
+const script = await asset(
+  [scriptText, webhooksScriptText, securityLogScriptText].join("\n"),
+  "text/javascript; charset=utf-8",
+);
 const style = await asset(styleText, "text/css; charset=utf-8");
+const chart = await asset(chartText, "text/javascript; charset=utf-8");
 const page = await asset(
   "<!DOCTYPE html>" + (
     <DashboardPage
@@ -120,6 +130,7 @@ const pageRoute = createRoute({
       content: { "text/html": { schema: z.string() } },
     },
     304: { description: "Not modified (If-None-Match matched the ETag)" },
+    ...problems(429),
   },
 });
 
@@ -139,11 +150,12 @@ function assetRoute(path: string, type: string, what: string) {
     responses: {
       200: { description: `The ${what}`, content: { [type]: { schema: z.string() } } },
       304: { description: "Not modified (If-None-Match matched the ETag)" },
+      ...problems(429),
     },
   });
 }
 
-/** Registers GET /dashboard and its two assets on the app, outside the versioned API. */
+/** Registers GET /dashboard and its assets on the app, outside the versioned API. */
 export function registerDashboard(app: OpenAPIHono<AppEnv>) {
   app.openapi(pageRoute, (c) => serve(c, page, "no-cache"));
   app.openapi(
@@ -153,5 +165,11 @@ export function registerDashboard(app: OpenAPIHono<AppEnv>) {
   app.openapi(
     assetRoute("/dashboard/app.css", "text/css", "stylesheet"),
     (c) => serveAsset(c, style),
+  );
+  // Imported by app.js as "./chart.js" (the name it has on disk, so the type check resolves it
+  // too), without a version: revalidated by its ETag.
+  app.openapi(
+    assetRoute("/dashboard/chart.js", "text/javascript", "usage chart module"),
+    (c) => serveAsset(c, chart),
   );
 }

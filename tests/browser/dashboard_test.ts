@@ -1,7 +1,7 @@
 /**
  * The dashboard end to end in headless Chromium, against the real server on a free port: sign up,
- * sign in, create a key, use it, whitelist, regenerate, revoke. Screenshots land in
- * test-output/dashboard/.
+ * sign in, create a key, use it, see its usage, whitelist, roll it with a grace, revoke.
+ * Screenshots land in test-output/dashboard/.
  */
 import assert from "node:assert/strict";
 import type { Locator, Page } from "playwright-core";
@@ -219,7 +219,42 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
     await svc.deps.lastUsed.flush();
     await page.getByRole("button", { name: "Refresh" }).click();
     await expectText(row("CI deploy").locator("td").nth(5), "2 minutes ago");
+    await expectText(row("CI deploy").locator("td").nth(5), "from 127.0.0.1");
     await shot(page, "08-last-used");
+  });
+
+  await step("a key's usage chart shows its requests per hour, stacked by outcome", async () => {
+    for (let i = 0; i < 4; i++) assert.equal((await callWithKey(base, value)).status, 200);
+    const refused = await fetch(`${base}/v1/projects`, { headers: { "X-API-Key": value } });
+    assert.equal(refused.status, 403);
+    await refused.body?.cancel();
+    svc.deps.usage.release(); // the counts ride on the next flush, not 10 s later
+    await svc.deps.rateLimiter.sync(); // what main.ts does every 100 ms
+    await row("CI deploy").getByRole("button", { name: "Usage key CI deploy" }).click();
+    const dialog = page.getByRole("dialog", { name: "Usage of “CI deploy”" });
+    await dialog.waitFor();
+    // The call of "two minutes ago" counts too: 5 answered 200, 1 answered 403.
+    await expectText(
+      page.locator("#usage-totals"),
+      "6 requests in the last 24 hours: 5 2xx, 1 4xx, 0 429, 0 5xx.",
+    );
+    const chart = dialog.getByRole("img", { name: /^Requests per hour\. 6 requests/ });
+    await chart.waitFor();
+    assert.equal(await chart.locator("g.bar").count(), 24);
+    assert.equal(await chart.locator("rect.layer.ok").count() >= 1, true);
+    assert.equal(await chart.locator("rect.layer.client-error").count(), 1);
+    await shot(page, "08b-usage-24h");
+    assert.deepEqual(await accessibilityViolations(page), []);
+    await dialog.getByRole("radio", { name: "7 days" }).check();
+    await waitUntil(async () => (await chart.locator("g.bar").count()) === 168, "168 hours");
+    await dialog.getByRole("radio", { name: "90 days" }).check();
+    const days = dialog.getByRole("img", { name: /^Requests per day\./ });
+    await waitUntil(async () => (await days.locator("g.bar").count()) === 90, "90 days");
+    await dialog.getByText("Figures as a table").click();
+    await expectText(page.locator("#usage-table tbody"), "5");
+    await shot(page, "08c-usage-90d");
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden" });
   });
 
   await step("a whitelist without the caller's address refuses its calls", async () => {
@@ -247,7 +282,8 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
     await row("CI deploy").getByRole("button", { name: "Regenerate key CI deploy" }).click();
     const confirm = page.getByRole("alertdialog", { name: "Regenerate “CI deploy”?" });
     await confirm.waitFor();
-    assert.equal(await focusedId(page), "confirm-cancel", "the safe choice has the focus");
+    assert.equal(await focusedId(page), "regenerate-cancel", "the safe choice has the focus");
+    assert.ok(await confirm.getByRole("radio", { name: "Immediately" }).isChecked());
     await shot(page, "11-regenerate-confirm");
     assert.deepEqual(await accessibilityViolations(page), []);
     await confirm.getByRole("button", { name: "Regenerate key" }).click();
@@ -256,6 +292,7 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
     const renewed = await page.locator("#secret-value").inputValue();
     assert.match(renewed, KEY_SHAPE);
     assert.notEqual(renewed, value);
+    assert.ok(await page.locator("#secret-grace").isHidden(), "no grace was chosen");
     await shot(page, "12-regenerated-once");
     await page.keyboard.press("Escape");
     await secret.waitFor({ state: "hidden" });
@@ -265,6 +302,41 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
     assert.equal((await callWithKey(base, renewed)).status, 200);
     value = renewed;
   });
+
+  await step(
+    "rolling with a 1 h grace keeps both values working and shows the deadline",
+    async () => {
+      await row("CI deploy").getByRole("button", { name: "Regenerate key CI deploy" }).click();
+      const confirm = page.getByRole("alertdialog", { name: "Regenerate “CI deploy”?" });
+      await confirm.waitFor();
+      await confirm.getByRole("radio", { name: "In 1 hour" }).check();
+      await expectText(page.locator("#regenerate-deadline"), "Both values work until about");
+      await shot(page, "12b-regenerate-grace-choice");
+      assert.deepEqual(await accessibilityViolations(page), []);
+      await confirm.getByRole("button", { name: "Regenerate key" }).click();
+      const secret = page.getByRole("alertdialog", { name: "Your regenerated API key" });
+      await secret.waitFor();
+      const rolled = await page.locator("#secret-value").inputValue();
+      assert.match(rolled, KEY_SHAPE);
+      await expectText(page.locator("#secret-grace"), "The old value keeps working until");
+      await shot(page, "12c-rolled-with-grace");
+      await page.keyboard.press("Escape");
+      await secret.waitFor({ state: "hidden" });
+      await expectText(row("CI deploy").locator("td").nth(1), "Old value works until");
+      const deadline = await row("CI deploy").locator("td").nth(1).locator("time")
+        .getAttribute("datetime");
+      const left = Date.parse(deadline!) - Date.now();
+      assert.ok(left > 3_590_000 && left <= 3_600_000, `the deadline is an hour away (${left} ms)`);
+      assert.equal((await callWithKey(base, value)).status, 200, "the old value still works");
+      assert.equal((await callWithKey(base, rolled)).status, 200, "the new value works");
+      await shot(page, "12d-grace-in-table");
+      svc.clock.offsetMs = -3_600_000; // an hour later
+      assert.deepEqual(await callWithKey(base, value), { status: 401, code: "API_KEY_INVALID" });
+      assert.equal((await callWithKey(base, rolled)).status, 200);
+      svc.clock.offsetMs = 0;
+      value = rolled;
+    },
+  );
 
   await step("revoking asks first; Escape keeps the key, confirming ends it", async () => {
     const revokeButton = row("CI deploy").getByRole("button", { name: "Revoke key CI deploy" });
@@ -327,6 +399,13 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
     // Ten active keys, and the expired one, which no longer counts.
     await waitUntil(async () => (await keysTable.locator("tr").count()) === 11, "11 rows");
     await expectText(page.locator("#keys-count"), "10 of 10 active");
+    // The keys of 7 days (the 1st, 5th and 9th) are flagged at the top; the expired one is not.
+    await expectText(page.locator("#expiring-title"), "3 keys expire within 7 days");
+    for (const name of ["Production API", "Mobile app 8"]) {
+      await expectText(page.locator("#expiring-list"), name);
+    }
+    assert.ok(!(await page.locator("#expiring-list").textContent())!.includes("Old laptop"));
+    await expectText(row("Mobile app 8").locator("td").nth(4), "Expires soon");
     await shot(page, "15-ten-keys", true);
     assert.deepEqual(await accessibilityViolations(page), []);
 
@@ -382,12 +461,30 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
       "document.documentElement.scrollWidth - document.documentElement.clientWidth",
     );
     assert.equal(overflow, 0, "no horizontal scrolling");
+    const actionLines = await inPage<number>(
+      page,
+      `new Set([...document.querySelectorAll("#keys-body tr:first-child .row-actions button")]` +
+        `.map((b) => Math.round(b.getBoundingClientRect().top))).size`,
+    );
+    assert.equal(actionLines, 2, "a card's four actions sit two by two");
     await shot(page, "18-phone-keys");
     assert.deepEqual(await accessibilityViolations(page), []);
     await shot(page, "19-phone-keys-full", true);
     await newKeyButton(page).click();
     await createDialog(page).waitFor();
     await shot(page, "20-phone-create");
+    await page.keyboard.press("Escape");
+    await row("Mobile app 8").getByRole("button", { name: "Usage key Mobile app 8" }).click();
+    const usage = page.getByRole("dialog", { name: "Usage of “Mobile app 8”" });
+    await usage.getByRole("img", { name: /^Requests per hour\. 0 requests/ }).waitFor();
+    const overflowing = await inPage(
+      page,
+      "(() => { const d = document.querySelector('#usage-dialog'); " +
+        "return d.scrollWidth - d.clientWidth; })()",
+    );
+    assert.equal(overflowing, 0, "the chart fits the phone's width");
+    await shot(page, "20b-phone-usage");
+    assert.deepEqual(await accessibilityViolations(page), []);
     await page.keyboard.press("Escape");
     await page.getByRole("link", { name: "Profile" }).click();
     await expectText(page.locator('[data-profile="email"]'), email);

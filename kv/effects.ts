@@ -1,0 +1,56 @@
+/**
+ * What a change raises besides itself, added to the change's own atomic so that both commit or
+ * neither does: a webhook event, queued only when one of the account's endpoints selects its
+ * type, and a security log entry.
+ */
+import { type EventType, newEvent, selects, type WebhookEvent } from "../domain/event.ts";
+import type { SecurityDraft } from "../domain/security_log.ts";
+import { webhooks } from "./keys.ts";
+import { HANDLER_RETRIES, type QueueMessage } from "./queue.ts";
+import { recordSecurity } from "./security_log.ts";
+
+export interface Effects {
+  event?: { type: EventType; data: unknown };
+  security?: SecurityDraft;
+}
+
+/** The union of the event types an account's enabled endpoints select. */
+export interface Subscription {
+  events: string[];
+  /** Changes with every rewrite, so that the entry's versionstamp does too. */
+  revision: string;
+}
+
+/** What one change raises, for whose account and when. */
+export interface RaisedEffects extends Effects {
+  userId: string;
+  now: number;
+}
+
+/**
+ * Adds `effects` to `op`, which changes something of `userId`'s at `now`. Reads the account's
+ * subscription and checks it in `op`: if an endpoint is added or changed before `op` commits,
+ * the commit fails and the caller's round runs again with the new subscription. Returns the
+ * queued event, if any.
+ */
+export async function addEffects(
+  kv: Deno.Kv,
+  op: Deno.AtomicOperation,
+  effects: RaisedEffects,
+): Promise<WebhookEvent | null> {
+  const { userId } = effects;
+  if (effects.security) recordSecurity(op, userId, { ...effects.security, now: effects.now });
+  if (!effects.event) return null;
+  const subscription = await kv.get<Subscription>(webhooks.subscription(userId));
+  op.check(subscription);
+  if (!selects(subscription.value?.events ?? [], effects.event.type)) return null;
+  const event = newEvent(effects.event.type, effects.event.data, effects.now);
+  queueEvent(op, userId, event);
+  return event;
+}
+
+/** Queues the fan-out of `event` to the account's endpoints, in `op`. */
+function queueEvent(op: Deno.AtomicOperation, userId: string, event: WebhookEvent) {
+  const message: QueueMessage = { kind: "webhook_event", userId, event };
+  op.enqueue(message, { backoffSchedule: HANDLER_RETRIES });
+}

@@ -1,0 +1,161 @@
+/**
+ * Deliveries in KV: one record per event and endpoint, created with the queue message of its
+ * first attempt in one atomic; each attempt's outcome is recorded with the message of the next
+ * attempt in one atomic, so a delivery is never lost between attempts nor retried twice.
+ */
+import { eventUlid, selects, type WebhookEvent } from "../domain/event.ts";
+import {
+  afterAttempt,
+  DELIVERY_RETENTION_MS,
+  type DeliveryAttempt,
+  type DeliveryRecord,
+} from "../domain/delivery.ts";
+import type { WebhookRecord } from "../domain/webhook.ts";
+import type { DeliveryPolicy } from "../domain/webhook_schedule.ts";
+import { atomically, commit } from "./commit.ts";
+import { readNewestFirst } from "./cursor.ts";
+import { webhooks } from "./keys.ts";
+import { HANDLER_RETRIES, type QueueMessage } from "./queue.ts";
+import { listWebhooks } from "./webhooks.ts";
+
+const CONFLICT = "The delivery changed too often to complete; try again";
+
+function deliveryMessage(d: DeliveryRecord, attempt: number): QueueMessage {
+  return {
+    kind: "webhook_delivery",
+    userId: d.userId,
+    webhookId: d.webhookId,
+    eventUlid: eventUlid(d.eventId),
+    attempt,
+  };
+}
+
+function writeDelivery(op: Deno.AtomicOperation, d: DeliveryRecord) {
+  const ulid = eventUlid(d.eventId);
+  op.set(webhooks.delivery(d.webhookId, ulid), d, { expireIn: DELIVERY_RETENTION_MS })
+    .set(webhooks.deliveryById(d.webhookId, d.id), ulid, { expireIn: DELIVERY_RETENTION_MS });
+}
+
+function newDelivery(hook: WebhookRecord, event: WebhookEvent, now: number): DeliveryRecord {
+  const at = new Date(now).toISOString();
+  return {
+    id: crypto.randomUUID(),
+    webhookId: hook.id,
+    userId: hook.userId,
+    eventId: event.id,
+    eventType: event.type,
+    body: JSON.stringify(event),
+    status: "pending",
+    attemptCount: 0,
+    nextRetryAt: at,
+    createdAt: at,
+    updatedAt: at,
+    history: [],
+  };
+}
+
+/**
+ * Starts the delivery of `event` to `hook`: the record and the first attempt's message in one
+ * atomic, unless the delivery exists already (a fan-out that runs again does nothing twice).
+ */
+export async function startDelivery(
+  kv: Deno.Kv,
+  start: { hook: WebhookRecord; event: WebhookEvent; now: number },
+): Promise<DeliveryRecord | null> {
+  const { hook, event, now } = start;
+  const d = newDelivery(hook, event, now);
+  const op = kv.atomic()
+    .check({ key: webhooks.delivery(hook.id, eventUlid(event.id)), versionstamp: null });
+  writeDelivery(op, d);
+  op.enqueue(deliveryMessage(d, 1), { backoffSchedule: HANDLER_RETRIES });
+  return (await commit(op)).ok ? d : null;
+}
+
+/** Queue handler: one delivery per enabled endpoint of the account that selects the event. */
+export async function fanOut(
+  kv: Deno.Kv,
+  message: { userId: string; event: WebhookEvent },
+  now: number,
+) {
+  for (const hook of await listWebhooks(kv, message.userId)) {
+    if (hook.enabled && selects(hook.events, message.event.type)) {
+      await startDelivery(kv, { hook, event: message.event, now });
+    }
+  }
+}
+
+/** A delivery by its event, or null. */
+export async function getDeliveryByEvent(
+  kv: Deno.Kv,
+  webhookId: string,
+  ulid: string,
+): Promise<Deno.KvEntryMaybe<DeliveryRecord>> {
+  return await kv.get<DeliveryRecord>(webhooks.delivery(webhookId, ulid));
+}
+
+/** A page of an endpoint's deliveries, newest event first. */
+export async function listDeliveries(
+  kv: Deno.Kv,
+  webhookId: string,
+  page: { limit: number; before?: string },
+): Promise<{ deliveries: DeliveryRecord[]; next: string | null }> {
+  const read = await readNewestFirst<DeliveryRecord>(kv, {
+    prefix: webhooks.deliveriesPrefix(webhookId),
+    limit: page.limit,
+    before: page.before,
+  });
+  return { deliveries: read.entries.map((e) => e.value), next: read.next };
+}
+
+/**
+ * Records the outcome of attempt `attempt.attempt` and queues the next one when the schedule has
+ * one, in one atomic. Returns the delivery as written, or null when that attempt was recorded
+ * already (a redelivered message), in which case nothing is written or queued.
+ */
+export function recordAttempt(
+  kv: Deno.Kv,
+  ref: { webhookId: string; eventUlid: string; policy: DeliveryPolicy },
+  attempt: DeliveryAttempt,
+): Promise<DeliveryRecord | null> {
+  return atomically<DeliveryRecord | null>(CONFLICT, async () => {
+    const entry = await getDeliveryByEvent(kv, ref.webhookId, ref.eventUlid);
+    if (!entry.value || entry.value.attemptCount >= attempt.attempt) return { value: null };
+    const { next, retryIn } = afterAttempt(entry.value, attempt, ref.policy);
+    const op = kv.atomic().check(entry);
+    writeDelivery(op, next);
+    if (retryIn !== null) {
+      op.enqueue(deliveryMessage(next, attempt.attempt + 1), {
+        delay: retryIn,
+        backoffSchedule: HANDLER_RETRIES,
+      });
+    }
+    return { value: next, op };
+  });
+}
+
+/**
+ * Sends a delivery again now, as its next attempt: a failed one gets one more try (and the rest
+ * of the schedule, if any is left), a successful one is sent once more. A pending retry of the
+ * same attempt number is then skipped, so the delivery never runs two chains of retries.
+ */
+export function resendDelivery(
+  kv: Deno.Kv,
+  ref: { webhookId: string; deliveryId: string; now: number },
+): Promise<DeliveryRecord | null> {
+  const { webhookId, deliveryId } = ref;
+  return atomically<DeliveryRecord | null>(CONFLICT, async () => {
+    const ulid = await kv.get<string>(webhooks.deliveryById(webhookId, deliveryId));
+    if (!ulid.value) return { value: null };
+    const entry = await getDeliveryByEvent(kv, webhookId, ulid.value);
+    if (!entry.value) return { value: null };
+    const next: DeliveryRecord = {
+      ...entry.value,
+      status: "pending",
+      nextRetryAt: new Date(ref.now).toISOString(),
+    };
+    const op = kv.atomic().check(entry);
+    writeDelivery(op, next);
+    op.enqueue(deliveryMessage(next, next.attemptCount + 1), { backoffSchedule: HANDLER_RETRIES });
+    return { value: next, op };
+  });
+}

@@ -1,0 +1,76 @@
+/** A service on in-memory KV with its queue worker running, and shortcuts for endpoints. */
+import { deliveryPolicy, testSettings } from "../domain/settings.ts";
+import type { DeliveryPolicy } from "../domain/webhook_schedule.ts";
+import { runWorkers } from "../kv/workers.ts";
+import assert from "node:assert/strict";
+import { bearer, setup, type TestContext } from "./helpers.ts";
+import type { SettingsInput } from "../domain/settings.ts";
+
+/** Fast retries and a short timeout, so that a test sees the whole schedule in seconds. */
+export const FAST: Partial<DeliveryPolicy> = {
+  retrySchedule: [100, 200, 300],
+  timeoutMs: 2_000,
+};
+
+export interface WorkingService extends TestContext {
+  policy: DeliveryPolicy;
+}
+
+/**
+ * A service allowing private targets (the receiver is on 127.0.0.1), with its queue listener,
+ * closed with the store at the end of the test.
+ */
+export async function workingService(
+  options: { policy?: Partial<DeliveryPolicy>; settings?: Partial<SettingsInput> } = {},
+): Promise<WorkingService> {
+  const settings: Partial<SettingsInput> = { WEBHOOK_ALLOW_PRIVATE: "true", ...options.settings };
+  const svc = await setup({ settings });
+  const policy = { ...deliveryPolicy(testSettings(settings)), ...FAST, ...options.policy };
+  const workers = runWorkers({ kv: svc.kv, now: svc.deps.now, webhooks: policy });
+  return {
+    ...svc,
+    policy,
+    async [Symbol.asyncDispose]() {
+      await svc[Symbol.asyncDispose]();
+      await workers;
+    },
+  };
+}
+
+/** Adds an endpoint through the API; returns its id and secret. */
+export async function addEndpoint(
+  t: TestContext,
+  token: string,
+  body: { url: string; events?: string[]; description?: string },
+) {
+  const res = await t.request("/v1/webhooks", {
+    method: "POST",
+    headers: bearer(token),
+    json: { events: ["*"], ...body },
+  });
+  if (res.status !== 201) throw new Error(`endpoint creation failed: ${await res.text()}`);
+  const hook = await res.json();
+  return { id: hook.id as string, secret: hook.secret as string, view: hook };
+}
+
+/** The endpoint's deliveries, through the API. */
+export async function deliveries(
+  svc: { request: (path: string, init?: { headers?: HeadersInit }) => Promise<Response> },
+  token: string,
+  webhookId: string,
+) {
+  const res = await svc.request(`/v1/webhooks/${webhookId}/deliveries`, {
+    headers: bearer(token),
+  });
+  assert.equal(res.status, 200);
+  return await res.json();
+}
+
+/** Polls `condition` until it holds, or fails after `timeoutMs`. */
+export async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 10_000) {
+  const started = Date.now();
+  while (!await condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
