@@ -108,11 +108,16 @@ export function changeApplication(
  * published (an accepted one frees its spot), else settled as it stands (`effective`); the
  * marker goes either way, so that each call makes progress. Idempotent.
  */
-async function settleForPurge(kv: Deno.Kv, applicationId: string, at: string): Promise<void> {
+async function settleForPurge(
+  kv: Deno.Kv,
+  marker: Deno.KvEntry<string>,
+  at: string,
+): Promise<void> {
   await atomically(CONFLICT, async () => {
-    const appEntry = await kv.get<ApplicationRecord>(applications.record(applicationId));
+    const appEntry = await kv.get<ApplicationRecord>(applications.record(marker.value));
     const app = appEntry.value;
-    if (!app) return { value: null };
+    // Never written without its record; should one be alone, it goes, so that a purge ends.
+    if (!app) return { value: null, op: kv.atomic().delete(marker.key) };
     const taskEntry = await kv.get<TaskRecord>(tasks.record(app.taskId));
     const task = taskEntry.value;
     let next = effective(app, task);
@@ -141,7 +146,7 @@ export async function withdrawUserApplications(
   for await (
     const entry of kv.list<string>({ prefix: applications.activePrefix(userId) }, { limit })
   ) {
-    await settleForPurge(kv, entry.value, at);
+    await settleForPurge(kv, entry, at);
     settled++;
   }
   return settled;
