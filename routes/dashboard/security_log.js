@@ -12,7 +12,7 @@ const LOG_LABELS = {
   "api_key.created": "API key created",
   "api_key.regenerated": "API key regenerated",
   "api_key.revoked": "API key revoked",
-  "api_key.updated": "API key renamed",
+  "api_key.updated": "API key changed",
   "api_key.whitelist_changed": "API key whitelist changed",
   "api_key.expired": "API key expired",
   "webhook.created": "Webhook endpoint added",
