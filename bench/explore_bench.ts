@@ -14,6 +14,8 @@ import {
 } from "../domain/explore.ts";
 import { searchTerms, type TaskRecord } from "../domain/task.ts";
 import { exploreTasks } from "../kv/explore_query.ts";
+import { exploreByDistance } from "../kv/explore_distance.ts";
+import { haversineKm } from "../domain/geo.ts";
 import { tasks } from "../kv/keys.ts";
 import { setup } from "../tests/helpers.ts";
 import { buildCache, kvPath, type LoadManifest, peakRss, readManifest } from "./explore_cache.ts";
@@ -103,8 +105,9 @@ async function queryPhase(n: number, count: number): Promise<QueryPhase> {
     let docs = 0;
     const plans = new Map<string, number>();
     for (let k = -WARMUP; k < kind.queries.length; k++) {
-      const filters = exploreFilters(kind.queries[Math.max(0, k)]);
-      const [page, t] = await timed(() => exploreTasks(kv, { filters, limit: PAGE }));
+      const query = kind.queries[Math.max(0, k)];
+      const filters = exploreFilters(query);
+      const [page, t] = await timed(() => firstPage(kv, filters, query.sort));
       if (k < 0) continue;
       ms.push(t);
       items += page.items.length;
@@ -149,6 +152,39 @@ async function queryPhase(n: number, count: number): Promise<QueryPhase> {
   return { kinds: results, peakBytes: await peakRss(), loadAverage: loadAverage() };
 }
 
+/** The first page the route would answer, in the query's order, with what it read. */
+async function firstPage(kv: Deno.Kv, filters: ExploreFilters, sort?: string) {
+  if (sort !== "distance") return await exploreTasks(kv, { filters, limit: PAGE });
+  const page = await exploreByDistance(kv, { filters, limit: PAGE });
+  return {
+    items: page.items,
+    next: page.next,
+    plan: "distance",
+    work: page.work,
+  };
+}
+
+/** The nearest `limit` matches (ties newest first) of a full scan of the task records. */
+async function bruteNearest(
+  kv: Deno.Kv,
+  filters: ExploreFilters,
+  limit: number,
+): Promise<string[]> {
+  const geo = filters.geo!;
+  const found: { d: number; key: string; id: string }[] = [];
+  for await (
+    const entry of kv.list<TaskRecord>({ prefix: tasks.recordPrefix() }, { batchSize: 1000 })
+  ) {
+    const task = entry.value;
+    const terms = filters.search.length > 0 ? searchTerms(task) : [];
+    if (!matchExplore(task, terms, filters)) continue;
+    const [lon, lat] = task.location.coordinates;
+    found.push({ d: haversineKm(geo, { lon, lat }), key: task.orderKey, id: task.id });
+  }
+  found.sort((a, b) => a.d - b.d || (a.key < b.key ? 1 : -1));
+  return found.slice(0, limit).map((f) => f.id);
+}
+
 /** The newest `limit` matches of a full scan of the task records, by the reference matcher. */
 async function bruteForce(
   kv: Deno.Kv,
@@ -181,10 +217,12 @@ async function brutePhase(n: number, count: number): Promise<BruteResult[]> {
     let compared = 0;
     for (const query of kind.queries) {
       const filters = exploreFilters(query);
-      const [ids, t] = await timed(() => bruteForce(kv, filters, PAGE));
+      const [ids, t] = await timed(() =>
+        query.sort === "distance" ? bruteNearest(kv, filters, PAGE) : bruteForce(kv, filters, PAGE)
+      );
       ms.push(t);
       // The index's answer must be the reference's, unless its page was cut short.
-      const page = await exploreTasks(kv, { filters, limit: PAGE });
+      const page = await firstPage(kv, filters, query.sort);
       if (page.items.length === PAGE || page.next === null) {
         compared++;
         if (JSON.stringify(page.items.map((i) => i.id)) === JSON.stringify(ids)) agree++;

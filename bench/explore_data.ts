@@ -439,12 +439,46 @@ export function queryKinds(count: number): QueryKind[] {
       search: ["mov", "paint", "garden", "clean", "help"][k % 5],
       payment: k % 3 === 0 ? "Pro-bono" : "Paid",
     })),
+    make("nearest, 10 km, dense city", (k) => ({ ...near(k), radiusKm: 10, sort: "distance" })),
+    make("nearest, 100 km, dense city", (k) => ({ ...near(k), radiusKm: 100, sort: "distance" })),
+    make("nearest, 500 km, dense city", (k) => ({ ...near(k), radiusKm: 500, sort: "distance" })),
+    make("nearest, 50 km, sparse area", () => ({ ...sparse(), radiusKm: 50, sort: "distance" })),
+    make("bbox, city viewport", (k) => {
+      const { longitude, latitude } = near(k);
+      return {
+        bbox: {
+          minLon: round(longitude - 0.1),
+          minLat: round(latitude - 0.06),
+          maxLon: round(longitude + 0.1),
+          maxLat: round(latitude + 0.06),
+        },
+      };
+    }),
+    make("bbox, region viewport", (k) => {
+      const { longitude, latitude } = near(k);
+      return {
+        bbox: {
+          minLon: round(longitude - 2),
+          minLat: round(latitude - 1.2),
+          maxLon: round(longitude + 2),
+          maxLat: round(latitude + 1.2),
+        },
+      };
+    }),
+    make("bbox, across the antimeridian", () => ({
+      bbox: { minLon: 170, minLat: -25, maxLon: -170, maxLat: -10 },
+    })),
   ];
 }
 
 /** The query string of a query, for the HTTP measurements. */
 export function queryString(query: ExploreFilterQuery): string {
   const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) params.set(name, String(value));
+  for (const [name, value] of Object.entries(query)) {
+    if (name === "bbox" && query.bbox) {
+      const b = query.bbox;
+      params.set(name, [b.minLon, b.minLat, b.maxLon, b.maxLat].join(","));
+    } else params.set(name, String(value));
+  }
   return params.toString();
 }

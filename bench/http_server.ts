@@ -12,7 +12,8 @@
 import { Hono } from "hono";
 import { monotonicFactory } from "ulid";
 import { CORS_EXPOSE_HEADERS } from "../routes/cors.ts";
-import { newTask, type TaskCreate, toTaskCreated } from "../domain/task.ts";
+import { newTask, type TaskCreate } from "../domain/task.ts";
+import { toTaskCreated } from "../domain/task_view.ts";
 import { orderKey } from "../kv/order_key.ts";
 import { createTask, getTask } from "../kv/tasks.ts";
 

@@ -10,6 +10,8 @@ export const SCOPES = [
   "projects:write",
   "webhooks:read",
   "webhooks:write",
+  "applications:read",
+  "applications:write",
 ] as const;
 
 export const Scope = z.enum(SCOPES).meta({ id: "Scope" });

@@ -3,17 +3,19 @@
  * reference that the indexes in kv/ are tested against, and the explore item shape.
  */
 import { z } from "zod";
-import { type Circle, haversineKm, type Point } from "./sphere.ts";
+import { BboxParam, type BoundingBox, inBbox } from "./bbox.ts";
+import { type Circle, haversineKm, type Point } from "./geo.ts";
 import { decimalParam } from "./query_number.ts";
 import {
   Location,
   matchesPayment,
   matchesTerms,
   Payment,
-  TaskListItem,
+  spotsLeftOf,
   type TaskRecord,
 } from "./task.ts";
 import { type TaskFilter, taskFilter, taskFilterFields } from "./task_filter.ts";
+import { TaskListItem } from "./task_view.ts";
 import { normalizeText } from "./text.ts";
 
 /** A search circle: the tasks within `radiusKm` of the point (great-circle). */
@@ -34,6 +36,10 @@ export interface ExploreFilters extends TaskFilter {
   regionName?: string;
   /** Upper case. */
   countryCode?: string;
+  /** Only tasks that still take people (spotsLeft > 0). */
+  hasSpots?: boolean;
+  /** City- and radius-type tasks whose coordinates lie in the box. */
+  bbox?: BoundingBox;
 }
 
 /** The task fields explore reads. */
@@ -50,6 +56,8 @@ export type ExploreTask = Pick<
   | "createdAt"
   | "deletedAt"
   | "location"
+  | "maxPeople"
+  | "acceptedCount"
 >;
 
 /** An explore result: the list item plus `location`, and `distanceKm` on a geo query. */
@@ -79,6 +87,13 @@ export const exploreFilterFields = {
   longitude: queryNumber(-180, 180, "Centre of the search circle; with latitude and radiusKm")
     .optional(),
   radiusKm: queryNumber(1, 500, "Radius of the search circle in km, 1 to 500").optional(),
+  hasSpots: z.enum(["true", "false"]).optional()
+    .describe("true: only tasks that still take people (spotsLeft > 0)"),
+  bbox: BboxParam.optional(),
+  sort: z.enum(["newest", "distance"]).default("newest").describe(
+    "newest (default): createdAt then id, descending; distance: nearest first from the geo " +
+      "query's point (needs latitude, longitude and radiusKm), ties newest first",
+  ),
 };
 
 /** The parsed filter members of an explore query. */
@@ -91,6 +106,9 @@ export interface ExploreFilterQuery {
   latitude?: number;
   longitude?: number;
   radiusKm?: number;
+  hasSpots?: "true" | "false";
+  bbox?: BoundingBox;
+  sort?: "newest" | "distance";
 }
 
 const GEO_MEMBERS = ["latitude", "longitude", "radiusKm"] as const;
@@ -108,6 +126,16 @@ export function checkGeoTogether(query: ExploreFilterQuery, ctx: z.RefinementCtx
   }
 }
 
+/** sort=distance measures from the geo query's point, so it needs one. */
+export function checkDistanceSort(query: ExploreFilterQuery, ctx: z.RefinementCtx): void {
+  if (query.sort !== "distance" || query.latitude !== undefined) return;
+  ctx.addIssue({
+    code: "custom",
+    path: ["sort"],
+    message: "distance needs latitude, longitude and radiusKm",
+  });
+}
+
 /** The normalized filters of a validated query. */
 export function exploreFilters(query: ExploreFilterQuery): ExploreFilters {
   const filters: ExploreFilters = taskFilter(query);
@@ -119,6 +147,8 @@ export function exploreFilters(query: ExploreFilterQuery): ExploreFilters {
   if (query.cityName !== undefined) filters.cityName = normalizeName(query.cityName);
   if (query.regionName !== undefined) filters.regionName = normalizeName(query.regionName);
   if (query.countryCode !== undefined) filters.countryCode = query.countryCode.toUpperCase();
+  if (query.hasSpots === "true") filters.hasSpots = true;
+  if (query.bbox !== undefined) filters.bbox = query.bbox;
   return filters;
 }
 
@@ -145,6 +175,16 @@ export function geoMatch(geo: GeoFilter, place: GeoPlace): number | null {
   return d <= reach ? d : null;
 }
 
+/** Only city- and radius-type tasks take part in a box query, by their coordinates. */
+export function bboxMatch(
+  box: BoundingBox,
+  type: Location["type"],
+  lon: number,
+  lat: number,
+): boolean {
+  return (type === "city" || type === "radius") && inBbox(box, lon, lat);
+}
+
 /** Distances are shown to one decimal. */
 export function roundKm(km: number): number {
   return Math.round(km * 10) / 10;
@@ -157,6 +197,7 @@ export function matchExplore(
   filters: ExploreFilters,
 ): { distanceKm?: number } | null {
   if (!isExplorable(task)) return null;
+  if (filters.hasSpots && spotsLeftOf(task) === 0) return null;
   const loc = task.location;
   if (filters.payment !== undefined && !matchesPayment(task.budget, filters.payment)) return null;
   if (filters.countryCode !== undefined && loc.countryCode !== filters.countryCode) return null;
@@ -167,6 +208,9 @@ export function matchExplore(
     return null;
   }
   if (!matchesTerms(filters.search, terms)) return null;
+  if (filters.bbox && !bboxMatch(filters.bbox, loc.type, loc.coordinates[0], loc.coordinates[1])) {
+    return null;
+  }
   if (filters.geo) {
     const [lon, lat] = loc.coordinates;
     const d = geoMatch(filters.geo, { type: loc.type, lon, lat, radiusKm: loc.radiusKm ?? 0 });

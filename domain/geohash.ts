@@ -2,7 +2,7 @@
  * Standard base32 geohash cells: a point's cell, a cell's rectangle and area, and the hash of a
  * cell given by its column and row in the grid of one precision.
  */
-import { checkPoint, EARTH_RADIUS_KM, type GeoBox, wrapLon } from "./sphere.ts";
+import { checkPoint, EARTH_RADIUS_KM, type GeoBox, wrapLon } from "./geo.ts";
 
 /** Longest geohash accepted; 60 bits still fit exactly in two 30-bit integers. */
 export const MAX_GEOHASH_PRECISION = 12;

@@ -11,7 +11,7 @@ import {
   minDistanceToBoxKm,
   RADIUS_SLACK_KM,
   wrapLon,
-} from "./sphere.ts";
+} from "./geo.ts";
 
 /** Precisions at which the explore index stores cells, unless a caller says otherwise. */
 export const DEFAULT_PRECISIONS: readonly number[] = Object.freeze([2, 3, 4]);

@@ -87,40 +87,6 @@ export type Payment = z.infer<typeof Payment>;
 export const SearchText = z.string().max(200)
   .describe("Every word must start a word of the title or description (case and accents ignored)");
 
-export const TaskListItem = z.object({
-  id: z.uuid(),
-  title: z.string(),
-  budget: z.number(),
-  currency: z.string(),
-  status: TaskStatus,
-  createdAt: z.string(),
-}).meta({ id: "TaskListItem" });
-export type TaskListItem = z.infer<typeof TaskListItem>;
-
-export const TaskCreated = z.object({
-  id: z.uuid(),
-  title: z.string(),
-  description: z.string(),
-  budget: z.number(),
-  currency: z.string(),
-  status: TaskStatus,
-  createdAt: z.string(),
-  location: Location,
-  requirement: z.string(),
-  dueDate: z.string().nullable(),
-  maxPeople: z.number().int(),
-  updatedAt: z.string(),
-}).meta({ id: "TaskCreated" });
-export type TaskCreated = z.infer<typeof TaskCreated>;
-
-export const TaskDetail = TaskCreated.extend({
-  authorFirstName: z.string(),
-  authorProfilePic: z.string(),
-  images: z.array(z.string()),
-  cities: z.array(z.string()),
-}).meta({ id: "TaskDetail" });
-export type TaskDetail = z.infer<typeof TaskDetail>;
-
 /** A stored task. Deleted tasks are kept with `deletedAt` and leave every index. */
 export interface TaskRecord {
   id: string;
@@ -133,6 +99,8 @@ export interface TaskRecord {
   requirement: string;
   dueDate: string | null;
   maxPeople: number;
+  /** Accepted applications; absent on records written before applications existed (0). */
+  acceptedCount?: number;
   images: string[];
   status: TaskStatus;
   createdAt: string;
@@ -141,13 +109,6 @@ export interface TaskRecord {
   deletedAt: string | null;
   /** The ULID that orders the task in every newest-first index. */
   orderKey: string;
-}
-
-/** What a task page shows of its author. */
-export interface TaskAuthor {
-  id: string;
-  firstName: string;
-  profilePic: string | null;
 }
 
 /** A new published task from a validated create body. */
@@ -166,6 +127,7 @@ export function newTask(
     requirement: input.requirement,
     dueDate: input.dueDate ?? null,
     maxPeople: input.maxPeople,
+    acceptedCount: 0,
     images: input.images ?? [],
     status: "published",
     createdAt: at,
@@ -175,62 +137,14 @@ export function newTask(
   };
 }
 
-/** The list item of a task: every listing shows it, explore with the location added. */
-export function toTaskListItem(
-  task: Pick<TaskRecord, "id" | "title" | "budget" | "currency" | "status" | "createdAt">,
-): TaskListItem {
-  return {
-    id: task.id,
-    title: task.title,
-    budget: task.budget,
-    currency: task.currency,
-    status: task.status,
-    createdAt: task.createdAt,
-  };
+/** Accepted applications of a task (records older than applications have none). */
+export function acceptedOf(task: Pick<TaskRecord, "acceptedCount">): number {
+  return task.acceptedCount ?? 0;
 }
 
-export function toTaskCreated(task: TaskRecord): TaskCreated {
-  return {
-    id: task.id,
-    title: task.title,
-    description: task.description,
-    budget: task.budget,
-    currency: task.currency,
-    status: task.status,
-    createdAt: task.createdAt,
-    location: task.location,
-    requirement: task.requirement,
-    dueDate: task.dueDate,
-    maxPeople: task.maxPeople,
-    updatedAt: task.updatedAt,
-  };
-}
-
-/** The URL of the generated avatar shown for a user without a picture. */
-export function defaultAvatarUrl(userId: string): string {
-  return `/v1/users/${userId}/avatar.svg`;
-}
-
-export function toTaskDetail(task: TaskRecord, author: TaskAuthor): TaskDetail {
-  const created = toTaskCreated(task);
-  return {
-    id: created.id,
-    title: created.title,
-    description: created.description,
-    budget: created.budget,
-    currency: created.currency,
-    status: created.status,
-    authorFirstName: author.firstName,
-    authorProfilePic: author.profilePic ?? defaultAvatarUrl(author.id),
-    images: task.images,
-    cities: task.location.type === "city" ? [task.location.name] : [],
-    createdAt: created.createdAt,
-    location: created.location,
-    requirement: created.requirement,
-    dueDate: created.dueDate,
-    maxPeople: created.maxPeople,
-    updatedAt: created.updatedAt,
-  };
+/** How many more people a task takes. */
+export function spotsLeftOf(task: Pick<TaskRecord, "acceptedCount" | "maxPeople">): number {
+  return Math.max(0, task.maxPeople - acceptedOf(task));
 }
 
 /** The normalized words a search can find a task by: those of its title and description. */
@@ -287,6 +201,12 @@ export function applyPatch(task: TaskRecord, patch: TaskPatch, at: string): Task
   const { status, ...fields } = patch;
   const changes = Object.entries(fields).filter(([, value]) => value !== undefined);
   if (changes.length === 0 && status === undefined) return task;
+  if (fields.maxPeople !== undefined && fields.maxPeople < acceptedOf(task)) {
+    throw new AppError(
+      "INVALID_TRANSITION",
+      `maxPeople cannot go below the ${acceptedOf(task)} people already accepted`,
+    );
+  }
   const next: TaskRecord = { ...task, updatedAt: at };
   for (const [name, value] of changes) Object.assign(next, { [name]: value });
   if (status === "completed") {

@@ -9,13 +9,8 @@ import {
   isExplorable,
   normalizeName,
 } from "../domain/explore.ts";
-import {
-  type Location,
-  type Payment,
-  paymentOf,
-  searchTerms,
-  toTaskListItem,
-} from "../domain/task.ts";
+import { type Location, type Payment, paymentOf, searchTerms } from "../domain/task.ts";
+import { toTaskListItem } from "../domain/task_view.ts";
 import { explore, type NameKind } from "./keys.ts";
 
 /**
@@ -68,6 +63,7 @@ export interface ExploreDoc extends ExploreCard {
 export const EXPLORE_INDEX_ROOTS: readonly string[] = [
   "xp_tasks",
   "xp_by_cell",
+  "xp_by_point",
   "xp_by_country",
   "xp_by_name",
   "xp_by_word",
@@ -102,6 +98,9 @@ export const GEO_LAYERS: readonly GeoLayer[] = [
   { name: "r100", maxRadiusKm: 100, precisions: [2, 3] },
   { name: "r500", maxRadiusKm: 500, precisions: [2] },
 ];
+
+/** Geohash length of the point entries (`explore.byPoint`): cells of about 38 x 19 m. */
+export const POINT_PRECISION = 8;
 
 /** Precision of the per-cell counters that estimate how many tasks a circle holds. */
 export const COUNT_PRECISION = 2;
@@ -205,6 +204,8 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
     for (const p of layer.precisions) {
       entries.push({ key: explore.byCell(layer.name, finest.slice(0, p), ok), value: card });
     }
+    const point = geohashEncode(lon, lat, POINT_PRECISION);
+    entries.push({ key: explore.byPoint(layer.name, point, ok), value: card });
   }
   if (loc.countryCode) entries.push({ key: explore.byCountry(loc.countryCode, ok), value: card });
   const { name } = readFacet(facet);

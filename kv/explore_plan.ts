@@ -4,6 +4,7 @@
  */
 import type { ExploreFilters } from "../domain/explore.ts";
 import { geoDriver, type ZoneCover, zoneCover } from "./explore_plan_geo.ts";
+import { bboxDriver } from "./explore_bbox.ts";
 import { DOC_COST, LIST_COST, PrefixStream, Work } from "./explore_stream.ts";
 import { Payment } from "../domain/task.ts";
 import { explore } from "./keys.ts";
@@ -79,7 +80,7 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   });
   const hasIndexedFilter = filters.geo || filters.countryCode !== undefined ||
     filters.cityName !== undefined || filters.regionName !== undefined ||
-    filters.search.length > 0;
+    filters.search.length > 0 || filters.bbox !== undefined;
   if (!hasIndexedFilter) return base(0);
 
   const counts = counterReader(kv, work);
@@ -88,6 +89,7 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
     classCounts.then((n) => base(n.reduce((a, b) => a + b, 0))),
   ];
   if (filters.geo) pending.push(geoDriver(kv, counts, { ...query, geo: filters.geo }));
+  if (filters.bbox) pending.push(bboxDriver(kv, counts, { ...query, bbox: filters.bbox }));
   if (filters.countryCode !== undefined) {
     const cc = filters.countryCode;
     pending.push(

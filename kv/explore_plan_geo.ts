@@ -4,7 +4,7 @@
  */
 import { cellAreaKm2 } from "../domain/geohash.ts";
 import { coverCircle } from "../domain/geohash_cover.ts";
-import { capAreaKm2 } from "../domain/sphere.ts";
+import { capAreaKm2 } from "../domain/geo.ts";
 import type { GeoFilter } from "../domain/explore.ts";
 import {
   COUNT_PRECISION,

@@ -2,7 +2,13 @@
  * Explore's scan: candidates taken from the driver's merged streams newest first, checked on their
  * facets, their documents read where the page needs them, until the page fills or the budget ends.
  */
-import { type ExploreFilters, type ExploreItem, geoMatch, roundKm } from "../domain/explore.ts";
+import {
+  bboxMatch,
+  type ExploreFilters,
+  type ExploreItem,
+  geoMatch,
+  roundKm,
+} from "../domain/explore.ts";
 import { matchesTerms } from "../domain/task.ts";
 import { type ExploreDoc, type Facet, readFacet } from "./explore_index.ts";
 import { PageAssembly, type PageItems } from "./explore_page.ts";
@@ -142,7 +148,7 @@ async function loadDocs(kv: Deno.Kv, candidates: Candidate[], query: ScanQuery):
 }
 
 /** Every filter but search, on a facet: the distance on a geo query, 0 otherwise, or null. */
-function facetMatch(facet: Facet, filters: ExploreFilters): number | null {
+export function facetMatch(facet: Facet, filters: ExploreFilters): number | null {
   const f = readFacet(facet);
   if (filters.payment !== undefined && f.payment !== filters.payment) return null;
   if (filters.countryCode !== undefined && f.countryCode !== filters.countryCode) return null;
@@ -150,6 +156,7 @@ function facetMatch(facet: Facet, filters: ExploreFilters): number | null {
   if (filters.cityName !== undefined && (f.type !== "city" || f.name !== filters.cityName)) {
     return null;
   }
+  if (filters.bbox && !bboxMatch(filters.bbox, f.type, f.lon, f.lat)) return null;
   if (!filters.geo) return 0;
   return geoMatch(filters.geo, f);
 }
@@ -162,6 +169,8 @@ function finalMatch(candidate: Candidate, filters: ExploreFilters): ExploreItem 
   const card = candidate.card!;
   const d = facetMatch(card.facet, filters);
   if (d === null) return null;
+  // Not in the facet: acceptances rewrite the cards (item), and the facet needs no change.
+  if (filters.hasSpots && card.item.spotsLeft === 0) return null;
   if (filters.search.length > 0 && !matchesTerms(filters.search, candidate.terms ?? [])) {
     return null;
   }

@@ -15,9 +15,10 @@ import {
 
 /**
  * Bumped with every change to what `taskIndexEntries` or `taskCounterKeys` produce. 3: words
- * indexed by zone too; 4: geo, country and name entries carry the card.
+ * indexed by zone too; 4: geo, country and name entries carry the card; 5: list items and cards
+ * carry acceptedCount and spotsLeft, and each geo-placed task has a point entry (nearest first).
  */
-export const INDEX_LAYOUT = 4;
+export const INDEX_LAYOUT = 5;
 
 export interface LayoutCheck {
   /** The layout the store says it holds; null when it never said (written before the mark). */

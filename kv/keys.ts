@@ -155,6 +155,30 @@ export const tasks = {
   ): Deno.KvKey => ["task_counts_by_user_status", userId, status],
 };
 
+export const applications = {
+  record: (applicationId: string): Deno.KvKey => ["applications", applicationId],
+  /** A task's applications, newest first by order key; value: the application id. */
+  byTask: (taskId: string, orderKey: string): Deno.KvKey => [
+    "applications_by_task",
+    taskId,
+    orderKey,
+  ],
+  byTaskPrefix: (taskId: string): Deno.KvKey => ["applications_by_task", taskId],
+  /** An applicant's applications, newest first by order key; value: the application id. */
+  byApplicant: (userId: string, orderKey: string): Deno.KvKey => [
+    "applications_by_applicant",
+    userId,
+    orderKey,
+  ],
+  byApplicantPrefix: (userId: string): Deno.KvKey => ["applications_by_applicant", userId],
+  /**
+   * Present while the user's application to the task is active (pending or accepted); value:
+   * its id. Checked absent by every application, so there is one active per user and task.
+   */
+  active: (userId: string, taskId: string): Deno.KvKey => ["applications_active", userId, taskId],
+  activePrefix: (userId: string): Deno.KvKey => ["applications_active", userId],
+};
+
 export const idempotencyKeys = {
   /** The first response to a POST made with this Idempotency-Key, per user, for 24 hours. */
   record: (
@@ -186,6 +210,22 @@ export const explore = {
   byCellPrefix: (layer: string, cell: string): Deno.KvKey => ["xp_by_cell", layer, cell],
   /** Every geo entry of every layer (checks and tests). */
   byCellRoot: (): Deno.KvKey => ["xp_by_cell"],
+  /**
+   * A geo-placed task by its layer and fine geohash (`POINT_PRECISION`); value: card. One entry
+   * per task that a key range lists at any coarser precision (`byPointRange`), for nearest-first
+   * walks that go as deep as the density needs.
+   */
+  byPoint: (layer: string, hash: string, orderKey: string): Deno.KvKey => [
+    "xp_by_point",
+    layer,
+    hash,
+    orderKey,
+  ],
+  /** The entries of a layer whose fine geohash starts with `cell` ("~" sorts after base32). */
+  byPointRange: (layer: string, cell: string): { start: Deno.KvKey; end: Deno.KvKey } => ({
+    start: ["xp_by_point", layer, cell],
+    end: ["xp_by_point", layer, `${cell}~`],
+  }),
   /** Upper-case country code; value: facet. */
   byCountry: (countryCode: string, orderKey: string): Deno.KvKey => [
     "xp_by_country",

@@ -3,14 +3,8 @@
  * the state before and after and moves from one to the other inside the write's atomic, so an
  * index never disagrees with its record. New indexes (explore) are added here and nowhere else.
  */
-import {
-  isLive,
-  paymentOf,
-  searchTerms,
-  type TaskListItem,
-  type TaskRecord,
-  toTaskListItem,
-} from "../domain/task.ts";
+import { isLive, paymentOf, searchTerms, type TaskRecord } from "../domain/task.ts";
+import { type TaskListItem, toTaskListItem } from "../domain/task_view.ts";
 import {
   EXPLORE_COUNTER_ROOTS,
   EXPLORE_INDEX_ROOTS,

@@ -3,7 +3,8 @@
  * and moves its index entries and counters (see task_indexes.ts); listings read the indexes.
  */
 import { AppError } from "../domain/errors.ts";
-import type { TaskListItem, TaskRecord, TaskStatus } from "../domain/task.ts";
+import type { TaskRecord, TaskStatus } from "../domain/task.ts";
+import type { TaskListItem } from "../domain/task_view.ts";
 import { isLive, markDeleted, matchesTerms } from "../domain/task.ts";
 import { isUnfiltered, type TaskFilter } from "../domain/task_filter.ts";
 import {

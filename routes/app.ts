@@ -24,6 +24,7 @@ import { registerAvatar } from "./avatar.ts";
 import { registerWebhooks } from "./webhooks.ts";
 import { registerWebhookDeliveries } from "./webhook_deliveries.ts";
 import { registerSecurityLog } from "./security_log.ts";
+import { registerApplications } from "./applications.ts";
 
 export const API_PREFIXES = ["/api/v1", "/v1"] as const;
 
@@ -40,6 +41,7 @@ export function createApi(): OpenAPIHono<AppEnv> {
     registerSecurityLog,
     registerTasks,
     registerExplore,
+    registerApplications,
   );
 }
 

@@ -1,39 +1,64 @@
-/** GET /tasks/explore: everyone's published tasks, filtered, newest first, cursor paged. */
+/**
+ * GET /tasks/explore: everyone's published tasks, filtered, newest first or nearest first,
+ * cursor paged; as JSON, or as a GeoJSON FeatureCollection for map clients.
+ */
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { TypedResponse } from "hono";
 import {
+  checkDistanceSort,
   checkGeoTogether,
   exploreFilterFields,
   type ExploreFilters,
   exploreFilters,
   ExploreItem,
 } from "../domain/explore.ts";
-import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
+import {
+  ExploreFeatureCollection,
+  GEOJSON_MEDIA_TYPE,
+  toFeatureCollection,
+  wantsGeoJson,
+} from "../domain/geojson.ts";
+import { cursorPosition, decodeCursor, encodeCursor, isUlid } from "../kv/cursor.ts";
+import { type DistancePosition, exploreByDistance } from "../kv/explore_distance.ts";
 import { exploreTasks } from "../kv/explore_query.ts";
 import { defineRoute, problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";
 import { cursorPage, CursorQuery, setNextPage } from "./paging.ts";
 
-const ExploreQuery = CursorQuery.extend(exploreFilterFields).superRefine(checkGeoTogether);
+const ExploreQuery = CursorQuery.extend(exploreFilterFields)
+  .superRefine(checkGeoTogether)
+  .superRefine(checkDistanceSort);
+
+const page = cursorPage(ExploreItem, "One page of published tasks");
 
 const exploreRoute = defineRoute("public", {
   method: "get",
   path: "/tasks/explore",
   tags: ["Tasks"],
-  summary: "Browse everyone's published tasks, newest first (cursor paging)",
+  summary: "Browse everyone's published tasks, newest or nearest first (cursor paging)",
   description: "Filters combine with AND. A geo query (latitude, longitude and radiusKm, all " +
     "three) selects city-type tasks inside the circle and radius-type tasks whose own circle " +
-    "reaches it, and adds `distanceKm` to each item. A page may hold fewer items than `limit` " +
-    "while `X-Next-Cursor` is present (a page stops after a fixed amount of storage work); only " +
-    "a page without `X-Next-Cursor` is the last.",
+    "reaches it, and adds `distanceKm` to each item. `bbox` selects city- and radius-type tasks " +
+    "whose coordinates lie in the box. `sort=distance` (with a geo query) orders nearest first. " +
+    "A page may hold fewer items than `limit` while `X-Next-Cursor` is present (a page stops " +
+    "after a fixed amount of storage work); only a page without `X-Next-Cursor` is the last. " +
+    "With `Accept: application/geo+json` the page is a GeoJSON FeatureCollection (RFC 7946): " +
+    "one Point feature per task, the item as its `properties`.",
   request: { query: ExploreQuery },
   responses: {
-    200: cursorPage(ExploreItem, "One page of published tasks"),
+    200: {
+      ...page,
+      content: {
+        ...page.content,
+        [GEOJSON_MEDIA_TYPE]: { schema: ExploreFeatureCollection },
+      },
+    },
     ...problems(400, 401, 429),
   },
 });
 
-/** What an explore cursor is bound to: the normalized filters, limit apart. */
-function cursorScope(filters: ExploreFilters) {
+/** What an explore cursor is bound to: the normalized filters and the order, limit apart. */
+function cursorScope(filters: ExploreFilters, sort: string) {
   return {
     listing: "explore",
     search: filters.search.join(" "),
@@ -44,7 +69,22 @@ function cursorScope(filters: ExploreFilters) {
     latitude: filters.geo?.lat,
     longitude: filters.geo?.lon,
     radiusKm: filters.geo?.radiusKm,
+    hasSpots: filters.hasSpots,
+    bbox: filters.bbox
+      ? [filters.bbox.minLon, filters.bbox.minLat, filters.bbox.maxLon, filters.bbox.maxLat]
+        .join(",")
+      : undefined,
+    sort: sort === "newest" ? undefined : sort,
   };
+}
+
+// A nearest-first position: the exact distance as JavaScript prints it (it reads back to the
+// same double), then the order key.
+const encodeDistance = (p: DistancePosition) => `${p.d}_${p.key}`;
+function decodeDistance(position: string): DistancePosition | null {
+  const [d, key] = position.split("_");
+  const value = Number(d);
+  return Number.isFinite(value) && value >= 0 && isUlid(key ?? "") ? { d: value, key } : null;
 }
 
 /** Registers GET /tasks/explore. */
@@ -53,10 +93,32 @@ export function registerExplore(api: OpenAPIHono<AppEnv>) {
     const { kv } = c.var.deps;
     const query = c.req.valid("query");
     const filters = exploreFilters(query);
-    const scope = cursorScope(filters);
-    const after = await cursorPosition(query.cursor, scope);
-    const page = await exploreTasks(kv, { filters, after, limit: query.limit });
-    setNextPage(c, page.next ? await encodeCursor(page.next, scope) : null);
-    return c.json(page.items, 200);
+    const scope = cursorScope(filters, query.sort);
+    let items: ExploreItem[];
+    let next: string | null;
+    if (query.sort === "distance") {
+      const after = query.cursor
+        ? decodeDistance(
+          await decodeCursor(query.cursor, scope, (p) => decodeDistance(p) !== null),
+        )
+        : null;
+      const page = await exploreByDistance(kv, { filters, after, limit: query.limit });
+      items = page.items;
+      next = page.next ? encodeDistance(page.next) : null;
+    } else {
+      const after = await cursorPosition(query.cursor, scope);
+      const page = await exploreTasks(kv, { filters, after, limit: query.limit });
+      items = page.items;
+      next = page.next;
+    }
+    setNextPage(c, next ? await encodeCursor(next, scope) : null);
+    c.header("Vary", "Accept", { append: true });
+    if (wantsGeoJson(c.req.header("Accept"))) {
+      const body = JSON.stringify(toFeatureCollection(items));
+      return c.body(body, 200, {
+        "Content-Type": `${GEOJSON_MEDIA_TYPE}; charset=utf-8`,
+      }) as unknown as TypedResponse<ExploreItem[], 200, "json">;
+    }
+    return c.json(items, 200);
   });
 }

@@ -36,6 +36,8 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
   KEY_LIMIT_REACHED: "an 11th active API key",
   WEBHOOK_LIMIT_REACHED: "an 11th webhook endpoint",
   INVALID_TRANSITION: "the resource's state does not allow the change",
+  TASK_FULL: "accepting an application past the task's maxPeople",
+  ALREADY_APPLIED: "a second active (pending or accepted) application to one task",
   CONFLICT: "concurrent changes kept the request from completing; retry",
   PAYLOAD_TOO_LARGE: "body over 64 KiB",
   UNSUPPORTED_MEDIA_TYPE: "a body that is not application/json",
@@ -110,6 +112,10 @@ const TAGS = [
   { name: "Sessions", description: "Log in and out with email and password" },
   { name: "API keys", description: "Scoped, rotatable, IP-restrictable keys (session only)" },
   { name: "Projects", description: "Each user's private projects" },
+  {
+    name: "Applications",
+    description: "Apply to tasks; creators accept or decline, applicants withdraw",
+  },
   {
     name: "Webhooks",
     description: "Signed event deliveries (Standard Webhooks) to the account's endpoints",

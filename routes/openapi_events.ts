@@ -5,7 +5,7 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ApiKeyMetadata } from "../domain/api_key.ts";
 import { EVENT_TYPES, type EventType } from "../domain/event.ts";
-import { TaskDetail } from "../domain/task.ts";
+import { TaskDetail } from "../domain/task_view.ts";
 import { WebhookView } from "../domain/webhook.ts";
 import type { AppEnv } from "./env.ts";
 

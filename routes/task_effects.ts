@@ -1,7 +1,8 @@
 /** The webhook events of task writes: which type, and the task as the API shows it as data. */
 import { notFound } from "../domain/errors.ts";
 import { taskEventType } from "../domain/event.ts";
-import { type TaskRecord, toTaskDetail } from "../domain/task.ts";
+import type { TaskRecord } from "../domain/task.ts";
+import { toTaskDetail } from "../domain/task_view.ts";
 import type { Effects } from "../kv/effects.ts";
 import type { Deps } from "./env.ts";
 

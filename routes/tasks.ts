@@ -13,15 +13,17 @@ import {
   markDeleted,
   newTask,
   TaskCreate,
-  TaskCreated,
-  TaskDetail,
-  TaskListItem,
   TaskPatch,
   type TaskRecord,
   TaskStatus,
+} from "../domain/task.ts";
+import {
+  TaskCreated,
+  TaskDetail,
+  TaskListItem,
   toTaskCreated,
   toTaskDetail,
-} from "../domain/task.ts";
+} from "../domain/task_view.ts";
 import { taskFilter, taskFilterFields, taskFilterScope } from "../domain/task_filter.ts";
 import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
 import { requestFingerprint } from "../kv/idempotency.ts";

@@ -195,6 +195,50 @@ Object.assign(HAPPY, {
     Promise.resolve({ path: `/v1/users/${s.other.id}/avatar.svg` }),
 });
 
+/** A task of the session's user with a pending application of the other user; its id. */
+async function newApplication(s: Session): Promise<string> {
+  const res = await s.svc.request(`/api/v1/tasks/${await newTask(s)}/applications`, {
+    method: "POST",
+    headers: bearer(s.other.token),
+    json: { message: "I have the washers" },
+  });
+  return (await res.json()).id;
+}
+
+Object.assign(HAPPY, {
+  "POST /tasks/{id}/applications": async (s: Session) => ({
+    path: `/api/v1/tasks/${await newTask(s)}/applications`,
+    init: {
+      method: "POST",
+      headers: bearer(s.other.token),
+      json: { message: "Tomorrow morning?", price: 35.5 },
+    },
+  }),
+  "GET /tasks/{id}/applications": async (s: Session) => {
+    const taskId = await newTask(s);
+    await s.svc.request(`/api/v1/tasks/${taskId}/applications`, {
+      method: "POST",
+      headers: bearer(s.other.token),
+      json: { message: "Me" },
+    });
+    return { path: `/api/v1/tasks/${taskId}/applications?limit=1`, init: { headers: k(s) } };
+  },
+  "GET /applications/me": async (s: Session) => {
+    await newApplication(s);
+    return { path: "/v1/applications/me?limit=1", init: { headers: bearer(s.other.token) } };
+  },
+  "PATCH /applications/{id}": async (s: Session) => ({
+    path: `/api/v1/applications/${await newApplication(s)}`,
+    init: { method: "PATCH", headers: k(s), json: { status: "accepted" } },
+  }),
+});
+
+/** A valid body for an operation whose empty body is refused, so an unknown id answers 404. */
+const VALID_BODY: Record<string, unknown> = {
+  "POST /tasks/{id}/applications": { message: "Hello" },
+  "PATCH /applications/{id}": { status: "withdrawn" },
+};
+
 const PUBLIC_HOOK = "https://93.184.215.14/hook";
 
 /** An endpoint of a fresh account (the 10-endpoint limit stays far), and its session. */
@@ -378,6 +422,16 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
     assert.deepEqual(missing, [], "add a HAPPY entry for each");
   });
 
+  await t.step("GET /tasks/explore as GeoJSON answers the documented geo+json schema", async () => {
+    await newTask(session);
+    const res = await svc.request(
+      "/api/v1/tasks/explore?latitude=48.85&longitude=2.35&radiusKm=10&sort=distance",
+      { headers: { Accept: "application/geo+json" } },
+    );
+    assert.match(res.headers.get("Content-Type") ?? "", /^application\/geo\+json/);
+    assert.equal(await conforms(ajv, doc, { method: "get", path: "/tasks/explore", res }), 200);
+  });
+
   for (const [method, path, op] of ops) {
     const name = `${method.toUpperCase()} ${path}`;
     await t.step(`${name} succeeds with a documented 2xx answer`, async () => {
@@ -424,7 +478,7 @@ Deno.test("every documented operation answers as its OpenAPI documentation says"
         const res = await svc.request(concrete(path), {
           method: method.toUpperCase(),
           headers: credential,
-          ...(op.requestBody ? { json: {} } : {}),
+          ...(op.requestBody ? { json: VALID_BODY[name] ?? {} } : {}),
         });
         assert.equal(await conforms(ajv, doc, { method, path, res }), 404);
       });

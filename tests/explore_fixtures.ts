@@ -5,7 +5,8 @@
  */
 import type { ExploreFilters, ExploreItem } from "../domain/explore.ts";
 import { matchExplore, normalizeName } from "../domain/explore.ts";
-import { type Location, searchTerms, type TaskRecord, toTaskListItem } from "../domain/task.ts";
+import { type Location, searchTerms, type TaskRecord } from "../domain/task.ts";
+import { toTaskListItem } from "../domain/task_view.ts";
 import { queryWords } from "../domain/text.ts";
 import { type ExploreQuery, exploreTasks } from "../kv/explore_query.ts";
 import { orderKey } from "../kv/order_key.ts";
@@ -123,7 +124,7 @@ export function generateTasks(seed: number, n: number): TaskRecord[] {
   const rnd = seededRandom(seed);
   const start = Date.UTC(2030, 0, 1);
   let t = start;
-  return Array.from({ length: n }, () => {
+  return Array.from({ length: n }, (_, i) => {
     t += rnd() < 0.3 ? 0 : Math.floor(rnd() * 5000);
     const id = uuid(rnd);
     const budget = rnd() < 0.25 ? 0 : Math.round(rnd() * 50000) / 100;
@@ -140,7 +141,9 @@ export function generateTasks(seed: number, n: number): TaskRecord[] {
       location: location(rnd),
       requirement: "None",
       dueDate: null,
-      maxPeople: 1,
+      // Some tasks full, some with spots left, for hasSpots.
+      maxPeople: 1 + (i % 3),
+      acceptedCount: i % 4 === 0 ? 0 : Math.min(1 + (i % 3), i % 5),
       images: [],
       status: completed ? "completed" : "published",
       createdAt: at,
@@ -174,6 +177,7 @@ export function generateFilters(seed: number): ExploreFilters {
     filters.search = queryWords(rnd() < 0.1 ? "zzz" : query);
   }
   if (rnd() < 0.3) filters.payment = rnd() < 0.5 ? "Paid" : "Pro-bono";
+  if (rnd() < 0.2) filters.hasSpots = true;
   return filters;
 }
 

@@ -108,11 +108,13 @@ Deno.test("GET /tasks/explore lists everyone's published tasks, newest first", a
     const { items } = await explore(svc, "");
     const item = items.find((i) => i.id === paris.id)!;
     assert.deepEqual(Object.keys(item).sort(), [
+      "acceptedCount",
       "budget",
       "createdAt",
       "currency",
       "id",
       "location",
+      "spotsLeft",
       "status",
       "title",
     ]);

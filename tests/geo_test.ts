@@ -8,7 +8,7 @@ import {
   haversineKm,
   minDistanceToBoxKm,
   type Point,
-} from "../domain/sphere.ts";
+} from "../domain/geo.ts";
 import { seededRandom } from "../scripts/seeded_random.ts";
 
 const RAD = Math.PI / 180;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Settings } from "../domain/settings.ts";
-import { bareEnv, root, startMain, stopMain, waitForListening } from "./main_process.ts";
+import { bareEnv, root, stopMain, taskCommand, waitForListening } from "./main_process.ts";
 
 function has(command: string): boolean {
   try {
@@ -21,11 +21,13 @@ function walkthrough(): string {
 }
 
 Deno.test({
-  name: "the README's curl walkthrough works as written against main.ts",
+  name: "the README's curl walkthrough works as written against its run command, deno task dev",
   ignore: !has("curl") || !has("bash"),
   async fn() {
     const cwd = await Deno.makeTempDir();
-    const child = startMain(cwd, bareEnv({ PORT: "0" }));
+    // Every worker of the README's command, on one store: the walkthrough's requests land on
+    // either, and each must see what the other wrote.
+    const child = taskCommand("dev", cwd, bareEnv({ PORT: "0", WORKERS: "2" })).spawn();
     const { port, rest } = await waitForListening(child);
     try {
       // The walkthrough is run as written; only the port differs from the default 8000.
@@ -40,6 +42,9 @@ Deno.test({
       const profiles = out.match(/"email":"ada@example.com"/g) ?? [];
       assert.equal(profiles.length, 3, `sign-up and both calls with the key answer:\n${out}`);
       assert.doesNotMatch(out, /"code":/, "no step answered an error");
+      assert.match(out, /"status":"accepted"/, "Ada accepted Bob's application");
+      assert.match(out, /"acceptedCount":1,"spotsLeft":1/);
+      assert.match(out, /"type":"FeatureCollection"/, "the map answer is GeoJSON");
     } finally {
       const { status } = await stopMain(child, rest);
       assert.equal(status.code, 0);

@@ -421,7 +421,16 @@ Deno.test("GET /tasks/me/created streams every task of the caller", async (t) =>
       assert.equal(items.find((i) => i.id === ids[10])!.status, "completed");
       assert.deepEqual(
         Object.keys(items[0]).sort(),
-        ["budget", "createdAt", "currency", "id", "status", "title"],
+        [
+          "acceptedCount",
+          "budget",
+          "createdAt",
+          "currency",
+          "id",
+          "spotsLeft",
+          "status",
+          "title",
+        ],
       );
     },
   );

@@ -6,7 +6,9 @@ import { tasks } from "../kv/keys.ts";
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
+// acceptedCount and spotsLeft: API.md section 15.
 const CREATED_FIELDS = [
+  "acceptedCount",
   "budget",
   "createdAt",
   "currency",
@@ -16,6 +18,7 @@ const CREATED_FIELDS = [
   "location",
   "maxPeople",
   "requirement",
+  "spotsLeft",
   "status",
   "title",
   "updatedAt",
@@ -27,7 +30,16 @@ const DETAIL_FIELDS = [
   "cities",
   "images",
 ].sort();
-const LIST_FIELDS = ["budget", "createdAt", "currency", "id", "status", "title"];
+const LIST_FIELDS = [
+  "acceptedCount",
+  "budget",
+  "createdAt",
+  "currency",
+  "id",
+  "spotsLeft",
+  "status",
+  "title",
+];
 
 async function get(svc: TestContext, id: string, headers: HeadersInit = {}) {
   const res = await svc.request(`/api/v1/tasks/${id}`, { headers });
@@ -76,7 +88,7 @@ Deno.test("task response shapes carry exactly the fields of spec 2.3 and API.md 
   });
 
   await t.step(
-    "the create response has exactly id, title, description, budget, currency, status, createdAt, location, requirement, dueDate, maxPeople, updatedAt",
+    "the create response has exactly id, title, description, budget, currency, status, createdAt, location, requirement, dueDate, maxPeople, acceptedCount, spotsLeft, updatedAt",
     () => {
       assert.deepEqual(Object.keys(created).sort(), CREATED_FIELDS);
       assert.match(created.id, UUID);
@@ -109,7 +121,7 @@ Deno.test("task response shapes carry exactly the fields of spec 2.3 and API.md 
   );
 
   await t.step(
-    "the list response has exactly id, title, budget, currency, status, createdAt",
+    "the list response has exactly id, title, budget, currency, status, createdAt, acceptedCount, spotsLeft",
     async () => {
       const list = await svc.request("/api/v1/tasks", { headers: bearer(ada.token) });
       const [item] = await list.json();

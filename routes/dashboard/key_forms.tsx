@@ -12,6 +12,8 @@ const SCOPE_HINTS: Record<Scope, string> = {
   "projects:write": "Create, edit and delete projects",
   "webhooks:read": "List webhook endpoints and their deliveries",
   "webhooks:write": "Add, change, test and delete webhook endpoints",
+  "applications:read": "List applications to your tasks and your own",
+  "applications:write": "Apply to tasks; accept, decline or withdraw applications",
 };
 
 const EXPIRY_DAYS = [7, 30, 90, 365] as const;

@@ -1,0 +1,61 @@
+/**
+ * The `bbox` filter of explore (`minLon,minLat,maxLon,maxLat`, RFC 7946 order): parsing, and
+ * whether a point lies in the box, across the antimeridian when minLon > maxLon.
+ */
+import { z } from "zod";
+import type { GeoBox } from "./geo.ts";
+
+/** A box as given: when `minLon > maxLon` it crosses the antimeridian. */
+export interface BoundingBox {
+  minLon: number;
+  minLat: number;
+  maxLon: number;
+  maxLat: number;
+}
+
+const NUMBER = /^[+-]?(0|[1-9]\d*)(\.\d+)?$/;
+
+/** `minLon,minLat,maxLon,maxLat` in degrees; minLat <= maxLat; minLon > maxLon wraps. */
+export const BboxParam = z.string().transform((text, ctx) => {
+  const parts = text.split(",");
+  const values = parts.map(Number);
+  const fail = (message: string) => {
+    ctx.addIssue({ code: "custom", message });
+    return z.NEVER;
+  };
+  if (parts.length !== 4 || !parts.every((p) => NUMBER.test(p.trim()))) {
+    return fail("must be minLon,minLat,maxLon,maxLat (four decimal numbers)");
+  }
+  const [minLon, minLat, maxLon, maxLat] = values;
+  if ([minLon, maxLon].some((v) => v < -180 || v > 180)) {
+    return fail("longitudes must be from -180 to 180");
+  }
+  if ([minLat, maxLat].some((v) => v < -90 || v > 90)) {
+    return fail("latitudes must be from -90 to 90");
+  }
+  if (minLat > maxLat) return fail("minLat must not be above maxLat");
+  return { minLon, minLat, maxLon, maxLat } as BoundingBox;
+}).meta({
+  type: "string",
+  description: "minLon,minLat,maxLon,maxLat (degrees): tasks whose coordinates lie in the box; " +
+    "minLon > maxLon crosses the antimeridian. Only city- and radius-type tasks take part.",
+  example: "2.2,48.8,2.5,48.95",
+});
+
+/** True when the point lies in the box (edges included). */
+export function inBbox(box: BoundingBox, lon: number, lat: number): boolean {
+  if (lat < box.minLat || lat > box.maxLat) return false;
+  return box.minLon <= box.maxLon
+    ? lon >= box.minLon && lon <= box.maxLon
+    : lon >= box.minLon || lon <= box.maxLon;
+}
+
+/** The box as rectangles that do not wrap: two when it crosses the antimeridian. */
+export function bboxParts(box: BoundingBox): GeoBox[] {
+  const { minLat, maxLat } = box;
+  if (box.minLon <= box.maxLon) return [{ ...box }];
+  return [
+    { minLon: box.minLon, maxLon: 180, minLat, maxLat },
+    { minLon: -180, maxLon: box.maxLon, minLat, maxLat },
+  ];
+}

@@ -1,0 +1,284 @@
+/**
+ * Explore nearest first (sort=distance): a best-first walk over geohash cells of every layer,
+ * read from the point entries (one per geo-placed task, listed by key range at any precision).
+ * Cells wait in one queue with tasks, a cell under the least distance any of its points can have
+ * from the query point, so a task leaves the queue only once no unread cell can hold a nearer
+ * one: pages come out in exact (distance, newest first) order. A crowded cell is split into its
+ * 32 finer cells instead of read, so a walk goes as deep as the density around the point needs;
+ * a cursor skips the cells wholly nearer than where the previous page ended.
+ */
+import { type ExploreFilters, type ExploreItem, roundKm } from "../domain/explore.ts";
+import { geohashBounds } from "../domain/geohash.ts";
+import { coverCircle } from "../domain/geohash_cover.ts";
+import { EARTH_RADIUS_KM, type GeoBox, minDistanceToBoxKm } from "../domain/geo.ts";
+import { matchesTerms } from "../domain/task.ts";
+import {
+  COUNT_PRECISION,
+  type ExploreCard,
+  type ExploreDoc,
+  GEO_LAYERS,
+  type GeoLayer,
+  POINT_PRECISION,
+  readFacet,
+} from "./explore_index.ts";
+import { DEFAULT_BUDGET } from "./explore_query.ts";
+import { facetMatch } from "./explore_scan.ts";
+import { DOC_COST, ENTRY_COST, LIST_COST } from "./explore_stream.ts";
+import { explore } from "./keys.ts";
+import { pendingPurges } from "./users.ts";
+
+/** Where a page ended: the last item's exact distance (km) and order key. */
+export interface DistancePosition {
+  d: number;
+  key: string;
+}
+
+/** What a page read, for benchmarks: list calls, index entries and documents. */
+export interface DistanceWork {
+  lists: number;
+  entries: number;
+  docs: number;
+}
+
+/** One nearest-first page's request. */
+export interface DistanceQuery extends DistanceOptions {
+  /** With a geo query: distances are measured from its centre. */
+  filters: ExploreFilters;
+  /** Where the previous page ended; null or absent for the first page. */
+  after?: DistancePosition | null;
+  limit: number;
+}
+
+export interface DistanceOptions {
+  /** See `SPLIT_ABOVE`; tests lower it to walk the finest cells on a small store. */
+  splitAbove?: number;
+  /** Storage work (units of explore_stream.ts) after which a page ends early, resumable. */
+  budget?: number;
+}
+
+/**
+ * The order key of a frontier position: above every real one, so that a page ended by the budget
+ * at distance d resumes with every task at d or farther.
+ */
+export const FRONTIER_KEY = "ZZZZZZZZZZZZZZZZZZZZZZZZZZ";
+
+function unitsOf(work: DistanceWork): number {
+  return work.lists * LIST_COST + work.entries * ENTRY_COST + work.docs * DOC_COST;
+}
+
+export interface DistancePage {
+  items: ExploreItem[];
+  next: DistancePosition | null;
+  work: DistanceWork;
+}
+
+const BASE32 = "0123456789bcdefghjkmnpqrstuvwxyz";
+const GETMANY_MAX = 10;
+/**
+ * A cell holding more tasks than this is split into its 32 finer cells (down to the point
+ * entries' precision): a cell is read with this limit plus one, and split when it overflows.
+ */
+export const SPLIT_ABOVE = 32;
+/** Margin on the far bound of a cell (km), against rounding in the near bound. */
+const FAR_SLACK_KM = 0.01;
+const RAD = Math.PI / 180;
+
+type Node =
+  /** `size`: the counter's exact count (seed cells), or -1 when unknown. */
+  | { cell: true; at: number; layer: GeoLayer; hash: string; size: number }
+  | { cell: false; at: number; key: string; item: ExploreItem };
+
+/** Pops first: the smaller distance; at a tie cells (which may hold a newer task), then newer. */
+function first(a: Node, b: Node): boolean {
+  if (a.at !== b.at) return a.at < b.at;
+  if (a.cell !== b.cell) return a.cell;
+  return !a.cell && !b.cell && a.key > b.key;
+}
+
+/** A binary min-heap under `first`. */
+class Queue {
+  #items: Node[] = [];
+  get size() {
+    return this.#items.length;
+  }
+  push(node: Node) {
+    const items = this.#items;
+    items.push(node);
+    let i = items.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!first(items[i], items[parent])) break;
+      [items[i], items[parent]] = [items[parent], items[i]];
+      i = parent;
+    }
+  }
+  pop(): Node | undefined {
+    const items = this.#items;
+    const top = items[0];
+    const last = items.pop();
+    if (items.length === 0 || !last) return top;
+    items[0] = last;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < items.length && first(items[l], items[m])) m = l;
+      if (r < items.length && first(items[r], items[m])) m = r;
+      if (m === i) return top;
+      [items[i], items[m]] = [items[m], items[i]];
+      i = m;
+    }
+  }
+}
+
+/**
+ * An upper bound of the distance from the point to any point of a box, from its lower bound:
+ * any two points of the box are at most its width along its widest parallel plus its height
+ * apart (triangle inequality through a corner of the two).
+ */
+function farBoundKm(near: number, box: GeoBox): number {
+  const widest = box.minLat <= 0 && box.maxLat >= 0
+    ? 0
+    : Math.min(Math.abs(box.minLat), Math.abs(box.maxLat));
+  const across = (box.maxLon - box.minLon) * RAD * Math.cos(widest * RAD);
+  const up = (box.maxLat - box.minLat) * RAD;
+  return near + (across + up) * EARTH_RADIUS_KM + FAR_SLACK_KM;
+}
+
+/** True when the task at (d, key) comes after the position in page order. */
+function isAfter(d: number, key: string, after: DistancePosition | null): boolean {
+  return !after || d > after.d || (d === after.d && key < after.key);
+}
+
+/**
+ * One page of a geo query's matches, nearest first (ties newest first), strictly after `after`.
+ * Every filter applies as in the newest-first scan (facet, spots, search words, purges). Like
+ * that scan, a page stops after a fixed amount of storage work: it may then hold fewer than
+ * `limit` items and still have a next position.
+ */
+export async function exploreByDistance(
+  kv: Deno.Kv,
+  query: DistanceQuery,
+): Promise<DistancePage> {
+  const { filters, limit } = query;
+  const after = query.after ?? null;
+  const splitAbove = query.splitAbove ?? SPLIT_ABOVE;
+  const budget = query.budget ?? DEFAULT_BUDGET;
+  const geo = filters.geo;
+  if (!geo) throw new Error("sort=distance needs a geo query");
+  const work: DistanceWork = { lists: 0, entries: 0, docs: 0 };
+  const hidden = await pendingPurges(kv);
+  const queue = new Queue();
+
+  const pushCell = (layer: GeoLayer, hash: string, size: number) => {
+    const bounds = geohashBounds(hash);
+    const near = minDistanceToBoxKm(geo.lon, geo.lat, bounds);
+    if (near > geo.radiusKm + layer.maxRadiusKm) return;
+    if (after && farBoundKm(near, bounds) < after.d) return;
+    queue.push({ cell: true, at: near, layer, hash, size });
+  };
+
+  const seeds = GEO_LAYERS.flatMap((layer) =>
+    coverCircle(geo, {
+      maxCells: 1024,
+      precisions: [COUNT_PRECISION],
+      extraKm: layer.maxRadiusKm,
+    }).cells.map((hash) => ({ layer, hash }))
+  );
+  const sizes = await readCounts(
+    kv,
+    seeds.map((s) => explore.count("cell", s.layer.name, s.hash)),
+  );
+  seeds.forEach((s, i) => {
+    if (sizes[i] > 0) pushCell(s.layer, s.hash, sizes[i]);
+  });
+
+  const expand = async (layer: GeoLayer, hash: string, size: number) => {
+    const splittable = hash.length < POINT_PRECISION;
+    if (splittable && size > splitAbove) {
+      for (const c of BASE32) pushCell(layer, hash + c, -1);
+      return;
+    }
+    const found: { key: string; card: ExploreCard }[] = [];
+    const probe = splittable ? splitAbove + 1 : undefined;
+    work.lists++;
+    const entries = kv.list<ExploreCard>(explore.byPointRange(layer.name, hash), {
+      limit: probe,
+      batchSize: probe ?? 500,
+    });
+    for await (const entry of entries) {
+      work.entries++;
+      found.push({ key: entry.key.at(-1) as string, card: entry.value });
+    }
+    if (probe !== undefined && found.length === probe) {
+      for (const c of BASE32) pushCell(layer, hash + c, -1);
+      return;
+    }
+    const keep = (key: string, card: ExploreCard) => {
+      const d = facetMatch(card.facet, filters);
+      if (d === null || !isAfter(d, key, after) || hidden.has(card.userId)) return null;
+      if (filters.hasSpots && card.item.spotsLeft === 0) return null;
+      return d;
+    };
+    let passing = found.filter((f) => keep(f.key, f.card) !== null);
+    if (filters.search.length > 0) passing = await withWords(kv, passing, filters.search, work);
+    for (const { key, card } of passing) {
+      const d = keep(key, card);
+      if (d === null) continue;
+      queue.push({ cell: false, at: d, key, item: { ...card.item, distanceKm: roundKm(d) } });
+    }
+  };
+
+  const items: ExploreItem[] = [];
+  let last: DistancePosition | null = null;
+  for (let node = queue.pop(); node; node = queue.pop()) {
+    if (node.cell) {
+      // Out of budget: end the page at this cell's distance, once the page has moved on (an
+      // item, or a frontier past the previous page's end), so that paging always progresses.
+      // Every task nearer than the cell has been emitted (it is the queue's least), and none
+      // emitted lies at its distance (a task leaves only when every cell is farther).
+      const moved = items.length > 0 || !after || node.at > after.d;
+      if (moved && unitsOf(work) >= budget) {
+        return { items, next: { d: node.at, key: FRONTIER_KEY }, work };
+      }
+      await expand(node.layer, node.hash, node.size);
+      continue;
+    }
+    // The page's limit + 1st item proves that another page follows.
+    if (items.length === limit) return { items, next: last, work };
+    items.push(node.item);
+    last = { d: node.at, key: node.key };
+  }
+  return { items, next: null, work };
+}
+
+/** The candidates whose documents (read fresh) hold every search word, with those documents. */
+async function withWords(
+  kv: Deno.Kv,
+  candidates: { key: string; card: ExploreCard }[],
+  search: string[],
+  work: DistanceWork,
+): Promise<{ key: string; card: ExploreCard }[]> {
+  const kept: { key: string; card: ExploreCard }[] = [];
+  for (let i = 0; i < candidates.length; i += GETMANY_MAX) {
+    const group = candidates.slice(i, i + GETMANY_MAX);
+    const docs = await kv.getMany<ExploreDoc[]>(
+      group.map((c) => explore.all(readFacet(c.card.facet).payment, c.key)),
+    );
+    work.docs += group.length;
+    docs.forEach((doc, j) => {
+      if (doc.value && matchesTerms(search, doc.value.terms)) {
+        kept.push({ key: group[j].key, card: doc.value });
+      }
+    });
+  }
+  return kept;
+}
+
+async function readCounts(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<number[]> {
+  const groups: Deno.KvKey[][] = [];
+  for (let i = 0; i < keys.length; i += GETMANY_MAX) groups.push(keys.slice(i, i + GETMANY_MAX));
+  const read = await Promise.all(groups.map((g) => kv.getMany<Deno.KvU64[]>(g)));
+  return read.flat().map((e) => (e.value ? Number(e.value.value) : 0));
+}
