@@ -8,7 +8,8 @@ import { Ajv } from "ajv";
 import featureCollectionSchema from "geojson-schema/FeatureCollection.json" with { type: "json" };
 import type { BoundingBox } from "../domain/bbox.ts";
 import { type ExploreFilters, type ExploreItem, matchExplore } from "../domain/explore.ts";
-import { acceptedOf, searchTerms, spotsLeftOf, type TaskRecord } from "../domain/task.ts";
+import { searchTerms, type TaskRecord } from "../domain/task.ts";
+import { toTaskListItem } from "../domain/task_view.ts";
 import {
   type DistanceOptions,
   type DistancePosition,
@@ -37,14 +38,7 @@ function distanceReference(tasks: TaskRecord[], filters: ExploreFilters): Explor
       (a.task.orderKey < b.task.orderKey ? 1 : -1)
     )
     .map(({ task, match }) => ({
-      id: task.id,
-      title: task.title,
-      budget: task.budget,
-      currency: task.currency,
-      status: task.status,
-      createdAt: task.createdAt,
-      acceptedCount: acceptedOf(task),
-      spotsLeft: spotsLeftOf(task),
+      ...toTaskListItem(task),
       location: task.location,
       distanceKm: Math.round(match!.distanceKm! * 10) / 10,
     }));

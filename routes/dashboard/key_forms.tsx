@@ -1,6 +1,6 @@
 /** The dialogs that create an API key and edit its name and IP whitelist. */
 import { type Scope, SCOPES } from "../../domain/auth.ts";
-import { Dialog, Field, FormActions, FormError } from "./parts.tsx";
+import { CodeChoice, Dialog, Field, FormActions, FormError } from "./parts.tsx";
 
 /** What each scope lets a key do, as API.md section 3 puts it. */
 const SCOPE_HINTS: Record<Scope, string> = {
@@ -57,13 +57,7 @@ export function CreateKeyDialog() {
           <legend>Scopes</legend>
           <div class="choices">
             {SCOPES.map((scope) => (
-              <label class="choice">
-                <input type="checkbox" name="scopes" value={scope} />
-                <span>
-                  <code>{scope}</code>
-                  <span class="hint">{SCOPE_HINTS[scope]}</span>
-                </span>
-              </label>
+              <CodeChoice name="scopes" value={scope} hint={SCOPE_HINTS[scope]} />
             ))}
           </div>
           <p class="field-error" id="create-scopes-error" data-error-for="scopes"></p>

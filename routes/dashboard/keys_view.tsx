@@ -1,6 +1,6 @@
 /** Settings → Developer → API Keys: the keys table the script fills, with its notices. */
 import { MAX_ACTIVE_KEYS } from "../../domain/api_key.ts";
-import { Breadcrumb, TableHead } from "./parts.tsx";
+import { Breadcrumb, StatusLines, TableHead } from "./parts.tsx";
 
 export function KeysView() {
   return (
@@ -24,8 +24,7 @@ export function KeysView() {
           <button type="button" class="button primary" id="new-key">Create key</button>
         </div>
       </div>
-      <p id="keys-status" class="status" role="status" aria-live="polite"></p>
-      <div id="keys-error" class="form-error" role="alert"></div>
+      <StatusLines id="keys" />
       <div id="expiring" class="warning expiring" hidden>
         <p class="expiring-title" id="expiring-title"></p>
         <ul id="expiring-list"></ul>

@@ -92,3 +92,28 @@ export function FormActions(props: { submit: string }) {
     </div>
   );
 }
+
+/** A view's status line and error line, which the script's `statusLines` writes to. */
+export function StatusLines(props: { id: string }) {
+  return (
+    <>
+      <p id={`${props.id}-status`} class="status" role="status" aria-live="polite"></p>
+      <div id={`${props.id}-error`} class="form-error" role="alert"></div>
+    </>
+  );
+}
+
+/** A checkbox named by a code value (a scope, an event type), with what it means when told. */
+export function CodeChoice(
+  props: { name: string; value: string; hint?: string; checked?: boolean },
+) {
+  return (
+    <label class="choice">
+      <input type="checkbox" name={props.name} value={props.value} checked={props.checked} />
+      <span>
+        <code>{props.value}</code>
+        {props.hint && <span class="hint">{props.hint}</span>}
+      </span>
+    </label>
+  );
+}

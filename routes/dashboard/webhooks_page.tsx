@@ -4,7 +4,16 @@
  */
 import { EVENT_TYPES } from "../../domain/event.ts";
 import { MAX_WEBHOOKS } from "../../domain/webhook.ts";
-import { Breadcrumb, Dialog, Field, FormActions, FormError, TableHead } from "./parts.tsx";
+import {
+  Breadcrumb,
+  CodeChoice,
+  Dialog,
+  Field,
+  FormActions,
+  FormError,
+  StatusLines,
+  TableHead,
+} from "./parts.tsx";
 
 export function WebhooksView() {
   return (
@@ -24,8 +33,7 @@ export function WebhooksView() {
           <button type="button" class="button primary" id="new-webhook">Add endpoint</button>
         </div>
       </div>
-      <p id="webhooks-status" class="status" role="status" aria-live="polite"></p>
-      <div id="webhooks-error" class="form-error" role="alert"></div>
+      <StatusLines id="webhooks" />
       <div class="table-wrap">
         <table class="keys" id="webhooks-table" aria-labelledby="webhooks-heading">
           <TableHead columns={["Endpoint", "Events", "Status", "Created"]} actions />
@@ -83,21 +91,13 @@ export function CreateWebhookDialog() {
         <fieldset class="field" aria-describedby="webhook-events-error">
           <legend>Events</legend>
           <div class="choices">
-            <label class="choice">
-              <input type="checkbox" name="events" value="*" checked />
-              <span>
-                <code>*</code>
-                <span class="hint">Every event, including types added later</span>
-              </span>
-            </label>
-            {EVENT_TYPES.map((type) => (
-              <label class="choice">
-                <input type="checkbox" name="events" value={type} />
-                <span>
-                  <code>{type}</code>
-                </span>
-              </label>
-            ))}
+            <CodeChoice
+              name="events"
+              value="*"
+              hint="Every event, including types added later"
+              checked
+            />
+            {EVENT_TYPES.map((type) => <CodeChoice key={type} name="events" value={type} />)}
           </div>
           <p class="field-error" id="webhook-events-error" data-error-for="events"></p>
         </fieldset>
