@@ -2,6 +2,7 @@
 import { deliveryPolicy, Settings } from "../domain/settings.ts";
 import type { DeliveryPolicy } from "../domain/webhook_schedule.ts";
 import { dispatcher, type QueueContext, type QueueHandlers, type QueueMessage } from "./queue.ts";
+import { settleImpliedDeclines } from "./application_declines.ts";
 import { commit } from "./commit.ts";
 import { keyNotice } from "./key_notices.ts";
 import { purgeUser } from "./user_purge.ts";
@@ -13,6 +14,7 @@ export const queueHandlers: QueueHandlers = {
   webhook_event: fanOutEvent,
   webhook_delivery: deliver,
   api_key_notice: keyNotice,
+  task_declines: settleImpliedDeclines,
 };
 
 /**
