@@ -12,6 +12,8 @@ import { projectRoot, taskRunArgs } from "./task_line.ts";
 // port in use): starting it again would fail the same way, so the service stops with its code.
 const START_GRACE_MS = 5_000;
 
+const RESTART_PAUSE_MS = 1_000;
+
 // Editors write a file in several steps; one reload per save.
 const SETTLE_MS = 300;
 
@@ -81,6 +83,7 @@ async function main() {
 
   const stopAll = (signal: Deno.Signal) => {
     stopping = true;
+    if (running.size === 0) done(); // every worker was between a death and its restart
     for (const { process } of running.values()) {
       try {
         process.kill(signal);
@@ -109,7 +112,10 @@ async function main() {
         code: status.code,
         signal: status.signal,
       });
-      return spawn(worker.index);
+      // One that keeps dying young is restarted at most once a second, not in a tight loop.
+      const young = Date.now() - worker.startedAt < START_GRACE_MS;
+      setTimeout(() => stopping || spawn(worker.index), young ? RESTART_PAUSE_MS : 0);
+      return;
     }
     if (watch) {
       waiting.add(worker.index);

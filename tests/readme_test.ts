@@ -42,6 +42,9 @@ Deno.test({
       const profiles = out.match(/"email":"ada@example.com"/g) ?? [];
       assert.equal(profiles.length, 3, `sign-up and both calls with the key answer:\n${out}`);
       assert.doesNotMatch(out, /"code":/, "no step answered an error");
+      assert.match(out, /"status":"accepted"/, "Ada accepted Bob's application");
+      assert.match(out, /"acceptedCount":1,"spotsLeft":1/);
+      assert.match(out, /"type":"FeatureCollection"/, "the map answer is GeoJSON");
     } finally {
       const { status } = await stopMain(child, rest);
       assert.equal(status.code, 0);
