@@ -5,7 +5,10 @@
  */
 import assert from "node:assert/strict";
 import type { ApplicationRecord } from "../domain/application.ts";
+import { DECLINE_BATCH } from "../kv/application_declines.ts";
 import { createApplication } from "../kv/applications.ts";
+import { orderKey } from "../kv/order_key.ts";
+import { createUser } from "../kv/users.ts";
 import { bearer, signUp, type TestContext } from "./helpers.ts";
 import { postTask } from "./task_fixtures.ts";
 import { type Receiver, startReceiver } from "./webhook_receiver.ts";
@@ -41,10 +44,17 @@ async function setStatus(svc: TestContext, user: User, applicationId: string, st
   return { status: res.status, body: await res.json() };
 }
 
-/** The application events a receiver got, as [type, application id], in arrival order. */
+/** The application events a receiver got, as [type, application id], sorted (deliveries run
+ * concurrently, so their arrival order is not the events' order). */
 function applicationEvents(receiver: Receiver): [string, string][] {
-  return receiver.received.filter((r) => r.event.type.startsWith("application."))
-    .map((r) => [r.event.type, r.event.data.id]);
+  return sorted(
+    receiver.received.filter((r) => r.event.type.startsWith("application."))
+      .map((r) => [r.event.type, r.event.data.id]),
+  );
+}
+
+function sorted(pairs: [string, string][]): [string, string][] {
+  return [...pairs].sort((a, b) => a.join().localeCompare(b.join()));
 }
 
 /** The last event of `type` about application `id` that `receiver` got. */
@@ -106,18 +116,28 @@ Deno.test("created, accepted, declined and withdrawn reach both parties' endpoin
     ].sort(),
     "the task's creator hears every application to the task",
   );
-  assert.deepEqual(applicationEvents(bob.receiver), [
-    ["application.created", accepted.id],
-    ["application.accepted", accepted.id],
-  ], "an applicant hears of their own application only");
-  assert.deepEqual(applicationEvents(cid.receiver), [
-    ["application.created", declined.id],
-    ["application.declined", declined.id],
-  ]);
-  assert.deepEqual(applicationEvents(dee.receiver), [
-    ["application.created", withdrawn.id],
-    ["application.withdrawn", withdrawn.id],
-  ]);
+  assert.deepEqual(
+    applicationEvents(bob.receiver),
+    sorted([
+      ["application.created", accepted.id],
+      ["application.accepted", accepted.id],
+    ]),
+    "an applicant hears of their own application only",
+  );
+  assert.deepEqual(
+    applicationEvents(cid.receiver),
+    sorted([
+      ["application.created", declined.id],
+      ["application.declined", declined.id],
+    ]),
+  );
+  assert.deepEqual(
+    applicationEvents(dee.receiver),
+    sorted([
+      ["application.created", withdrawn.id],
+      ["application.withdrawn", withdrawn.id],
+    ]),
+  );
   for (const party of [ada, bob, cid, dee]) assertAllSigned(party.receiver, party.secret);
 
   const shown = await creatorsView(svc, ada.user, task.id);
@@ -164,20 +184,29 @@ Deno.test("a refused transition raises no event (TASK_FULL, a change by neither 
   await cid.receiver.waitFor((r) => r.some((x) => x.event.type === "application.withdrawn"));
   await new Promise((resolve) => setTimeout(resolve, 300));
 
-  assert.deepEqual(applicationEvents(ada.receiver), [
-    ["application.created", first.id],
-    ["application.created", second.id],
-    ["application.accepted", first.id],
-    ["application.withdrawn", second.id],
-  ]);
-  assert.deepEqual(applicationEvents(bob.receiver), [
-    ["application.created", first.id],
-    ["application.accepted", first.id],
-  ]);
-  assert.deepEqual(applicationEvents(cid.receiver), [
-    ["application.created", second.id],
-    ["application.withdrawn", second.id],
-  ]);
+  assert.deepEqual(
+    applicationEvents(ada.receiver),
+    sorted([
+      ["application.created", first.id],
+      ["application.created", second.id],
+      ["application.accepted", first.id],
+      ["application.withdrawn", second.id],
+    ]),
+  );
+  assert.deepEqual(
+    applicationEvents(bob.receiver),
+    sorted([
+      ["application.created", first.id],
+      ["application.accepted", first.id],
+    ]),
+  );
+  assert.deepEqual(
+    applicationEvents(cid.receiver),
+    sorted([
+      ["application.created", second.id],
+      ["application.withdrawn", second.id],
+    ]),
+  );
 });
 
 Deno.test("completing or deleting a task declines its pending applications, each with an application.declined event to both parties", async () => {
@@ -288,4 +317,57 @@ Deno.test("the dashboard's webhook event picker offers the application events", 
   for (const type of ["created", "accepted", "declined", "withdrawn"]) {
     assert.match(html, new RegExp(`name="events" value="application\\.${type}"`), type);
   }
+});
+
+Deno.test("a task with more pending applications than one batch raises every implied decline once", async () => {
+  await using svc = await workingService();
+  await using stack = new AsyncDisposableStack();
+  const ada = await listener(svc, "Ada", stack);
+  const task = await postTask(svc, ada.user.token);
+  const count = DECLINE_BATCH + 5;
+  const at = Date.now();
+  // Applicants stored directly: signing up this many through the API would hash as many passwords.
+  for (let i = 0; i < count; i++) {
+    const applicantId = crypto.randomUUID();
+    const iso = new Date(at + i).toISOString();
+    await createUser(svc.kv, {
+      id: applicantId,
+      email: `applicant${i}-${applicantId}@example.com`,
+      firstName: "Applicant",
+      lastName: null,
+      profilePic: null,
+      passwordHash: "unused",
+      createdAt: iso,
+      updatedAt: iso,
+      deletedAt: null,
+    });
+    const id = crypto.randomUUID();
+    await createApplication(svc.kv, {
+      id,
+      taskId: task.id,
+      taskOwnerId: "",
+      applicantId,
+      message: "I can do it",
+      price: null,
+      status: "pending",
+      createdAt: iso,
+      updatedAt: iso,
+      orderKey: orderKey(at + i, id),
+    });
+  }
+  const done = await svc.request(`/api/v1/tasks/${task.id}`, {
+    method: "PATCH",
+    headers: bearer(ada.user.token),
+    json: { status: "completed" },
+  });
+  assert.equal(done.status, 200);
+  const declines = (r: Receiver["received"]) =>
+    r.filter((x) => x.event.type === "application.declined").length;
+  await ada.receiver.waitFor((r) => declines(r) >= count, 30_000);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const ids = ada.receiver.received.filter((r) => r.event.type === "application.declined")
+    .map((r) => r.event.data.id);
+  assert.equal(ids.length, count);
+  assert.equal(new Set(ids).size, count, "each application declined once");
+  assertAllSigned(ada.receiver, ada.secret);
 });
