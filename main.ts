@@ -8,6 +8,7 @@ import { runWorkers } from "./kv/workers.ts";
 import { createApp } from "./routes/app.ts";
 import { backgroundJobs, createDeps } from "./routes/deps.ts";
 import { openStore } from "./kv/store.ts";
+import { retryTransient } from "./kv/commit.ts";
 import { checkIndexLayout, INDEX_LAYOUT } from "./kv/index_layout.ts";
 
 /**
@@ -46,7 +47,8 @@ async function main() {
     Deno.exit(1);
   }
   const deps = await createDeps(kv, settings);
-  const layout = await checkIndexLayout(kv);
+  // Start-up reads race the other workers' first writes to a new file: retried like commits.
+  const layout = await retryTransient(() => checkIndexLayout(kv));
   if (!layout.current) {
     // Served anyway (records, keys and accounts are whole), but loudly: listings and explore
     // read indexes of another layout and may miss or misplace tasks until they are rebuilt.

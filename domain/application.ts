@@ -78,7 +78,8 @@ export function isActive(status: ApplicationStatus): boolean {
 /**
  * The application as it stands: a pending application of a task that was completed or deleted
  * is declined at that moment. The task's own write is the decline (no per-application write in
- * it, however many there are); readers and later writes see it through this rule.
+ * it, however many there are); readers and later writes see it through this rule, and a queued
+ * handler later stores it with its event (kv/application_declines.ts).
  */
 export function effective(app: ApplicationRecord, task: TaskRecord | null): ApplicationRecord {
   if (app.status !== "pending" || (task && isPublic(task))) return app;

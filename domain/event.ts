@@ -16,6 +16,10 @@ export const EVENT_TYPES = [
   "api_key.expiring",
   "api_key.expired",
   "webhook.test",
+  "application.created",
+  "application.accepted",
+  "application.declined",
+  "application.withdrawn",
 ] as const;
 
 export const EventType = z.enum(EVENT_TYPES).meta({ id: "EventType" });
@@ -68,4 +72,11 @@ export function taskEventType(
   if (after.deletedAt !== null && before.deletedAt === null) return "task.deleted";
   if (after.status === "completed" && before.status !== "completed") return "task.completed";
   return "task.updated";
+}
+
+/** The event an application's write raises: a new one (pending) is created, else its new status. */
+export function applicationEventType(
+  status: "pending" | "accepted" | "declined" | "withdrawn",
+): EventType {
+  return status === "pending" ? "application.created" : `application.${status}`;
 }

@@ -14,6 +14,7 @@ import {
 import { AppError, notFound } from "../domain/errors.ts";
 import { acceptedOf, isPublic, type TaskRecord } from "../domain/task.ts";
 import type { UserRecord } from "../domain/user.ts";
+import { addApplicationEvents } from "./application_events.ts";
 import { atomically } from "./commit.ts";
 import { readNewestFirst } from "./cursor.ts";
 import { applications, tasks, users } from "./keys.ts";
@@ -57,12 +58,13 @@ export function createApplication(kv: Deno.Kv, app: ApplicationRecord): Promise<
       .set(applications.byTask(app.taskId, app.orderKey), app.id)
       .set(applications.byApplicant(app.applicantId, app.orderKey), app.id)
       .set(applications.active(app.applicantId, app.taskId), app.id);
+    await addApplicationEvents(kv, op, { app: stored, now: Date.parse(stored.createdAt) });
     return { value: stored, op };
   });
 }
 
 /** Adds to `op` the application's new state, its marker's end, and the task's new count. */
-function writeChange(
+export function writeChange(
   op: Deno.AtomicOperation,
   next: ApplicationRecord,
   task: TaskRecord | null,
@@ -99,6 +101,7 @@ export function changeApplication(
     }
     const op = kv.atomic().check(appEntry).check(taskEntry).check(applicant);
     writeChange(op, next, taskEntry.value, acceptedDelta);
+    await addApplicationEvents(kv, op, { app: next, now: Date.parse(change.at) });
     return { value: next, op };
   });
 }
@@ -129,6 +132,10 @@ async function settleForPurge(
     const op = kv.atomic().check(appEntry).check(taskEntry)
       .delete(applications.active(app.applicantId, app.taskId));
     if (next !== app) writeChange(op, next, task, delta);
+    // Whichever write stores a new status raises its event: this one, or the task's declines.
+    if (next.status !== app.status) {
+      await addApplicationEvents(kv, op, { app: next, now: Date.parse(at) });
+    }
     return { value: null, op };
   });
 }

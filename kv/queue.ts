@@ -19,7 +19,9 @@ export type QueueMessage =
     attempt: number;
   }
   /** Raises a key's expiry notice when due, or waits again (a queue delay is at most 30 days). */
-  | { kind: "api_key_notice"; userId: string; keyId: string; notice: KeyNotice; dueAt: number };
+  | { kind: "api_key_notice"; userId: string; keyId: string; notice: KeyNotice; dueAt: number }
+  /** Declines a closed task's pending applications, from the index entry `after` on. */
+  | { kind: "task_declines"; taskId: string; after?: string };
 
 export type KeyNotice = "expiring_7d" | "expiring_1d" | "expired";
 
@@ -42,6 +44,7 @@ const SHAPES: Record<QueueMessage["kind"], (m: Record<string, unknown>) => boole
     isString(m.userId) && isString(m.webhookId) && isString(m.eventUlid) && isNumber(m.attempt),
   api_key_notice: (m) =>
     isString(m.userId) && isString(m.keyId) && isString(m.notice) && isNumber(m.dueAt),
+  task_declines: (m) => isString(m.taskId) && (m.after === undefined || isString(m.after)),
 };
 
 /** Narrows what the queue hands back to a known message. */

@@ -5,13 +5,14 @@
 import { AppError } from "../domain/errors.ts";
 import type { TaskRecord, TaskStatus } from "../domain/task.ts";
 import type { TaskListItem } from "../domain/task_view.ts";
-import { isLive, markDeleted, matchesTerms } from "../domain/task.ts";
+import { isLive, isPublic, markDeleted, matchesTerms } from "../domain/task.ts";
 import { isUnfiltered, type TaskFilter } from "../domain/task_filter.ts";
 import {
   claimIdempotencySlot,
   type IdempotencyRecord,
   readIdempotencySlot,
 } from "./idempotency.ts";
+import { queueImpliedDeclines } from "./application_declines.ts";
 import { atomically } from "./commit.ts";
 import { addEffects, type Effects } from "./effects.ts";
 import { tasks } from "./keys.ts";
@@ -121,6 +122,8 @@ export function changeTask<T extends TaskRecord | null>(
     if (next === null || next === entry.value) return { value: next };
     const op = kv.atomic().check(entry);
     writeTaskTransition(op, entry.value, next);
+    // Closing a task declines its pending applications: their events follow from this atomic.
+    if (entry.value && isPublic(entry.value) && !isPublic(next)) queueImpliedDeclines(op, next.id);
     if (request.effects) {
       await addEffects(kv, op, { ...request.effects(entry.value, next), userId: next.userId });
     }

@@ -2,7 +2,8 @@
 import { deliveryPolicy, Settings } from "../domain/settings.ts";
 import type { DeliveryPolicy } from "../domain/webhook_schedule.ts";
 import { dispatcher, type QueueContext, type QueueHandlers, type QueueMessage } from "./queue.ts";
-import { commit } from "./commit.ts";
+import { settleImpliedDeclines } from "./application_declines.ts";
+import { commit, retryTransient } from "./commit.ts";
 import { keyNotice } from "./key_notices.ts";
 import { purgeUser } from "./user_purge.ts";
 import { pendingPurges } from "./users.ts";
@@ -13,6 +14,7 @@ export const queueHandlers: QueueHandlers = {
   webhook_event: fanOutEvent,
   webhook_delivery: deliver,
   api_key_notice: keyNotice,
+  task_declines: settleImpliedDeclines,
 };
 
 /**
@@ -28,7 +30,7 @@ export async function runWorkers(
     webhooks: options.webhooks ?? deliveryPolicy(Settings.parse({})),
   };
   const listening = ctx.kv.listenQueue(dispatcher(ctx, queueHandlers));
-  for (const userId of await pendingPurges(ctx.kv)) {
+  for (const userId of await retryTransient(() => pendingPurges(ctx.kv))) {
     const message: QueueMessage = { kind: "purge_user", userId };
     await commit(ctx.kv.atomic().enqueue(message));
   }

@@ -4,6 +4,7 @@
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ApiKeyMetadata } from "../domain/api_key.ts";
+import { Application } from "../domain/application.ts";
 import { EVENT_TYPES, type EventType } from "../domain/event.ts";
 import { TaskDetail } from "../domain/task_view.ts";
 import { WebhookView } from "../domain/webhook.ts";
@@ -17,6 +18,11 @@ const DATA: Record<EventResource, { schema: z.ZodType; what: string }> = {
   task: { schema: TaskDetail, what: "the task as GET /tasks/{id} shows it" },
   api_key: { schema: ApiKeyMetadata, what: "the key's metadata (never its value)" },
   webhook: { schema: WebhookView, what: "the endpoint the test was sent to" },
+  application: {
+    schema: Application,
+    what: "the application as the API shows it, sent to both parties (the task's creator and " +
+      "the applicant)",
+  },
 };
 
 const SUMMARIES: Record<EventType, string> = {
@@ -30,6 +36,12 @@ const SUMMARIES: Record<EventType, string> = {
   "api_key.expiring": "An API key expires in 7 days, or in 1 day",
   "api_key.expired": "An API key has expired",
   "webhook.test": "Sent by POST /v1/webhooks/{id}/test",
+  "application.created": "An application was made to one of the account's tasks, or by the account",
+  "application.accepted": "An application the account is a party to was accepted",
+  "application.declined":
+    "An application the account is a party to was declined (also when its task was completed or deleted while it was pending)",
+  "application.withdrawn":
+    "An application the account is a party to was withdrawn (also by the applicant's account deletion)",
 };
 
 const Headers = z.object({

@@ -11,6 +11,7 @@ Deno.test("the document describes every event type's request, headers and payloa
     task: "#/components/schemas/TaskDetail",
     api_key: "#/components/schemas/ApiKey",
     webhook: "#/components/schemas/Webhook",
+    application: "#/components/schemas/Application",
   };
   for (const type of EVENT_TYPES) {
     const op = doc.webhooks[type].post;

@@ -1,0 +1,61 @@
+/**
+ * The declines implied by completing or deleting a task: the task's write queues one message in
+ * its own atomic, and this handler stores each pending application as declined (as `effective`
+ * already shows it) with its `application.declined` event, one atomic per application, so that a
+ * task with any number of applications raises every event and never loses one.
+ */
+import { type ApplicationRecord, effective } from "../domain/application.ts";
+import type { TaskRecord } from "../domain/task.ts";
+import { addApplicationEvents } from "./application_events.ts";
+import { writeChange } from "./applications.ts";
+import { atomically, commit } from "./commit.ts";
+import { applications, tasks } from "./keys.ts";
+import { HANDLER_RETRIES, type QueueContext, type QueueMessage } from "./queue.ts";
+
+/** Applications settled per queue message; the rest go in a message of their own. */
+export const DECLINE_BATCH = 200;
+
+const CONFLICT = "The application changed too often to settle it; try again";
+
+/** The message a task's write out of `published` adds to its atomic. */
+export function queueImpliedDeclines(op: Deno.AtomicOperation, taskId: string) {
+  const message: QueueMessage = { kind: "task_declines", taskId };
+  op.enqueue(message, { backoffSchedule: HANDLER_RETRIES });
+}
+
+/** Stores one application as it stands, with its event, when that is a decline not yet stored. */
+async function settleDecline(kv: Deno.Kv, applicationId: string, now: number): Promise<void> {
+  await atomically(CONFLICT, async () => {
+    const appEntry = await kv.get<ApplicationRecord>(applications.record(applicationId));
+    const app = appEntry.value;
+    if (!app || app.status !== "pending") return { value: null };
+    const taskEntry = await kv.get<TaskRecord>(tasks.record(app.taskId));
+    const next = effective(app, taskEntry.value);
+    if (next.status === app.status) return { value: null };
+    const op = kv.atomic().check(appEntry).check(taskEntry);
+    writeChange(op, next, taskEntry.value, 0);
+    await addApplicationEvents(kv, op, { app: next, now });
+    return { value: null, op };
+  });
+}
+
+/** Queue handler of `task_declines`: one batch of the task's applications, after `after`. */
+export async function settleImpliedDeclines(
+  ctx: Pick<QueueContext, "kv" | "now">,
+  message: Extract<QueueMessage, { kind: "task_declines" }>,
+): Promise<void> {
+  const { kv, now } = ctx;
+  const prefix = applications.byTaskPrefix(message.taskId);
+  const selector = message.after ? { prefix, start: [...prefix, message.after] } : { prefix };
+  let read = 0;
+  for await (const entry of kv.list<string>(selector, { limit: DECLINE_BATCH + 1 })) {
+    if (read === DECLINE_BATCH) {
+      // Maybe more: the rest, from this entry on, in a message of its own.
+      const next: QueueMessage = { ...message, after: String(entry.key.at(-1)) };
+      await commit(kv.atomic().enqueue(next, { backoffSchedule: HANDLER_RETRIES }));
+      return;
+    }
+    await settleDecline(kv, entry.value, now());
+    read++;
+  }
+}

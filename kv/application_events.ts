@@ -1,0 +1,20 @@
+/**
+ * The webhook events of application writes: each goes to both parties' accounts (the task's
+ * creator and the applicant), with the application as the API shows it, in the write's atomic.
+ */
+import { type ApplicationRecord, toApplication } from "../domain/application.ts";
+import { applicationEventType } from "../domain/event.ts";
+import { addEffects } from "./effects.ts";
+
+/** Adds to `op` the event of `app`'s new state, for each of its parties, raised at `now`. */
+export async function addApplicationEvents(
+  kv: Deno.Kv,
+  op: Deno.AtomicOperation,
+  raised: { app: ApplicationRecord; now: number },
+): Promise<void> {
+  const { app, now } = raised;
+  const event = { type: applicationEventType(app.status), data: toApplication(app) };
+  for (const userId of new Set([app.taskOwnerId, app.applicantId])) {
+    await addEffects(kv, op, { userId, now, event });
+  }
+}
