@@ -11,10 +11,9 @@ import { orderKey } from "../kv/order_key.ts";
 import { createUser } from "../kv/users.ts";
 import { bearer, signUp, type TestContext } from "./helpers.ts";
 import { postTask } from "./task_fixtures.ts";
+import { setStatus, type User } from "./application_fixtures.ts";
 import { type Receiver, startReceiver } from "./webhook_receiver.ts";
 import { addEndpoint, workingService } from "./webhook_fixtures.ts";
-
-type User = Awaited<ReturnType<typeof signUp>>;
 
 /** A user whose endpoint (every type) is a receiver of their own, verifying with its secret. */
 async function listener(svc: TestContext, firstName: string, stack: AsyncDisposableStack) {
@@ -33,15 +32,6 @@ async function apply(svc: TestContext, user: User, taskId: string) {
   });
   assert.equal(res.status, 201);
   return await res.json();
-}
-
-async function setStatus(svc: TestContext, user: User, applicationId: string, status: string) {
-  const res = await svc.request(`/api/v1/applications/${applicationId}`, {
-    method: "PATCH",
-    headers: bearer(user.token),
-    json: { status },
-  });
-  return { status: res.status, body: await res.json() };
 }
 
 /** The application events a receiver got, as [type, application id], sorted (deliveries run

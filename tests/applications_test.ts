@@ -7,8 +7,7 @@ import { purgeUser } from "../kv/user_purge.ts";
 import { assertTaskIndexesConsistent } from "./task_consistency.ts";
 import { apiKey, bearer, createKey, setup, signUp, type TestContext } from "./helpers.ts";
 import { postTask } from "./task_fixtures.ts";
-
-type User = Awaited<ReturnType<typeof signUp>>;
+import { setStatus, type User } from "./application_fixtures.ts";
 
 async function apply(
   svc: TestContext,
@@ -21,15 +20,6 @@ async function apply(
     method: "POST",
     headers: bearer(user.token),
     json,
-  });
-  return { status: res.status, body: await res.json() };
-}
-
-async function setStatus(svc: TestContext, user: User, applicationId: string, status: string) {
-  const res = await svc.request(`/api/v1/applications/${applicationId}`, {
-    method: "PATCH",
-    headers: bearer(user.token),
-    json: { status },
   });
   return { status: res.status, body: await res.json() };
 }
