@@ -23,9 +23,9 @@ export function WebhooksView() {
         <div>
           <h1 id="webhooks-heading">Webhooks</h1>
           <p class="muted">
-            Endpoints receive your tasks' and keys' events as signed HTTPS requests (Standard
-            Webhooks). Verify each with the endpoint's signing secret, shown once when it is added
-            or rotated. Up to {MAX_WEBHOOKS} endpoints.
+            Endpoints receive the events of your tasks, applications and keys as signed HTTPS
+            requests (Standard Webhooks). Verify each with the endpoint's signing secret, shown once
+            when it is added or rotated. Up to {MAX_WEBHOOKS} endpoints.
           </p>
         </div>
         <div class="view-actions">
