@@ -7,7 +7,7 @@ import { newApiKeyCache } from "../kv/api_key_cache.ts";
 import { newUserCache } from "../kv/user_cache.ts";
 import { FLUSH_INTERVAL_MS, LastUsedBuffer } from "../kv/last_used.ts";
 import { SharedRateLimiter, SYNC_INTERVAL_MS } from "../kv/rate_limit.ts";
-import { POLL_INTERVAL_MS } from "../kv/polled_cache.ts";
+import { POLL_INTERVAL_MS, pollTogether } from "../kv/polled_cache.ts";
 import { HOLD_MS, UsageCounter } from "../kv/usage_counter.ts";
 import type { Deps } from "./env.ts";
 
@@ -64,11 +64,10 @@ export function backgroundJobs(deps: Deps): Background {
       flushes: true,
     })
     .add({
-      name: "API-key changes poll",
+      name: "API-key and user changes poll",
       everyMs: POLL_INTERVAL_MS,
-      run: () => deps.apiKeyCache.poll(),
+      run: () => pollTogether(deps.kv, [deps.apiKeyCache, deps.userCache]),
     })
-    .add({ name: "user changes poll", everyMs: POLL_INTERVAL_MS, run: () => deps.userCache.poll() })
     .add({
       name: "last-use flush",
       everyMs: FLUSH_INTERVAL_MS,

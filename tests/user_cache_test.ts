@@ -1,6 +1,16 @@
 import assert from "node:assert/strict";
 import { users } from "../kv/keys.ts";
-import { bearer, setup, sharedInstances, signUp, type TestContext } from "./helpers.ts";
+import { meter } from "../kv/meter.ts";
+import { pollTogether } from "../kv/polled_cache.ts";
+import {
+  apiKey,
+  bearer,
+  createKey,
+  setup,
+  sharedInstances,
+  signUp,
+  type TestContext,
+} from "./helpers.ts";
 import { postTask } from "./task_fixtures.ts";
 
 async function author(svc: TestContext, taskId: string): Promise<string | number> {
@@ -80,4 +90,27 @@ Deno.test("author changes on one instance reach another's task pages within a se
       assert.equal(await author(b, task.id), 404);
     },
   );
+});
+
+Deno.test("one read polls the key and user change markers together, and drops only the cache whose marker moved", async () => {
+  await using inner = await Deno.openKv(":memory:");
+  const metered = meter(inner);
+  await using svc = await setup({ kv: metered.kv });
+  const user = await signUp(svc, { firstName: "Ada" });
+  const task = await postTask(svc, user.token);
+  const key = await createKey(svc, user.token);
+  assert.equal((await svc.request("/v1/users/me", { headers: apiKey(key.value) })).status, 200);
+  assert.equal(await author(svc, task.id), "Ada");
+  const caches = [svc.deps.apiKeyCache, svc.deps.userCache];
+  await pollTogether(metered.kv, caches);
+  assert.deepEqual(caches.map((c) => c.size), [1, 1]);
+
+  metered.reset();
+  await pollTogether(metered.kv, caches);
+  assert.equal(metered.usage.reads, 1, "both markers in one read");
+
+  // A user change elsewhere moves the user marker only.
+  await inner.set(users.changed(), user.id);
+  await pollTogether(metered.kv, caches);
+  assert.deepEqual(caches.map((c) => c.size), [1, 0]);
 });
