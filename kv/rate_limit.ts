@@ -63,15 +63,14 @@ interface Subject {
 
 /**
  * Request budgets shared by every instance without a KV write or read per request. A decision
- * uses the last-read shared slot counts plus this instance's unflushed admissions; `sync()` (every
- * SYNC_INTERVAL_MS while `run` is on) commits the admissions as `sum`s in one atomic and re-reads
- * the subjects in use, one `kv.list` over each subject's window. Each instance can therefore admit
+ * uses the last-read shared slot counts plus this instance's unflushed admissions; `sync()`, a
+ * background job of routes/deps.ts every SYNC_INTERVAL_MS, commits the admissions as `sum`s in one
+ * atomic and re-reads the subjects in use, one `kv.list` over each subject's window. Each instance can therefore admit
  * what it has not yet seen of the others: see the overshoot bound in docs/rate-limits.md.
  */
 export class SharedRateLimiter {
   #subjects = new Map<string, Subject>();
   #lastSync: Promise<void> = Promise.resolve();
-  #syncing = false;
   #sweptAt = -Infinity;
   #riders: FlushRider[] = [];
 
@@ -113,21 +112,6 @@ export class SharedRateLimiter {
     return next;
   }
 
-  /**
-   * Syncs every `intervalMs` until the returned function is called; that function stops the
-   * ticks and performs a last sync, so no admission is lost at shutdown.
-   */
-  run(intervalMs: number, onError: (error: Error) => void): () => Promise<void> {
-    const timer = setInterval(() => {
-      if (this.#syncing) return; // a slow store must not pile up ticks
-      this.sync().catch(onError);
-    }, intervalMs);
-    return async () => {
-      clearInterval(timer);
-      await this.sync();
-    };
-  }
-
   /** Adds `rider`'s mutations to every flush from now on. */
   carry(rider: FlushRider) {
     this.#riders.push(rider);
@@ -146,45 +130,40 @@ export class SharedRateLimiter {
   }
 
   async #syncOnce() {
-    this.#syncing = true;
-    try {
-      await this.#flush();
-      const now = this.now();
-      const active: Subject[] = [];
-      for (const [key, subject] of this.#subjects) {
-        if (subject.loading) continue;
-        if (now - subject.usedAt <= ACTIVE_MS) {
-          active.push(subject);
-        } else if (subject.ledger.pending === 0) {
-          // Idle and fully in KV: its next use would re-read anyway, so memory holds only the
-          // subjects of the last second or two, however many addresses come and go.
-          this.#subjects.delete(key);
-        }
+    await this.#flush();
+    const now = this.now();
+    const active: Subject[] = [];
+    for (const [key, subject] of this.#subjects) {
+      if (subject.loading) continue;
+      if (now - subject.usedAt <= ACTIVE_MS) {
+        active.push(subject);
+      } else if (subject.ledger.pending === 0) {
+        // Idle and fully in KV: its next use would re-read anyway, so memory holds only the
+        // subjects of the last second or two, however many addresses come and go.
+        this.#subjects.delete(key);
       }
-      const reads: (() => Promise<void>)[] = [];
-      const newest: Subject[] = [];
-      for (const subject of active) {
-        const slot = slotIndex(now, subject.policy.windowMs);
-        if (now - subject.listed.at > FULL_READ_MS || slot !== subject.listed.slot) {
-          reads.push(() => this.#list(subject));
-        } else {
-          newest.push(subject);
-        }
+    }
+    const reads: (() => Promise<void>)[] = [];
+    const newest: Subject[] = [];
+    for (const subject of active) {
+      const slot = slotIndex(now, subject.policy.windowMs);
+      if (now - subject.listed.at > FULL_READ_MS || slot !== subject.listed.slot) {
+        reads.push(() => this.#list(subject));
+      } else {
+        newest.push(subject);
       }
-      for (let i = 0; i < newest.length; i += SUBJECTS_PER_GET) {
-        const group = newest.slice(i, i + SUBJECTS_PER_GET);
-        reads.push(() => this.#readNewest(group));
-      }
-      const readers = Array.from({ length: Math.min(READS_IN_FLIGHT, reads.length) }, async () => {
-        for (let read = reads.pop(); read; read = reads.pop()) await read();
-      });
-      await Promise.all(readers);
-      if (now - this.#sweptAt >= SWEEP_INTERVAL_MS) {
-        this.#sweptAt = now;
-        await sweepRateSlots(this.kv, now);
-      }
-    } finally {
-      this.#syncing = false;
+    }
+    for (let i = 0; i < newest.length; i += SUBJECTS_PER_GET) {
+      const group = newest.slice(i, i + SUBJECTS_PER_GET);
+      reads.push(() => this.#readNewest(group));
+    }
+    const readers = Array.from({ length: Math.min(READS_IN_FLIGHT, reads.length) }, async () => {
+      for (let read = reads.pop(); read; read = reads.pop()) await read();
+    });
+    await Promise.all(readers);
+    if (now - this.#sweptAt >= SWEEP_INTERVAL_MS) {
+      this.#sweptAt = now;
+      await sweepRateSlots(this.kv, now);
     }
   }
 

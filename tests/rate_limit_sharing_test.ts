@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { Background } from "../domain/background.ts";
 import { slotIndex } from "../domain/rate_window.ts";
 import { rateLimits } from "../kv/keys.ts";
 import { type LimitPolicy, SharedRateLimiter } from "../kv/rate_limit.ts";
@@ -132,15 +133,23 @@ Deno.test("the shared limiter writes no KV per request and sweeps slots out of t
     assert.equal(decision.remaining, 100 - 3, "read back from KV: 2 before, this one");
   });
 
-  await t.step("run() syncs on its own and its stop function flushes what is left", async () => {
-    const stop = limiter.run(10, (error) => {
-      throw error;
-    });
-    assert.ok((await limiter.take(policy, "s")).allowed);
-    await stop();
-    assert.equal(limiter.pending(), 0);
-    assert.equal(await count(now), 3n);
-  });
+  await t.step(
+    "as a background job it syncs on its own, and stopping flushes what is left",
+    async () => {
+      const background = new Background({
+        idleAfterMs: Infinity,
+        now: () => now,
+        onError: (_, error) => {
+          throw error;
+        },
+      }).add({ name: "sync", everyMs: 10, run: () => limiter.sync(), flushes: true });
+      background.start();
+      assert.ok((await limiter.take(policy, "s")).allowed);
+      await background.stop();
+      assert.equal(limiter.pending(), 0);
+      assert.equal(await count(now), 3n);
+    },
+  );
 });
 
 Deno.test("over any span of w − w/60 the shared limiter admits at most the limit, and refuses only a full window", async (t) => {
