@@ -31,6 +31,22 @@ function workerIndex(args: string[]): number | null {
   return arg ? Number(arg.slice("--worker=".length)) : null;
 }
 
+/**
+ * A worker's stdin is a pipe from its supervisor (scripts/start.ts), which never writes to it: the
+ * pipe ends only when the supervisor is gone, even by kill -9, which leaves it no chance to signal.
+ * The worker then stops as on SIGTERM rather than serve on, orphaned, beside a restarted service.
+ */
+function stopWhenSupervisorGone(stop: () => void) {
+  (async () => {
+    try {
+      for await (const _ of Deno.stdin.readable) { /* nothing is sent */ }
+    } catch {
+      // A broken pipe says the same as its end.
+    }
+    stop();
+  })();
+}
+
 async function main() {
   let settings: Settings;
   try {
@@ -89,6 +105,7 @@ async function main() {
     flushStdout();
     Deno.exit(0);
   };
+  if (worker !== null) stopWhenSupervisorGone(() => stop("supervisor gone"));
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     try {
       Deno.addSignalListener(signal, () => stop(signal));

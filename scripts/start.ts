@@ -72,7 +72,8 @@ async function main() {
     const process = new Deno.Command(Deno.execPath(), {
       args: [...args, `--worker=${index}`],
       env: { PORT: String(port) },
-      stdin: "null",
+      // Never written: its end tells the worker that this supervisor is gone (see main.ts).
+      stdin: "piped",
       stdout: "inherit",
       stderr: "inherit",
     }).spawn();

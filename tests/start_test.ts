@@ -33,9 +33,9 @@ function follow(child: Deno.ChildProcess) {
   const waitFor = async (count: number, test: (line: LogLine) => boolean) => {
     const deadline = Date.now() + 20_000;
     while (lines.filter(test).length < count) {
-      if (Date.now() > deadline || ended) {
-        throw new Error(`log never showed it: ${JSON.stringify(lines)}\n${await stderr}`);
-      }
+      if (ended) throw new Error(`log never showed it: ${JSON.stringify(lines)}\n${await stderr}`);
+      // Past the deadline a process may still hold stderr open: the lines alone say enough.
+      if (Date.now() > deadline) throw new Error(`log never showed it: ${JSON.stringify(lines)}`);
       await new Promise<void>((resolve) => {
         wake = resolve;
         setTimeout(resolve, 200);
@@ -106,6 +106,31 @@ Deno.test("deno task start serves on WORKERS processes sharing one port and one 
     const stops = log.lines.filter((l) => l.msg === "shutting down");
     assert.equal(stops.length, 2);
   });
+  await Deno.remove(cwd, { recursive: true });
+});
+
+Deno.test("orphaned workers: a kill -9 of the supervisor stops its workers, each draining and flushing", async () => {
+  const cwd = await Deno.makeTempDir();
+  const child = startMain(cwd, bareEnv({ PORT: "0", WORKERS: "2" }));
+  const log = follow(child);
+  const listening = await log.waitFor(2, (l) => l.msg === "listening");
+  const base = `http://127.0.0.1:${listening[0].port}`;
+  const health = await fetch(`${base}/health`, { headers: { Connection: "close" } });
+  assert.equal(health.status, 200);
+  await health.body?.cancel();
+
+  child.kill("SIGKILL");
+  assert.equal((await child.status).signal, "SIGKILL");
+  // The workers write to the supervisor's stdout pipe: it ends only when the last of them exits.
+  const stops = await log.waitFor(2, (l) => l.msg === "shutting down").catch((error) => {
+    for (const { pid } of listening) Deno.kill(pid!, "SIGKILL"); // leave no orphan behind
+    throw error;
+  });
+  assert.deepEqual(stops.map((l) => l.signal), ["supervisor gone", "supervisor gone"]);
+  await log.reading;
+  await log.stderr;
+  // Nothing serves on the port any more: a new service would not share it with old code.
+  await assert.rejects(fetch(`${base}/health`, { headers: { Connection: "close" } }));
   await Deno.remove(cwd, { recursive: true });
 });
 
