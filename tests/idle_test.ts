@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { meter } from "../kv/meter.ts";
 import { backgroundJobs } from "../routes/deps.ts";
 import { apiKey, bearer, createKey, setup, signUp } from "./helpers.ts";
+import { until } from "./wait.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -28,17 +29,14 @@ Deno.test("an idle instance makes no store reads and catches up before its next 
       );
       background.touch();
       metered.reset();
-      await sleep(300);
+      await until(() => metered.usage.reads > 0, { what: "a poll of the change markers" });
       assert.equal(background.idle, false);
-      assert.ok(metered.usage.reads > 0, "the key and user change markers are polled");
     });
 
     await t.step(
       "after IDLE_AFTER_SECONDS without a request, nothing is read or written",
       async () => {
-        const since = Date.now();
-        while (!background.idle && Date.now() - since < 3_000) await sleep(50);
-        assert.equal(background.idle, true);
+        await until(() => background.idle, { what: "the pause" });
         await background.flushed(); // the writes it held went out as it paused
         metered.reset();
         await sleep(1_500);

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { call, fleetSignUp, startFleet } from "./fleet.ts";
 import { taskBody } from "./task_fixtures.ts";
+import { until } from "./wait.ts";
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
@@ -194,8 +195,10 @@ Deno.test("kill -9 of a process under load loses no acknowledged write", async (
   const token = await fleetSignUp(fleet.base(1), "crash@example.com");
   const acknowledged: string[] = [];
   let stop = false;
-  const load = Array.from({ length: 6 }, async (_, client) => {
-    for (let i = 0; !stop && i < 200; i++) {
+  let answered = 0;
+  let ended = false;
+  const load = Promise.all(Array.from({ length: 6 }, async (_, client) => {
+    for (let i = 0; !stop && i < 200; i++, answered++) {
       try {
         const res = await call(`${fleet.base(client + i)}/api/v1/tasks`, {
           method: "POST",
@@ -209,13 +212,15 @@ Deno.test("kill -9 of a process under load loses no acknowledged write", async (
         if (error instanceof Error && error.message.match(/^5\d\d /)) throw error;
       }
     }
-  });
-  await new Promise((r) => setTimeout(r, 700));
+  })).finally(() => ended = true);
+  // Waits for events, not for time: a loaded machine may take seconds per create.
+  await until(() => acknowledged.length >= 10 || ended);
   await fleet.kill(0);
-  await new Promise((r) => setTimeout(r, 300));
+  const atKill = answered;
+  await until(() => answered >= atKill + 12 || ended);
   stop = true;
-  await Promise.all(load);
-  assert.ok(acknowledged.length > 10, `only ${acknowledged.length} creates before the kill`);
+  await load;
+  assert.ok(acknowledged.length >= 10, `only ${acknowledged.length} creates before the kill`);
   const listed = new Set((await listAll(`${fleet.base(1)}/api/v1/tasks`, token)).map((t) => t.id));
   assert.deepEqual(acknowledged.filter((id) => !listed.has(id)), []);
   for (const id of acknowledged.slice(-5)) {
