@@ -3,7 +3,7 @@
  * creation and again at each delivery on the addresses the name resolves to at that moment.
  */
 import ipaddr from "ipaddr.js";
-import { parseAddress } from "./ip.ts";
+import { embeddedIPv4, parseAddress } from "./ip.ts";
 
 /** Whether private targets and plain http are allowed (WEBHOOK_ALLOW_PRIVATE). */
 export interface TargetPolicy {
@@ -22,10 +22,19 @@ export interface Target {
  * Only global unicast addresses are public. ipaddr.js names every special range (loopback,
  * private, linkLocal with 169.254.169.254, carrierGradeNat, uniqueLocal with fd00:ec2::254,
  * reserved, multicast, 6to4, teredo, NAT64...); IPv4-mapped IPv6 counts as its IPv4 address.
+ * An IPv6 address that embeds an IPv4 one is refused (ipaddr.js calls IPv4-compatible ones
+ * such as ::127.0.0.1 unicast, and a stack or relay may deliver them to the embedded address),
+ * unless it is NAT64's well-known prefix embedding a public IPv4 address: that one reaches the
+ * embedded address through the network's own gateway (DNS64 answers it for public names on
+ * IPv6-only hosts). The other forms are deprecated or relayed by third parties.
  */
 export function isPublicAddress(text: string): boolean {
   const address = parseAddress(text);
   if (!address) return false;
+  if (address.kind() === "ipv6") {
+    const embedded = embeddedIPv4(address as ipaddr.IPv6);
+    if (embedded) return embedded.form === "nat64" && embedded.ipv4.range() === "unicast";
+  }
   return address.range() === "unicast";
 }
 
