@@ -79,7 +79,14 @@ async function certificates(name: string) {
 
 async function endpoint(kv: Deno.Kv, userId: string, url: string): Promise<WebhookRecord> {
   const at = new Date().toISOString();
-  const hook = newWebhook({ userId, url, events: ["*"], secret: generateSecret(), at });
+  const hook = newWebhook({
+    userId,
+    url,
+    events: ["*"],
+    secret: generateSecret(),
+    at,
+    grantedBy: { via: "session" },
+  });
   await createWebhook(kv, hook, { now: Date.now() });
   return hook;
 }
