@@ -55,10 +55,13 @@ export async function checkTarget(text: string, policy: TargetPolicy): Promise<T
   const schemes = policy.allowPrivate ? ["https:", "http:"] : ["https:"];
   if (!schemes.includes(url.protocol)) return new Error("url must use https");
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  // One answer for a host that does not resolve and for one that resolves to a private address:
+  // telling them apart, or naming the address, would map internal names for any caller.
+  const refused = new Error("url must point to a public address");
   let addresses: string[];
   if (ipaddr.isValid(host)) {
     const parsed = parseAddress(host);
-    if (!parsed) return new Error(`${host} is not an address webhooks may be sent to`);
+    if (!parsed) return refused;
     addresses = [parsed.toString()];
   } else {
     try {
@@ -66,13 +69,8 @@ export async function checkTarget(text: string, policy: TargetPolicy): Promise<T
     } catch {
       addresses = [];
     }
-    if (addresses.length === 0) return new Error(`${host} does not resolve to an address`);
+    if (addresses.length === 0) return refused;
   }
-  if (!policy.allowPrivate) {
-    const refused = addresses.find((a) => !isPublicAddress(a));
-    if (refused) {
-      return new Error(`${host} resolves to ${refused}, a private or reserved address`);
-    }
-  }
+  if (!policy.allowPrivate && !addresses.every(isPublicAddress)) return refused;
   return { url, addresses };
 }

@@ -124,6 +124,6 @@ Deno.test("https deliveries connect to the checked address and verify the URL's 
   } while (delivery?.status !== "failed" && Date.now() - started < 10_000);
   assert.equal(delivery.status, "failed");
   assert.equal(delivery.lastStatusCode, null);
-  assert.match(delivery.history[0].error, /certificate|name|invalid/i);
+  assert.equal(delivery.history[0].category, "tls");
   assert.equal(receiver.received.length, 1, "nothing reached the receiver under another name");
 });
