@@ -42,9 +42,10 @@ export const NO_GRANT: Grant = { via: "none" };
 
 /** The grantor an endpoint records for a change made by `principal`. */
 export function grantorOf(principal: Principal): Grantor {
-  return principal.via === "api_key" && principal.keyId
-    ? { via: "api_key", keyId: principal.keyId }
-    : { via: "session" };
+  // A key principal always names its key; were one not to, it grants nothing rather than all.
+  return principal.via === "session"
+    ? { via: "session" }
+    : { via: "api_key", keyId: principal.keyId ?? "" };
 }
 
 /** The rights of a caller making a change now. */
