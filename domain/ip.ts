@@ -115,3 +115,37 @@ export function addressGroup(address: string): string {
   const network = ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toString()}/64`);
   return `${network.toString()}/64`;
 }
+
+/** How an IPv6 address carries an IPv4 one (IPv4-mapped addresses are parsed as IPv4 already). */
+export type EmbeddingForm = "compatible" | "translated" | "nat64" | "6to4" | "teredo" | "isatap";
+
+/**
+ * The IPv4 address an IPv6 address embeds, and in which form: IPv4-compatible (::/96),
+ * SIIT-translated (::ffff:0:0:0/96), NAT64's well-known prefix (64:ff9b::/96), 6to4
+ * (2002::/16), Teredo (2001::/32, the client's address stored inverted) and ISATAP (interface id
+ * 0:5efe or 200:5efe). Null when it embeds none (:: and ::1 included).
+ */
+export function embeddedIPv4(
+  address: ipaddr.IPv6,
+): { form: EmbeddingForm; ipv4: ipaddr.IPv4 } | null {
+  const p = address.parts;
+  const v4 = (high: number, low: number, invert = 0) =>
+    new ipaddr.IPv4([
+      ((high >> 8) ^ invert) & 0xff,
+      (high ^ invert) & 0xff,
+      ((low >> 8) ^ invert) & 0xff,
+      (low ^ invert) & 0xff,
+    ]);
+  const zeros = (from: number, to: number) => p.slice(from, to).every((part) => part === 0);
+  if (zeros(0, 6) && (p[6] !== 0 || p[7] > 1)) return { form: "compatible", ipv4: v4(p[6], p[7]) };
+  if (zeros(0, 4) && p[4] === 0xffff && p[5] === 0) {
+    return { form: "translated", ipv4: v4(p[6], p[7]) };
+  }
+  if (p[0] === 0x64 && p[1] === 0xff9b && zeros(2, 6)) {
+    return { form: "nat64", ipv4: v4(p[6], p[7]) };
+  }
+  if (p[0] === 0x2002) return { form: "6to4", ipv4: v4(p[1], p[2]) };
+  if (p[0] === 0x2001 && p[1] === 0) return { form: "teredo", ipv4: v4(p[6], p[7], 0xff) };
+  if ((p[4] & 0xfdff) === 0 && p[5] === 0x5efe) return { form: "isatap", ipv4: v4(p[6], p[7]) };
+  return null;
+}

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { Webhook as Signer } from "standardwebhooks";
 import { encodeBase64 } from "./base64.ts";
+import type { Grantor } from "./event_access.ts";
 import { EventSelection } from "./event.ts";
 
 export const MAX_WEBHOOKS = 10;
@@ -43,6 +44,16 @@ export const WebhookView = z.object({
   failingSince: z.string().nullable().meta({
     description: "Start of the current run of failed deliveries; null after a success",
   }),
+  grantedBy: z.object({
+    via: z.enum(["session", "api_key"]),
+    keyId: z.uuid().nullable().meta({ description: "The API key, when via is api_key" }),
+  }).nullable().meta({
+    description: "Who last set the URL or events: the endpoint hears only the event types " +
+      "they may read (api_key.* a session, task.* tasks:read, application.* " +
+      "applications:read), judged again at each event, so a key's revocation, expiry or lost " +
+      "scope narrows it. null: set before this was recorded; it hears only webhook.test until " +
+      "its URL or events are set again.",
+  }),
   createdAt: z.string(),
   updatedAt: z.string(),
 }).meta({ id: "Webhook" });
@@ -70,6 +81,8 @@ export interface WebhookRecord {
   enabled: boolean;
   disabledReason: string | null;
   failingSince: string | null;
+  /** Who last set the URL or events; absent on records stored before it was kept. */
+  grantedBy?: Grantor;
   /** The current secret first; a rotated-out one follows until it expires. */
   secrets: SigningSecret[];
   createdAt: string;
@@ -90,6 +103,7 @@ export function newWebhook(
     description?: string;
     secret: string;
     at: string;
+    grantedBy: Grantor;
   },
 ): WebhookRecord {
   return {
@@ -101,6 +115,7 @@ export function newWebhook(
     enabled: true,
     disabledReason: null,
     failingSince: null,
+    grantedBy: input.grantedBy,
     secrets: [{ secret: input.secret, expiresAt: null }],
     createdAt: input.at,
     updatedAt: input.at,
@@ -117,6 +132,12 @@ export function toWebhookView(hook: WebhookRecord): WebhookView {
     enabled: hook.enabled,
     disabledReason: hook.disabledReason,
     failingSince: hook.failingSince,
+    grantedBy: hook.grantedBy
+      ? {
+        via: hook.grantedBy.via,
+        keyId: hook.grantedBy.via === "api_key" ? hook.grantedBy.keyId : null,
+      }
+      : null,
     createdAt: hook.createdAt,
     updatedAt: hook.updatedAt,
   };

@@ -5,16 +5,20 @@
  * and headers are read (at most a few KB), redirects are never followed, and the whole exchange
  * is bounded by a timeout.
  */
+import { answered, type NoAnswer, noAnswer, type Outcome } from "./delivery.ts";
 import type { Target } from "./webhook_target.ts";
 
 /** What is read of an answer at most: the status line and headers fit, a body is not wanted. */
 export const MAX_RESPONSE_BYTES = 4096;
 
-/** The outcome of one attempt: a status code, or why there was none. */
-export interface PostResult {
-  statusCode: number | null;
-  durationMs: number;
-  error: string | null;
+/** The outcome of one attempt: a status code, or the category of why there was none. */
+export type PostResult = Outcome & { durationMs: number };
+
+/** A failure of a known kind; any other error of the exchange counts as a failed connection. */
+class Failure extends Error {
+  constructor(readonly category: NoAnswer) {
+    super(category);
+  }
 }
 
 export interface PostRequest {
@@ -55,26 +59,37 @@ async function readStatus(conn: Deno.Conn): Promise<number> {
     const end = text.indexOf("\r\n");
     if (end >= 0) {
       const match = /^HTTP\/1\.[01] (\d{3})/.exec(text.slice(0, end));
-      if (!match) throw new Error("the answer is not HTTP/1.1");
+      if (!match) throw new Failure("invalid_response");
       return Number(match[1]);
     }
   }
-  throw new Error("the answer ended before a status line");
+  throw new Failure("invalid_response");
 }
 
 async function connect(target: Target, caCerts?: string[]): Promise<Deno.Conn> {
   const port = Number(target.url.port) || (target.url.protocol === "https:" ? 443 : 80);
-  let lastError: unknown = new Error("no address to connect to");
+  let lastError = new Failure("connection_failed");
   for (const hostname of target.addresses) {
+    let conn: Deno.TcpConn;
     try {
-      const conn = await Deno.connect({ hostname, port });
-      if (target.url.protocol !== "https:") return conn;
-      return await Deno.startTls(conn, {
+      conn = await Deno.connect({ hostname, port });
+    } catch {
+      continue;
+    }
+    if (target.url.protocol !== "https:") return conn;
+    try {
+      const tls = await Deno.startTls(conn, {
         hostname: target.url.hostname.replace(/^\[|\]$/g, ""),
         caCerts,
       });
-    } catch (error) {
-      lastError = error;
+      // Here, so that a refused certificate is told apart from a connection lost later.
+      await tls.handshake();
+      return tls;
+    } catch {
+      try {
+        conn.close();
+      } catch { /* closed by the failed handshake */ }
+      lastError = new Failure("tls");
     }
   }
   throw lastError;
@@ -89,7 +104,7 @@ export async function postWebhook(request: PostRequest): Promise<PostResult> {
   const exchange = (async () => {
     const conn = await connect(request.target, request.caCerts);
     opened.push(conn);
-    if (abandoned) throw new Error("abandoned after the timeout");
+    if (abandoned) throw new Failure("timeout");
     const body = new TextEncoder().encode(request.body);
     const bytes = requestBytes(request.target.url, request.headers, body);
     for (let written = 0; written < bytes.length;) {
@@ -99,17 +114,14 @@ export async function postWebhook(request: PostRequest): Promise<PostResult> {
   })();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`no answer within ${request.timeoutMs} ms`)),
-      request.timeoutMs,
-    );
+    timer = setTimeout(() => reject(new Failure("timeout")), request.timeoutMs);
   });
   try {
     const statusCode = await Promise.race([exchange, timeout]);
-    return { statusCode, durationMs: elapsed(), error: null };
+    return { ...answered(statusCode), durationMs: elapsed() };
   } catch (error) {
-    const message = (error as Error)?.message ?? String(error);
-    return { statusCode: null, durationMs: elapsed(), error: message.slice(0, 200) };
+    const category = error instanceof Failure ? error.category : "connection_failed";
+    return { ...noAnswer(category), durationMs: elapsed() };
   } finally {
     abandoned = true;
     clearTimeout(timer);

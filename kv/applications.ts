@@ -34,25 +34,35 @@ async function getAll<T>(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<(T | null)[]>
 /**
  * Stores a new pending application. Checked in one atomic: the task as read (published, not the
  * applicant's), the applicant's account as read (not deleted meanwhile, so the purge that follows
- * a deletion finds it), and no active application of this user to this task.
+ * a deletion finds it), no active application of this user to this task, and none declined.
  */
 export function createApplication(kv: Deno.Kv, app: ApplicationRecord): Promise<ApplicationRecord> {
   return atomically(CONFLICT, async () => {
-    const [taskEntry, marker, applicant] = await kv.getMany<[TaskRecord, string, UserRecord]>([
+    const [taskEntry, marker, applicant, declined] = await kv.getMany<
+      [TaskRecord, string, UserRecord, string]
+    >([
       tasks.record(app.taskId),
       applications.active(app.applicantId, app.taskId),
       users.record(app.applicantId),
+      applications.declined(app.applicantId, app.taskId),
     ]);
     const task = assertCanApply(taskEntry.value, app.applicantId);
     if (!applicant.value || applicant.value.deletedAt) throw notFound("User");
     if (marker.value !== null) {
       throw new AppError("ALREADY_APPLIED", "You already have an active application to this task");
     }
+    if (declined.value !== null) {
+      throw new AppError(
+        "APPLICATION_DECLINED",
+        "Your application to this task was declined; you cannot apply to it again",
+      );
+    }
     const stored: ApplicationRecord = { ...app, taskOwnerId: task.userId };
     const op = kv.atomic()
       .check(taskEntry)
       .check(marker)
       .check(applicant)
+      .check(declined)
       .check({ key: applications.record(app.id), versionstamp: null })
       .set(applications.record(app.id), stored)
       .set(applications.byTask(app.taskId, app.orderKey), app.id)
@@ -63,7 +73,11 @@ export function createApplication(kv: Deno.Kv, app: ApplicationRecord): Promise<
   });
 }
 
-/** Adds to `op` the application's new state, its marker's end, and the task's new count. */
+/**
+ * Adds to `op` the application's new state, its marker's end, a decline's lasting mark (however
+ * the decline came: by the creator, or implied by the task's completion or deletion), and the
+ * task's new count.
+ */
 export function writeChange(
   op: Deno.AtomicOperation,
   next: ApplicationRecord,
@@ -72,6 +86,9 @@ export function writeChange(
 ) {
   op.set(applications.record(next.id), next);
   if (!isActive(next.status)) op.delete(applications.active(next.applicantId, next.taskId));
+  if (next.status === "declined") {
+    op.set(applications.declined(next.applicantId, next.taskId), next.id);
+  }
   if (acceptedDelta !== 0 && task) {
     writeTaskTransition(op, task, { ...task, acceptedCount: acceptedOf(task) + acceptedDelta });
   }

@@ -177,6 +177,12 @@ export const applications = {
    */
   active: (userId: string, taskId: string): Deno.KvKey => ["applications_active", userId, taskId],
   activePrefix: (userId: string): Deno.KvKey => ["applications_active", userId],
+  /** Present once the user's application to the task was declined; value: its id. */
+  declined: (userId: string, taskId: string): Deno.KvKey => [
+    "applications_declined",
+    userId,
+    taskId,
+  ],
 };
 
 export const idempotencyKeys = {

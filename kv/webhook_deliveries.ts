@@ -16,6 +16,7 @@ import { atomically, commit } from "./commit.ts";
 import { readNewestFirst } from "./cursor.ts";
 import { webhooks } from "./keys.ts";
 import { HANDLER_RETRIES, type QueueMessage } from "./queue.ts";
+import { grantAllows } from "./webhook_grants.ts";
 import { listWebhooks } from "./webhooks.ts";
 
 const CONFLICT = "The delivery changed too often to complete; try again";
@@ -71,14 +72,18 @@ export async function startDelivery(
   return (await commit(op)).ok ? d : null;
 }
 
-/** Queue handler: one delivery per enabled endpoint of the account that selects the event. */
+/**
+ * Queue handler: one delivery per enabled endpoint of the account that selects the event and
+ * whose grantor may read it now (kv/webhook_grants.ts).
+ */
 export async function fanOut(
   kv: Deno.Kv,
   message: { userId: string; event: WebhookEvent },
   now: number,
 ) {
   for (const hook of await listWebhooks(kv, message.userId)) {
-    if (hook.enabled && selects(hook.events, message.event.type)) {
+    const { type } = message.event;
+    if (hook.enabled && selects(hook.events, type) && await grantAllows(kv, { hook, type, now })) {
       await startDelivery(kv, { hook, event: message.event, now });
     }
   }

@@ -3,7 +3,7 @@
  * target again, sign, post, record the outcome with the next attempt's message, then keep the
  * endpoint's failure run: 5 days of failures in a row disable it).
  */
-import type { DeliveryAttempt } from "../domain/delivery.ts";
+import { type DeliveryAttempt, noAnswer } from "../domain/delivery.ts";
 import { SERVICE_ORIGIN } from "../domain/security_log.ts";
 import { signatureHeader, signingSecrets, type WebhookRecord } from "../domain/webhook.ts";
 import { postWebhook } from "../domain/webhook_post.ts";
@@ -34,20 +34,17 @@ async function attempt(
   const { hook, delivery, number } = sending;
   const now = ctx.now();
   const at = new Date(now).toISOString();
-  const failed = (error: string): DeliveryAttempt => ({
+  const failed = (category: Parameters<typeof noAnswer>[0]): DeliveryAttempt => ({
     attempt: number,
     at,
-    statusCode: null,
     durationMs: 0,
-    error,
+    ...noAnswer(category),
   });
-  if (!hook) return failed("the endpoint was deleted");
-  if (!hook.enabled && delivery.eventType !== "webhook.test") {
-    return failed("the endpoint is disabled");
-  }
+  if (!hook) return failed("endpoint_deleted");
+  if (!hook.enabled && delivery.eventType !== "webhook.test") return failed("endpoint_disabled");
   // Checked again at each attempt, and the connection goes to the addresses checked here.
   const target = await checkTarget(hook.url, ctx.webhooks);
-  if (target instanceof Error) return failed(target.message);
+  if (target instanceof Error) return failed("target_refused");
   const result = await postWebhook({
     target,
     headers: {

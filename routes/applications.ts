@@ -35,7 +35,8 @@ const applyRoute = defineRoute({ scope: "applications:write" }, {
   tags: ["Applications"],
   summary: "Apply to a published task of someone else",
   description: "One active (pending or accepted) application per user and task: a second is " +
-    "409 ALREADY_APPLIED. A task the caller cannot see is 404; one's own task is 403.",
+    "409 ALREADY_APPLIED; after a decline, any new application to the task is 409 " +
+    "APPLICATION_DECLINED. A task the caller cannot see is 404; one's own task is 403.",
   request: { params: IdParam, body: jsonBody(ApplicationCreate) },
   responses: {
     201: jsonContent(Application, "The new application, pending"),

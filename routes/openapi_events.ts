@@ -6,6 +6,7 @@ import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ApiKeyMetadata } from "../domain/api_key.ts";
 import { Application } from "../domain/application.ts";
 import { EVENT_TYPES, type EventType } from "../domain/event.ts";
+import { EVENT_READERS } from "../domain/event_access.ts";
 import { TaskDetail } from "../domain/task_view.ts";
 import { WebhookView } from "../domain/webhook.ts";
 import type { AppEnv } from "./env.ts";
@@ -55,6 +56,14 @@ const Headers = z.object({
   }),
 });
 
+/** Which endpoints hear a type: those whose URL and events were set by a caller who may read it. */
+function hearers(type: EventType): string {
+  const needs = EVENT_READERS[type];
+  if (needs === null) return "Every endpoint selecting it hears it.";
+  const who = needs === "session" ? "a session token" : `a session or an API key holding ${needs}`;
+  return `Heard only by endpoints whose URL and events were last set with ${who} (a key still live).`;
+}
+
 /** Registers one OpenAPI webhook per event type. */
 export function registerEventDocs(app: OpenAPIHono<AppEnv>) {
   for (const type of EVENT_TYPES) {
@@ -78,7 +87,7 @@ export function registerEventDocs(app: OpenAPIHono<AppEnv>) {
       summary: SUMMARIES[type],
       description: "Verify the signature (e.g. with the `standardwebhooks` package) before " +
         "trusting the body. Answer 2xx within 15 s; anything else is retried after about 5 s, " +
-        "5 min, 30 min, 2 h, 5 h, 10 h and 10 h.",
+        `5 min, 30 min, 2 h, 5 h, 10 h and 10 h. ${hearers(type)}`,
       request: {
         headers: Headers,
         body: { required: true, content: { "application/json": { schema: envelope } } },

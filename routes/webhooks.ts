@@ -4,7 +4,8 @@
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { invalid, notFound } from "../domain/errors.ts";
+import { AppError, invalid, notFound } from "../domain/errors.ts";
+import { firstUnreadable, grantOf, grantorOf } from "../domain/event_access.ts";
 import type { SecurityEventType } from "../domain/security_log.ts";
 import {
   generateSecret,
@@ -100,6 +101,30 @@ async function checkedUrl(c: Context<AppEnv>, url: string): Promise<string> {
   return target.url.href;
 }
 
+/**
+ * The caller must be able to read every event type it selects (`["*"]` means those it may):
+ * 403 naming what is missing. Returns the grantor the endpoint then records.
+ */
+function checkedGrantor(c: Context<AppEnv>, events: readonly string[]) {
+  const principal = principalOf(c);
+  const unreadable = firstUnreadable(grantOf(principal), events);
+  if (unreadable?.needs === "session") {
+    throw new AppError(
+      "SESSION_REQUIRED",
+      `Only a session token may subscribe to ${unreadable.type}: API key events are for sessions`,
+      { scope: "session" },
+    );
+  }
+  if (unreadable) {
+    throw new AppError(
+      "SCOPE_INSUFFICIENT",
+      `This API key lacks the scope ${unreadable.needs}, needed to receive ${unreadable.type}`,
+      { scope: unreadable.needs },
+    );
+  }
+  return grantorOf(principal);
+}
+
 /** The security log entry of an endpoint change. */
 function logged(c: Context<AppEnv>, type: SecurityEventType, webhookId: string) {
   return () => ({ security: { type, origin: originOf(c), webhookId } });
@@ -109,6 +134,7 @@ export function registerWebhooks(api: OpenAPIHono<AppEnv>) {
   api.openapi(createRouteDef, async (c) => {
     const { kv, now } = c.var.deps;
     const input = c.req.valid("json");
+    const grantedBy = checkedGrantor(c, input.events);
     const url = await checkedUrl(c, input.url);
     const at = new Date(now()).toISOString();
     const secret = generateSecret();
@@ -119,6 +145,7 @@ export function registerWebhooks(api: OpenAPIHono<AppEnv>) {
       description: input.description,
       secret,
       at,
+      grantedBy,
     });
     await createWebhook(kv, hook, { now: now(), ...logged(c, "webhook.created", hook.id)() });
     c.header("Location", `/api/v1/webhooks/${hook.id}`);
@@ -149,8 +176,15 @@ export function registerWebhooks(api: OpenAPIHono<AppEnv>) {
       change: (hook) => {
         if (!hook) return null;
         const enabling = patch.enabled === true && !hook.enabled;
+        // Whoever sets where events go, or which, grants them: checked against the events
+        // the endpoint will have. A description or an on/off switch keeps the grantor.
+        const regranted = patch.url !== undefined || patch.events !== undefined;
+        const grantedBy = regranted
+          ? checkedGrantor(c, patch.events ?? hook.events)
+          : hook.grantedBy;
         return {
           ...hook,
+          grantedBy,
           url: url ?? hook.url,
           events: patch.events ?? hook.events,
           description: patch.description ?? hook.description,

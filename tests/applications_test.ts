@@ -364,3 +364,38 @@ Deno.test("task and account changes settle applications", async (t) => {
     assert.equal(onErin.task.status, "deleted");
   });
 });
+
+Deno.test("a declined applicant can apply again at once, without limit: no longer, a decline stays", async () => {
+  await using svc = await setup();
+  const ada = await signUp(svc, { firstName: "Ada" });
+  const bob = await signUp(svc, { firstName: "Bob" });
+  const cid = await signUp(svc, { firstName: "Cid" });
+  const task = await postTask(svc, ada.token, { maxPeople: 3 });
+
+  const first = await apply(svc, bob, task.id);
+  assert.equal(first.status, 201);
+  assert.equal((await setStatus(svc, ada, first.body.id, "declined")).status, 200);
+  for (let i = 0; i < 3; i++) {
+    const again = await apply(svc, bob, task.id, { message: `please, attempt ${i + 2}` });
+    assert.equal(again.status, 409);
+    assert.equal(again.body.code, "APPLICATION_DECLINED");
+  }
+  const listed = await getJson(svc, `/api/v1/tasks/${task.id}/applications`, ada);
+  assert.deepEqual(
+    listed.body.map((a: { id: string; status: string }) => [a.id, a.status]),
+    [[first.body.id, "declined"]],
+    "nothing new was stored",
+  );
+
+  // Declining an accepted application is a decline too.
+  const accepted = await apply(svc, cid, task.id);
+  assert.equal((await setStatus(svc, ada, accepted.body.id, "accepted")).status, 200);
+  assert.equal((await setStatus(svc, ada, accepted.body.id, "declined")).status, 200);
+  assert.equal((await apply(svc, cid, task.id)).body.code, "APPLICATION_DECLINED");
+
+  // A withdrawal is the applicant's own choice: they may apply again.
+  const dan = await signUp(svc, { firstName: "Dan" });
+  const withdrawn = await apply(svc, dan, task.id);
+  assert.equal((await setStatus(svc, dan, withdrawn.body.id, "withdrawn")).status, 200);
+  assert.equal((await apply(svc, dan, task.id)).status, 201);
+});

@@ -18,6 +18,7 @@ function hook(secret: string): WebhookRecord {
     events: ["*"],
     secret,
     at: "2026-11-24T10:00:00.000Z",
+    grantedBy: { via: "session" },
   });
 }
 

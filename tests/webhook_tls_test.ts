@@ -79,7 +79,14 @@ async function certificates(name: string) {
 
 async function endpoint(kv: Deno.Kv, userId: string, url: string): Promise<WebhookRecord> {
   const at = new Date().toISOString();
-  const hook = newWebhook({ userId, url, events: ["*"], secret: generateSecret(), at });
+  const hook = newWebhook({
+    userId,
+    url,
+    events: ["*"],
+    secret: generateSecret(),
+    at,
+    grantedBy: { via: "session" },
+  });
   await createWebhook(kv, hook, { now: Date.now() });
   return hook;
 }
@@ -117,6 +124,6 @@ Deno.test("https deliveries connect to the checked address and verify the URL's 
   } while (delivery?.status !== "failed" && Date.now() - started < 10_000);
   assert.equal(delivery.status, "failed");
   assert.equal(delivery.lastStatusCode, null);
-  assert.match(delivery.history[0].error, /certificate|name|invalid/i);
+  assert.equal(delivery.history[0].category, "tls");
   assert.equal(receiver.received.length, 1, "nothing reached the receiver under another name");
 });
