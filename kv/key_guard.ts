@@ -116,10 +116,9 @@ export class KeyGuard {
    * request, else the refusal is thrown), so the commit may go again under its new versionstamp;
    * false when the failed check was the caller's own.
    */
-  async keyMoved(): Promise<boolean> {
-    const before = this.#expected;
+  async keyMoved(checked: Deno.AtomicCheck): Promise<boolean> {
     const entry = await this.#inner.get<ApiKeyRecord>(this.#record);
-    if (entry.versionstamp === before) return false;
+    if (entry.versionstamp === checked.versionstamp) return false;
     await this.#judge(entry);
     return true;
   }
@@ -178,12 +177,13 @@ class GuardedAtomic implements Deno.AtomicOperation {
     for (let round = 0;; round++) {
       const op = this.inner.atomic();
       for (const step of this.#steps) step(op);
-      const result = await op.check(this.guard.keyCheck()).commit();
+      const keyCheck = this.guard.keyCheck();
+      const result = await op.check(keyCheck).commit();
       if (result.ok) {
         this.guard.committed();
         return result;
       }
-      if (round + 1 >= MAX_KEY_ROUNDS || !await this.guard.keyMoved()) return result;
+      if (round + 1 >= MAX_KEY_ROUNDS || !await this.guard.keyMoved(keyCheck)) return result;
     }
   }
 }
