@@ -102,6 +102,76 @@ Deno.test("a key changed through one instance is refused by the next request on 
   );
 });
 
+/** A store whose next commit, once armed, waits until released: a request held mid-write. */
+function gated(inner: Deno.Kv) {
+  let gate: { reached: () => void; release: Promise<void> } | null = null;
+  const kv = new Proxy(inner, {
+    get(target, name) {
+      if (name !== "atomic") {
+        const value = Reflect.get(target, name, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      }
+      return () => {
+        const op = target.atomic();
+        const commit = op.commit.bind(op);
+        op.commit = async () => {
+          const held = gate;
+          gate = null;
+          if (held) {
+            held.reached();
+            await held.release;
+          }
+          return commit();
+        };
+        return op;
+      };
+    },
+  });
+  return {
+    kv,
+    /** Holds the next commit; resolves `reached` when it arrives, lets it go on `release()`. */
+    arm() {
+      let release!: () => void;
+      let reached!: () => void;
+      const arrived = new Promise<void>((r) => reached = r);
+      gate = { reached, release: new Promise<void>((r) => release = r) };
+      return { arrived, release };
+    },
+  };
+}
+
+Deno.test("a write whose key is revoked while its request runs is not committed", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".sqlite3" });
+  using kvA = await Deno.openKv(path);
+  using kvB = await Deno.openKv(path);
+  const held = gated(kvB);
+  await using a = await setup({ kv: kvA, deps: { now: () => frozen } });
+  await using b = await setup({ kv: held.kv, deps: { now: () => frozen } });
+  const user = await signUp(a);
+  const key = await createKey(a, user.token);
+  assert.equal((await b.request("/v1/users/me", { headers: apiKey(key.value) })).status, 200);
+
+  const { arrived, release } = held.arm();
+  const writing = b.request("/api/v1/tasks", {
+    method: "POST",
+    headers: apiKey(key.value),
+    json: taskBody({ title: "Held mid-write" }),
+  });
+  await arrived; // B has read and is about to commit
+  const revoked = await a.request(`/api/v1/keys/${key.id}`, {
+    method: "DELETE",
+    headers: bearer(user.token),
+  });
+  assert.equal(revoked.status, 200);
+  release();
+  const res = await writing;
+  assert.equal(res.status, 401);
+  assert.equal((await res.json()).code, "API_KEY_INVALID");
+  const tasks = await a.request("/api/v1/tasks/me/created", { headers: bearer(user.token) });
+  assert.deepEqual(await tasks.json(), []);
+  await Deno.remove(path);
+});
+
 Deno.test("a keyed read of a task by id is one KV read, the key's record in it", async () => {
   using inner = await Deno.openKv(":memory:"); // closed after the service is disposed
   const metered = meter(inner);
