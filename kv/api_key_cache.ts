@@ -1,7 +1,9 @@
 /**
  * API-key records cached in memory for the authentication path, so a key in use costs neither a
  * KV read nor a SHA-256 per request. Every change that matters to authentication (patch,
- * regenerate, revoke, account deletion) rewrites `apiKeys.changed()`, which every instance polls.
+ * regenerate, revoke, account deletion) rewrites `apiKeys.changed()`, which every instance polls
+ * to keep the cache fresh; what makes a change hold at once is the request's own check of the
+ * record (kv/key_guard.ts).
  */
 import { keyDigest, type KeyMatch } from "../domain/api_key.ts";
 import { findApiKeyByDigest } from "./api_keys.ts";
@@ -15,7 +17,10 @@ import { PolledCache } from "./polled_cache.ts";
  * them. A previous value's deadline is in the cached record and judged per request (`isLive`),
  * so it holds on every instance without any change marker moving.
  */
-export type ApiKeyCache = PolledCache<KeyMatch>;
+export type ApiKeyCache = PolledCache<CachedKey>;
+
+/** A key's record as read, with its versionstamp: a request acting for it confirms that. */
+export type CachedKey = KeyMatch & { versionstamp: string };
 
 export function newApiKeyCache(kv: Deno.Kv, now: () => number): ApiKeyCache {
   return new PolledCache(

@@ -83,17 +83,18 @@ export async function getApiKey(
 }
 
 /**
- * Resolves a presented key by its digest to its record (revoked or not) and to which of its
- * values it is; null when unknown.
+ * Resolves a presented key by its digest to its record (revoked or not), its versionstamp (what a
+ * request acting for it checks), and which of its values it is; null when unknown.
  */
 export async function findApiKeyByDigest(
   kv: Deno.Kv,
   digest: string,
-): Promise<KeyMatch | null> {
+): Promise<(KeyMatch & { versionstamp: string }) | null> {
   const ref = await kv.get<{ userId: string; keyId: string }>(apiKeys.byDigest(digest));
   if (!ref.value) return null;
   const entry = await kv.get<ApiKeyRecord>(apiKeys.record(ref.value.userId, ref.value.keyId));
-  return entry.value ? matchDigest(entry.value, digest) : null;
+  const match = entry.value ? matchDigest(entry.value, digest) : null;
+  return match && { ...match, versionstamp: entry.versionstamp! };
 }
 
 // A previous value's index entry outlives its deadline by this much before KV drops it: expiry

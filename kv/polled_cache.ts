@@ -42,10 +42,15 @@ export class PolledCache<V> {
 
   /** The record for `key`, from memory when cached and the marker has not moved. */
   async find(key: string): Promise<V | null> {
+    return (await this.lookup(key)).value;
+  }
+
+  /** `find`, saying whether the record was read from KV by this call (`loaded`). */
+  async lookup(key: string): Promise<{ value: V | null; loaded: boolean }> {
     const now = this.now();
     if (now - this.#polledAt > MAX_POLL_AGE_MS) await this.poll();
     const hit = this.#entries.get(key);
-    if (hit && now - hit.at <= ENTRY_TTL_MS) return hit.value;
+    if (hit && now - hit.at <= ENTRY_TTL_MS) return { value: hit.value, loaded: false };
     const generation = this.#generation;
     const value = await this.load(key);
     if (value !== null && generation === this.#generation) {
@@ -55,7 +60,14 @@ export class PolledCache<V> {
       }
       this.#entries.set(key, { value, at: now });
     }
-    return value;
+    return { value, loaded: true };
+  }
+
+  /** Replaces one cached record by a newer read of it, or drops it (null). */
+  renew(key: string, value: V | null) {
+    this.#generation++;
+    this.#entries.delete(key);
+    if (value !== null) this.#entries.set(key, { value, at: this.now() });
   }
 
   /** Drops every cached record: called at once by the instance that made a change. */

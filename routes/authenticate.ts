@@ -2,9 +2,16 @@
  * The authentication middleware: resolves the credential and applies the checks of API.md
  * section 2 in their fixed order, the first failure answering.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { verify } from "hono/jwt";
-import { isLive, isWellFormedKey } from "../domain/api_key.ts";
+import {
+  isLive,
+  isWellFormedKey,
+  keyDigest,
+  type KeyMatch,
+  matchDigest,
+} from "../domain/api_key.ts";
+import { KeyGuard } from "../kv/key_guard.ts";
 import { type Access, hasScope, type Principal } from "../domain/auth.ts";
 import { AppError } from "../domain/errors.ts";
 import { addressAllowed } from "../domain/ip.ts";
@@ -33,16 +40,32 @@ const invalidKey = () => new AppError("API_KEY_INVALID", "The API key is invalid
 const invalidToken = () =>
   new AppError("TOKEN_INVALID", "The session token is invalid, expired or logged out");
 
-async function apiKeyPrincipal(deps: Deps, value: string, clientIp: string) {
-  if (!isWellFormedKey(value)) throw invalidKey();
-  const match = await deps.apiKeyCache.find(value);
-  if (!match || !isLive(match, deps.now())) throw invalidKey();
-  const key = match.key;
-  if (key.ipWhitelist.length > 0 && !addressAllowed(clientIp, key.ipWhitelist)) {
+/** The checks of a key value's record, in API.md's order: live (401), then the address (403). */
+function checkKey(match: KeyMatch | null, now: number, clientIp: string): KeyMatch {
+  if (!match || !isLive(match, now)) throw invalidKey();
+  const whitelist = match.key.ipWhitelist;
+  if (whitelist.length > 0 && !addressAllowed(clientIp, whitelist)) {
     throw new AppError("IP_NOT_ALLOWED", `Requests from ${clientIp} are not allowed for this key`);
   }
-  // A deleted account's keys are revoked by its deletion; until every instance has seen that,
-  // its live-user cache (dropped within a second everywhere) already refuses them.
+  return match;
+}
+
+function checkScope(principal: Principal, access: Access) {
+  if (typeof access === "object" && !hasScope(principal, access.scope)) {
+    throw new AppError(
+      "SCOPE_INSUFFICIENT",
+      `This API key lacks the scope ${access.scope}`,
+      { scope: access.scope },
+    );
+  }
+}
+
+async function apiKeyPrincipal(deps: Deps, value: string, clientIp: string) {
+  if (!isWellFormedKey(value)) throw invalidKey();
+  const { value: cached, loaded } = await deps.apiKeyCache.lookup(value);
+  const { key } = checkKey(cached, deps.now(), clientIp);
+  // A deleted account's keys are revoked by its deletion before it answers (and the key guard
+  // sees that); a key read while the deletion runs is refused by the live-user cache.
   if (!await deps.userCache.find(key.userId)) throw invalidKey();
   deps.lastUsed.note(key, clientIp, deps.now());
   const principal: Principal = {
@@ -52,7 +75,37 @@ async function apiKeyPrincipal(deps: Deps, value: string, clientIp: string) {
     keyId: key.id,
     rateLimitPerHour: key.rateLimitPerHour ?? undefined,
   };
-  return principal;
+  return { principal, versionstamp: cached!.versionstamp, loaded };
+}
+
+/**
+ * The request's view of the store under its key (kv/key_guard.ts): when the key's record moved
+ * since it was cached, it is judged again as it is now, by the same checks in the same order.
+ */
+function guardKey(c: Context<AppEnv>, access: Access, key: KeyInUse): KeyGuard {
+  const deps = c.var.deps;
+  const value = key.value;
+  return new KeyGuard(deps.kv, {
+    userId: key.principal.userId,
+    keyId: key.principal.keyId!,
+    versionstamp: key.versionstamp,
+    fresh: key.loaded,
+    rejudge: async (entry) => {
+      const match = entry.value ? matchDigest(entry.value, await keyDigest(value)) : null;
+      // The newer read replaces the cached one: a change that still allows the key (its last
+      // use written, a new name) costs the next request nothing.
+      deps.apiKeyCache.renew(value, match && { ...match, versionstamp: entry.versionstamp! });
+      const { key: record } = checkKey(match, deps.now(), c.var.clientIp);
+      checkScope({ ...key.principal, scopes: record.scopes }, access);
+    },
+  });
+}
+
+interface KeyInUse {
+  value: string;
+  principal: Principal;
+  versionstamp: string;
+  loaded: boolean;
 }
 
 async function sessionPrincipal(deps: Deps, token: string): Promise<Principal> {
@@ -93,10 +146,17 @@ export function authenticate(access: Access): MiddlewareHandler<AppEnv> {
       return await next();
     }
     let principal: Principal;
+    let key: KeyInUse | null = null;
     try {
-      principal = credential.kind === "api_key"
-        ? await apiKeyPrincipal(deps, credential.value, c.get("clientIp"))
-        : await sessionPrincipal(deps, credential.token);
+      if (credential.kind === "api_key") {
+        key = {
+          value: credential.value,
+          ...await apiKeyPrincipal(deps, credential.value, c.var.clientIp),
+        };
+        principal = key.principal;
+      } else {
+        principal = await sessionPrincipal(deps, credential.token);
+      }
     } catch (refused) {
       // A credential that fails gets its caller no budget of its own, so it draws from the
       // address's, as a request without one does: made-up keys and tokens are bounded work too.
@@ -106,18 +166,23 @@ export function authenticate(access: Access): MiddlewareHandler<AppEnv> {
     }
     if (principal.keyId) c.set("keyInUse", principal.keyId);
     await enforceRequestBudget(c, deps, principal);
-    if (typeof access === "object" && !hasScope(principal, access.scope)) {
-      throw new AppError(
-        "SCOPE_INSUFFICIENT",
-        `This API key lacks the scope ${access.scope}`,
-        { scope: access.scope },
-      );
-    }
+    checkScope(principal, access);
     if (access === "session" && principal.via !== "session") {
       throw new AppError("SESSION_REQUIRED", "This endpoint needs a session token, not an API key");
     }
     c.set("principal", principal);
+    if (!key) return await next();
+    // The key was judged from this instance's cache: the handler's first read carries its record
+    // and its commits check it, and no answer leaves before the key is confirmed as it is now.
+    const guard = guardKey(c, access, key);
+    c.set("deps", { ...deps, kv: guard.kv });
     await next();
+    try {
+      await guard.confirm();
+    } catch (refused) {
+      await c.res.body?.cancel();
+      throw refused;
+    }
   };
 }
 

@@ -13,13 +13,21 @@ function jsonArrayStream<T>(
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let started = false;
+  let first: Promise<IteratorResult<T>> | null = null;
   return new ReadableStream<Uint8Array>({
+    start() {
+      // The first read begins with the response, not at the client's first pull: a request
+      // acting for an API key confirms the key beside it, before the answer leaves.
+      first = items.next();
+      first.catch(() => {}); // answered in pull
+    },
     async pull(controller) {
       try {
         const parts: string[] = [];
         let done = false;
         while (parts.length < itemsPerChunk) {
-          const next = await items.next();
+          const next = await (first ?? items.next());
+          first = null;
           if (next.done) {
             done = true;
             break;

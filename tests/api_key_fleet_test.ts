@@ -1,6 +1,6 @@
 /**
  * Keys across real processes on one KV file (tests/fleet.ts): a rolled key's grace and deadline
- * hold on every member.
+ * hold on every member, and its end holds there from the answer on.
  */
 import assert from "node:assert/strict";
 import type { ApiKeyRecord } from "../domain/api_key.ts";
@@ -13,11 +13,14 @@ async function meStatus(base: string, key: string): Promise<number> {
   return (await call(`${base}/v1/users/me`, { headers: { "X-API-Key": key } })).status;
 }
 
-/** Polls until `check` holds, for at most `ms`; member caches poll their marker every 250 ms. */
-async function eventually(check: () => Promise<boolean>, ms = 3_000) {
-  const until = Date.now() + ms;
+/**
+ * Polls until `check` holds: an event awaited, not a time assumed. The bound only keeps a broken
+ * build from hanging the suite; no passing run comes near it, however loaded the machine.
+ */
+async function eventually(check: () => Promise<boolean>) {
+  const bound = Date.now() + 300_000;
   while (!(await check())) {
-    if (Date.now() > until) throw new Error("the condition did not hold in time");
+    if (Date.now() > bound) throw new Error("the condition never held");
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -37,18 +40,18 @@ Deno.test("a rolled key's both values work on every instance, and only the new o
 
   await t.step("B caches the key; A rolls it with a 1 h grace", async () => {
     assert.equal(await meStatus(b, old), 200);
+    const asked = Date.now(); // the service's clock is this machine's: its grace starts after
     const rolled = await call(`${a}/api/v1/keys/${created.body.id}/regenerate`, {
       method: "POST",
       headers: bearer(token),
       json: { expireCurrentIn: "1h" },
     });
     assert.equal(rolled.status, 200);
-    assert.ok(Date.parse(rolled.body.previousExpiresAt) > Date.now() + 3_590_000);
+    assert.ok(Date.parse(rolled.body.previousExpiresAt) >= asked + 3_600_000);
     fresh = rolled.body.key;
   });
 
-  await t.step("both values work on both instances", async () => {
-    await eventually(async () => (await meStatus(b, fresh)) === 200);
+  await t.step("both values work on both instances, from the answer on", async () => {
     for (const base of [a, b]) {
       assert.equal(await meStatus(base, old), 200);
       assert.equal(await meStatus(base, fresh), 200);
@@ -58,22 +61,29 @@ Deno.test("a rolled key's both values work on every instance, and only the new o
   await t.step(
     "the old value fails on both at its deadline, with no change marker moving after it is cached",
     async () => {
-      // Stands in for an hour passing: the stored deadline is moved to 3 s from now, and the
-      // marker moved once so that both members load the record with it.
+      // Stands in for an hour passing: the stored deadline is moved closer. Each member's next
+      // request reads the changed record with its own first read (kv/key_guard.ts) and caches
+      // it; the deadline is then judged from the cached record alone. Tried again further out
+      // when the machine is too loaded to cache it on both members before the deadline.
       await using kv = await Deno.openKv(`${fleet.cwd}/data/marketplace.sqlite3`);
       const userId = (await call(`${a}/v1/users/me`, { headers: bearer(token) })).body.id;
       const key = apiKeys.record(userId, created.body.id);
-      const entry = await kv.get<ApiKeyRecord>(key);
-      const deadline = Date.now() + 3_000;
-      const res = await kv.atomic().check(entry)
-        .set(key, { ...entry.value!, previousExpiresAt: new Date(deadline).toISOString() })
-        .set(apiKeys.changed(), "test")
-        .commit();
-      assert.ok(res.ok);
-      await new Promise((r) => setTimeout(r, 1_000)); // both members poll and reload
-      for (const base of [a, b]) assert.equal(await meStatus(base, old), 200);
+      let deadline = 0;
+      for (let lead = 500; deadline === 0; lead *= 2) {
+        const entry = await kv.get<ApiKeyRecord>(key);
+        const at = Date.now() + lead;
+        const res = await kv.atomic().check(entry)
+          .set(key, { ...entry.value!, previousExpiresAt: new Date(at).toISOString() })
+          .commit();
+        if (!res.ok) continue; // a last-use write came between
+        const statuses = [await meStatus(a, old), await meStatus(b, old)];
+        if (Date.now() < at) {
+          assert.deepEqual(statuses, [200, 200], "the old value works before its deadline");
+          deadline = at;
+        }
+      }
       const marker = await kv.get(apiKeys.changed());
-      await new Promise((r) => setTimeout(r, deadline - Date.now() + 50));
+      await new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now() + 1)));
       for (const base of [a, b]) {
         assert.equal(await meStatus(base, old), 401, "the old value is refused");
         assert.equal(await meStatus(base, fresh), 200, "the new value works");
@@ -91,13 +101,13 @@ Deno.test("a rolled key's both values work on every instance, and only the new o
       });
       assert.equal(res.status, 200);
       assert.equal((await res.json()).previousExpiresAt, null);
-      await eventually(async () => (await meStatus(a, fresh)) === 401);
+      assert.equal(await meStatus(a, fresh), 401);
       assert.equal(await meStatus(b, fresh), 401);
     },
   );
 });
 
-Deno.test("usage figures equal the requests made across two processes within a minute", async () => {
+Deno.test("usage figures come to equal the requests made across two processes", async () => {
   await using fleet = await startFleet(2);
   const token = await fleetSignUp(fleet.base(0), "counter@example.com");
   const created = await call(`${fleet.base(0)}/api/v1/keys`, {
@@ -129,7 +139,7 @@ Deno.test("usage figures equal the requests made across two processes within a m
     }
     seen = sum;
     return JSON.stringify(seen) === JSON.stringify(made);
-  }, 60_000);
+  });
   assert.deepEqual(seen, made);
   assert.deepEqual(made, { ok: 90, clientError: 30, rateLimited: 0, serverError: 0 });
   console.log(`usage complete ${Date.now() - started} ms after the last answer`);

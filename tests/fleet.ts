@@ -107,3 +107,62 @@ export async function fleetSignUp(base: string, email: string): Promise<string> 
   if (login.status !== 200) throw new Error(`login failed: ${JSON.stringify(login.body)}`);
   return login.body.token;
 }
+
+/** `deno task start` (scripts/start.ts) with WORKERS processes on one port: the default start. */
+export interface Service extends AsyncDisposable {
+  base: string;
+  cwd: string;
+  /** The workers' process ids, as each logged when it began listening. */
+  pids: number[];
+}
+
+/**
+ * Starts `deno task start` with `workers` workers in a fresh directory and waits until every one
+ * listens. Its log is read all along, so a busy service never blocks on a full pipe.
+ */
+export async function startService(
+  workers: number,
+  env: Record<string, string> = {},
+): Promise<Service> {
+  const cwd = await Deno.makeTempDir();
+  const child = taskCommand(
+    "start",
+    cwd,
+    bareEnv({ ...FLEET_ENV, WORKERS: String(workers), ...env }),
+  ).spawn();
+  const stderr = new Response(child.stderr).text();
+  const listening: { port: number; pid: number }[] = [];
+  let ready!: () => void;
+  const allListening = new Promise<void>((resolve) => ready = resolve);
+  const reading = (async () => {
+    let buffer = "";
+    for await (const text of child.stdout.pipeThrough(new TextDecoderStream())) {
+      buffer += text;
+      let newline;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        if (!line.includes('"listening"')) continue;
+        const record = JSON.parse(line);
+        if (record.msg !== "listening") continue;
+        listening.push(record);
+        if (listening.length === workers) ready();
+      }
+    }
+  })();
+  const first = await Promise.race([allListening.then(() => null), child.status]);
+  if (first) {
+    throw new Error(`deno task start ended before listening (${first.code}):\n${await stderr}`);
+  }
+  return {
+    base: `http://127.0.0.1:${listening[0].port}`,
+    cwd,
+    pids: listening.map((l) => l.pid),
+    async [Symbol.asyncDispose]() {
+      child.kill("SIGTERM");
+      await child.status;
+      await Promise.all([reading, stderr]);
+      await Deno.remove(cwd, { recursive: true });
+    },
+  };
+}

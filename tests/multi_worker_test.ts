@@ -154,7 +154,7 @@ Deno.test("two processes on one store: writes through both answer no 5xx", async
   });
 
   await t.step(
-    "a key revoked through one process is refused by the other within a second",
+    "a key revoked through one process is refused by the other from the answer on",
     async () => {
       const { id, key } = keys[0];
       const before = await call(`${fleet.base(1)}/api/v1/tasks`, { headers: { "X-API-Key": key } });
@@ -164,14 +164,8 @@ Deno.test("two processes on one store: writes through both answer no 5xx", async
         headers: bearer(token),
       });
       assert.equal(revoked.status, 200);
-      const at = Date.now();
-      let status = 200;
-      while (status === 200 && Date.now() - at < 1_000) {
-        status = (await call(`${fleet.base(1)}/api/v1/tasks`, { headers: { "X-API-Key": key } }))
-          .status;
-        if (status === 200) await new Promise((r) => setTimeout(r, 50));
-      }
-      assert.equal(status, 401, "the other process still accepted the key after a second");
+      const after = await call(`${fleet.base(1)}/api/v1/tasks`, { headers: { "X-API-Key": key } });
+      assert.equal(after.status, 401, "the other process still accepted the revoked key");
     },
   );
 });
