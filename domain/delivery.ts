@@ -35,14 +35,17 @@ export const DeliveryView = z.object({
 }).meta({ id: "WebhookDelivery" });
 export type DeliveryView = z.infer<typeof DeliveryView>;
 
-/** A stored delivery: its view and the exact body every attempt sends. */
+/**
+ * A stored delivery: its view. The body every attempt sends is the event's, stored once apart
+ * (kv/webhook_event_bodies.ts); records written before that carry it in `body`.
+ */
 export interface DeliveryRecord {
   id: string;
   webhookId: string;
   userId: string;
   eventId: string;
   eventType: string;
-  body: string;
+  body?: string;
   status: "pending" | "succeeded" | "failed";
   attemptCount: number;
   nextRetryAt: string | null;
