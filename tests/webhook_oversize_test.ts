@@ -6,6 +6,9 @@
  * for every endpoint and the event was lost.
  */
 import assert from "node:assert/strict";
+import { commit } from "../kv/commit.ts";
+import { addEffects } from "../kv/effects.ts";
+import { MAX_EVENT_BYTES } from "../kv/webhook_event_bodies.ts";
 import { signUp } from "./helpers.ts";
 import { postTask, taskBody } from "./task_fixtures.ts";
 import { startReceiver } from "./webhook_receiver.ts";
@@ -51,4 +54,24 @@ Deno.test("an oversize event: a valid task with a CJK title and full-size fields
       (await deliveries(svc, user.token, hook.id))[0]?.status === "succeeded"
     );
   }
+});
+
+Deno.test("an event too large to store: its cause commits and its deliveries are recorded failed", async () => {
+  await using svc = await workingService();
+  await using receiver = startReceiver();
+  const user = await signUp(svc);
+  const hook = await addEndpoint(svc, user.token, { url: receiver.url, events: ["task.created"] });
+  const cause = ["test_cause", crypto.randomUUID()];
+  const op = svc.kv.atomic().set(cause, true);
+  await addEffects(svc.kv, op, {
+    userId: user.id,
+    now: Date.now(),
+    event: { type: "task.created", data: { blob: "x".repeat(MAX_EVENT_BYTES) } },
+  });
+  assert.ok((await commit(op)).ok, "the cause commits");
+  await svc.jobs.drain();
+  const [delivery] = await deliveries(svc, user.token, hook.id);
+  assert.equal(delivery.status, "failed");
+  assert.match(delivery.history[0].error, /too large/);
+  assert.equal(receiver.received.length, 0);
 });
