@@ -92,8 +92,9 @@ async function main() {
   jobRunner = jobs;
   const background = backgroundJobs(deps).add(pollJob(jobs));
   background.start();
-  const legacy = drainLegacyQueue(kv, deps.now).catch((error) =>
-    deps.log.error("old queue drain stopped", { error: (error as Error).message })
+  const legacy = drainLegacyQueue(kv, deps.now).then(
+    (refused) => refused && deps.log.info("no old KV queue to drain", { reason: refused }),
+    (error) => deps.log.error("old queue drain stopped", { error: (error as Error).message }),
   );
 
   const worker = workerIndex(Deno.args);

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { call, fleetSignUp, startFleet } from "./fleet.ts";
+import { LEASE_MS, POLL_MS } from "../kv/jobs/runner.ts";
 import { taskBody } from "./task_fixtures.ts";
 import { startReceiver } from "./webhook_receiver.ts";
 
@@ -51,7 +52,8 @@ Deno.test("a process killed (kill -9) in the middle of a delivery: it is made af
     // renewal, and the new process's poll finds the job due then.
     const restarted = await startFleet(1, ENV, fleet.cwd);
     try {
-      await receiver.waitFor((r) => r.length >= 2, 60_000);
+      // Within the lease, the next poll, and a margin for a loaded machine.
+      await receiver.waitFor((r) => r.length >= 2, LEASE_MS + POLL_MS + 20_000);
       const [first, second] = receiver.received;
       assert.equal(second.id, first.id, "the same webhook-id");
       assert.deepEqual(second.verifiedWith, [hook.secret]);
@@ -93,7 +95,8 @@ Deno.test("a retry queued before a kill -9 is delivered by the process started a
 
     const restarted = await startFleet(1, ENV, fleet.cwd);
     try {
-      await receiver.waitFor((r) => r.length >= 2, 60_000);
+      // Within the lease, the next poll, and a margin for a loaded machine.
+      await receiver.waitFor((r) => r.length >= 2, LEASE_MS + POLL_MS + 20_000);
       assert.equal(receiver.received[1].id, receiver.received[0].id);
       assert.deepEqual(receiver.received[1].verifiedWith, [hook.secret]);
     } finally {

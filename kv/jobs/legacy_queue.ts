@@ -39,10 +39,11 @@ export function legacyJob(op: Deno.AtomicOperation, value: unknown): boolean {
 
 /**
  * Listens to the old queue until the store closes, when the queue API exists and the drain
- * window is open; resolves at once otherwise. The first time, it also writes a purge job for each
+ * window is open; resolves at once otherwise, or with the reason when the store refuses to listen
+ * (a KV Connect store may have the method but no queue). The first time, it also writes a purge job for each
  * purge marker (the previous version's only trace of a purge whose message was lost).
  */
-export async function drainLegacyQueue(kv: Deno.Kv, now: () => number): Promise<void> {
+export async function drainLegacyQueue(kv: Deno.Kv, now: () => number): Promise<string | void> {
   const listen = (kv as unknown as { listenQueue?: Listen }).listenQueue;
   if (typeof listen !== "function") return;
   const marker = await kv.get<number>(meta.legacyQueueDrain());
@@ -65,8 +66,12 @@ export async function drainLegacyQueue(kv: Deno.Kv, now: () => number): Promise<
     }
   }
   if (now() - since > DRAIN_FOR_MS) return;
-  await listen.call(kv, async (message) => {
-    const op = kv.atomic();
-    if (legacyJob(op, message)) await commit(op);
-  });
+  try {
+    await listen.call(kv, async (message) => {
+      const op = kv.atomic();
+      if (legacyJob(op, message)) await commit(op);
+    });
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
