@@ -224,3 +224,19 @@ Deno.test("a live runner renews its lease while its handler runs: no other runne
     clearInterval(ticking);
   }
 });
+
+Deno.test("more jobs due than a runner runs at once: the rest wait for a free slot, all run", async () => {
+  let release = () => {};
+  const gate = new Promise<void>((resolve) => release = resolve);
+  await using b = await bench(() => gate);
+  const op = b.kv.atomic();
+  for (let i = 0; i < 40; i++) addJob(op, purge(`u${i}`), T0);
+  await commit(op);
+  const runner = b.runner();
+  await runner.scan();
+  assert.equal(b.runs.length, 32, "as many as run at once");
+  release();
+  await runner.drain();
+  assert.equal(b.runs.length, 40);
+  assert.deepEqual(await stored(b.kv), []);
+});

@@ -39,6 +39,8 @@ export class JobRunner {
   readonly #running = new Map<string, Promise<void>>();
   #scan: Promise<void> | null = null;
   #rescan = false;
+  /** Jobs were left for want of a free slot: look again when a run ends. */
+  #full = false;
   #started = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerAt = Infinity;
@@ -144,7 +146,7 @@ export class JobRunner {
         return;
       }
       if (this.#running.size >= MAX_RUNNING) {
-        this.#rescan = true; // looked at again as soon as a run ends
+        this.#full = true;
         return;
       }
       const held = await claimJob(kv, entry, { owner: this.owner, until: now + this.#leaseMs });
@@ -160,7 +162,10 @@ export class JobRunner {
       .catch((error: Error) => this.#failed(held.record, error))
       .finally(() => {
         this.#running.delete(id);
-        if (this.#rescan && !this.#scan) void this.scan();
+        if (this.#full) {
+          this.#full = false;
+          void this.scan();
+        }
       });
     this.#running.set(id, run);
   }
