@@ -67,7 +67,7 @@ Deno.test("a process killed (kill -9) in the middle of a delivery: it is made af
   }
 });
 
-Deno.test("a retry queued before a kill -9 is delivered by the process started after it", async () => {
+Deno.test("a retry scheduled before a kill -9 is delivered by the process started after it", async () => {
   await using receiver = startReceiver();
   receiver.answer = (_, i) =>
     new Response(i === 0 ? "down" : "ok", { status: i === 0 ? 500 : 200 });
@@ -81,7 +81,7 @@ Deno.test("a retry queued before a kill -9 is delivered by the process started a
       headers: bearer(token),
       json: taskBody(),
     });
-    // Killed once the first attempt's outcome is recorded, with the retry's message beside it.
+    // Killed once the first attempt's outcome is recorded, with the retry's job beside it.
     const started = Date.now();
     while (true) {
       const list = await call(`${fleet.base(0)}/v1/webhooks/${hook.id}/deliveries`, {
