@@ -4,7 +4,9 @@
  */
 import { flushStdout } from "./domain/log.ts";
 import { deliveryPolicy, parseSettings, type Settings } from "./domain/settings.ts";
-import { runWorkers } from "./kv/workers.ts";
+import { drainLegacyQueue } from "./kv/jobs/legacy_queue.ts";
+import type { JobRunner } from "./kv/jobs/runner.ts";
+import { pollJob, startJobs } from "./kv/jobs/start.ts";
 import { createApp } from "./routes/app.ts";
 import { backgroundJobs, createDeps } from "./routes/deps.ts";
 import { openStore } from "./kv/store.ts";
@@ -24,6 +26,28 @@ function storeOpenFailure(kvPath: string | undefined, error: unknown): string {
     "Put the file under ./data, or run main.ts with --allow-read=<folder> " +
     `--allow-write=<folder> naming the file's folder. (${error})`;
 }
+
+/** This process's job runner, once main has opened the store; the cron runs it. */
+let jobRunner: JobRunner | null = null;
+
+/**
+ * Every minute, due jobs run even when no instance serves: Deno Deploy starts one for the cron
+ * (registered at module top level, as Deploy requires). It costs one read when nothing is due.
+ * Where Deno.cron is missing or unstable flags are off, the instances' own runners do it all.
+ */
+function registerJobsCron() {
+  const cron =
+    (Deno as { cron?: (name: string, schedule: string, run: () => Promise<void>) => void })
+      .cron;
+  if (typeof cron !== "function") return;
+  try {
+    cron("run due background jobs", "* * * * *", async () => await jobRunner?.drain());
+  } catch {
+    // Registered already (a second import) or refused: the runners still poll.
+  }
+}
+
+if (import.meta.main) registerJobsCron();
 
 /** `--worker=<n>` when started as a worker of `deno task start` (scripts/start.ts), else null. */
 function workerIndex(args: string[]): number | null {
@@ -75,11 +99,19 @@ async function main() {
     );
   }
   const app = createApp(deps);
-  const background = backgroundJobs(deps);
+  const jobs = startJobs({
+    kv,
+    now: deps.now,
+    webhooks: deliveryPolicy(settings),
+    onError: (what, error) => deps.log.error(`job failed: ${what}`, { error: error?.message }),
+  });
+  jobRunner = jobs;
+  const background = backgroundJobs(deps).add(pollJob(jobs));
   background.start();
-  const workers = runWorkers({ kv, now: deps.now, webhooks: deliveryPolicy(settings) }).catch((
-    error,
-  ) => deps.log.error("queue worker stopped", { error: (error as Error).message }));
+  const legacy = drainLegacyQueue(kv, deps.now).then(
+    (refused) => refused && deps.log.info("no old KV queue to drain", { reason: refused }),
+    (error) => deps.log.error("old queue drain stopped", { error: (error as Error).message }),
+  );
 
   const worker = workerIndex(Deno.args);
   const server = Deno.serve({
@@ -100,8 +132,9 @@ async function main() {
     deps.log.info("shutting down", { signal });
     await server.shutdown();
     await background.stop();
+    await jobs.stop();
     kv.close();
-    await workers;
+    await legacy;
     flushStdout();
     Deno.exit(0);
   };

@@ -2,11 +2,19 @@
  * `deno task bench:kv`: what the service reads from and writes to KV, counted as Deno Deploy
  * bills it (read units of 4 KiB, write units of 1 KiB; kv/meter.ts), per request kind, per second
  * of background work under steady keyed traffic, and per idle minute; then what a day of 1M keyed
- * requests and 10k task creations costs at the given prices. In-process on a KV file; compared
+ * requests and 10k task creations costs at the given prices; and what background jobs cost
+ * (kv/jobs/): a job of its own, a webhook event's fan-out and delivery, the runner's poll while
+ * active and the cron's tick when idle. In-process on a KV file; compared
  * against nothing but itself: the table is a price list, not a race. Flags: --samples=50
  * --seconds=20 --read-price=1.00 --write-price=2.50 (USD per million units).
  */
-import { testSettings } from "../domain/settings.ts";
+import { deliveryPolicy, testSettings } from "../domain/settings.ts";
+import { commit } from "../kv/commit.ts";
+import { jobHandlers } from "../kv/jobs/handlers.ts";
+import { JobRunner } from "../kv/jobs/runner.ts";
+import { addJob } from "../kv/jobs/schedule.ts";
+import { pollJob, startJobs } from "../kv/jobs/start.ts";
+import type { JobHandlers } from "../kv/jobs/types.ts";
 import { type KvUsage, meter } from "../kv/meter.ts";
 import { createApp } from "../routes/app.ts";
 import { backgroundJobs, createDeps } from "../routes/deps.ts";
@@ -30,8 +38,14 @@ const deps = await createDeps(
     ANON_RATE_LIMIT_PER_HOUR: 1_000_000_000,
     KEY_CREATION_PER_MINUTE: 1_000_000,
     IDLE_AFTER_SECONDS: 2,
+    WEBHOOK_ALLOW_PRIVATE: "true",
   }),
 );
+const jobs = startJobs({
+  kv: metered.kv,
+  now: () => deps.now(),
+  webhooks: deliveryPolicy(deps.settings),
+});
 const app = createApp(deps);
 const peer = { remoteAddr: { hostname: "203.0.113.7", port: 40000, transport: "tcp" } };
 
@@ -159,7 +173,7 @@ for (const kind of kinds) {
 // Background work of one instance under steady keyed traffic: real timers, real time.
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const perRequest = rows[1];
-const background = backgroundJobs(deps);
+const background = backgroundJobs(deps).add(pollJob(jobs));
 background.start();
 await sleep(1_000);
 metered.reset();
@@ -202,13 +216,108 @@ rows.push(row(
   (performance.now() - idleStarted) / 60_000,
 ));
 await background.stop();
+const busyRow = rows[rows.length - 2];
+const createRow = rows[5];
+
+// Jobs. A job on its own: written (in a cause's atomic: its set only), scanned, claimed, run
+// by a handler that does nothing, deleted.
+const noop = () => Promise.resolve();
+const bare = new JobRunner({
+  handlers: {
+    purge_user: noop,
+    webhook_event: noop,
+    webhook_delivery: noop,
+    api_key_notice: noop,
+    task_declines: noop,
+  } satisfies JobHandlers,
+  context: { kv: metered.kv, now: Date.now, webhooks: deliveryPolicy(deps.settings) },
+});
+await jobs.stop(); // the service's runner would take the jobs first
+metered.reset();
+for (let i = 0; i < SAMPLES; i++) {
+  const op = metered.kv.atomic();
+  addJob(op, { kind: "purge_user", userId: `bench-${i}` });
+  await commit(op);
+  await bare.drain();
+}
+const bareUsage = { ...metered.usage };
+bareUsage.commits -= SAMPLES; // the cause's own commit carries the job
+rows.push(
+  row(
+    "a job of its own (no-op handler): its set, scans, claim, delete, per job",
+    bareUsage,
+    SAMPLES,
+  ),
+);
+
+// A webhook event to one endpoint (a second account's, so the rows above raise none): the
+// task's create, then the fan-out job and the delivery job with its POST to a local receiver.
+const receiver = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
+  await req.body?.cancel();
+  return new Response("ok");
+});
+await send("/v1/users", {
+  method: "POST",
+  json: { email: "hooked@example.com", password, firstName: "Hooked" },
+});
+const hooked = await send("/v1/auth/token", {
+  method: "POST",
+  json: { email: "hooked@example.com", password },
+});
+const hookedSession = { Authorization: `Bearer ${hooked.token}` };
+await send("/v1/webhooks", {
+  method: "POST",
+  headers: hookedSession,
+  json: { url: `http://127.0.0.1:${receiver.addr.port}/hook`, events: ["task.created"] },
+});
+// Not woken by the creates' commits: its jobs run at the drain, counted apart from the creates.
+const eventJobs = new JobRunner({
+  handlers: jobHandlers,
+  context: { kv: metered.kv, now: Date.now, webhooks: deliveryPolicy(deps.settings) },
+});
+const createHooked = (i: number) =>
+  send("/v1/tasks", { method: "POST", headers: hookedSession, json: benchTaskBody(5000 + i) });
+for (let i = 0; i < 3; i++) await createHooked(i);
+await eventJobs.drain();
+metered.reset();
+for (let i = 0; i < SAMPLES; i++) await createHooked(10 + i);
+const createdOnly = { ...metered.usage };
+metered.reset();
+await eventJobs.drain();
+rows.push(row(
+  "POST /tasks with one endpoint: the create, per request",
+  createdOnly,
+  SAMPLES,
+));
+rows.push(row(
+  "its event's jobs: fan-out, delivery (POST, 2xx), per event",
+  metered.usage,
+  SAMPLES,
+));
+await eventJobs.stop();
+await receiver.shutdown();
+
+// The runner's looks when nothing is due: the active instance's poll (every POLL_MS) and the
+// cron's tick, once a minute, which is all an idle instance costs.
+metered.reset();
+for (let i = 0; i < SAMPLES; i++) await bare.scan();
+const scan = { ...metered.usage };
+rows.push(row(
+  `active instance's job poll, nothing due: per minute (${60_000 / pollJob(bare).everyMs} looks)`,
+  scan,
+  SAMPLES / (60_000 / pollJob(bare).everyMs),
+));
+metered.reset();
+for (let i = 0; i < SAMPLES; i++) await bare.drain();
+rows.push(row("cron tick, nothing due: per minute (idle or not)", metered.usage, SAMPLES));
+await bare.stop();
 
 // A day: 1M keyed reads (GET /tasks/:id), 10k creates, one instance busy all day.
 const day = {
-  readUnits: 1_000_000 * rows[1].readUnits + 10_000 * rows[5].readUnits +
-    86_400 * rows[rows.length - 2].readUnits,
-  writeUnits: 1_000_000 * rows[1].writeUnits + 10_000 * rows[5].writeUnits +
-    86_400 * rows[rows.length - 2].writeUnits,
+  readUnits: 1_000_000 * rows[1].readUnits + 10_000 * createRow.readUnits +
+    86_400 * busyRow.readUnits,
+  writeUnits: 1_000_000 * rows[1].writeUnits + 10_000 * createRow.writeUnits +
+    86_400 * busyRow.writeUnits,
 };
 const dayCost = (day.readUnits * READ_PRICE + day.writeUnits * WRITE_PRICE) / 1_000_000;
 
@@ -228,8 +337,8 @@ const lines = [
     (day.writeUnits / 1e6).toFixed(2)
   }M write units: $${dayCost.toFixed(2)} a day, $${(dayCost * 30).toFixed(2)} a month at ` +
   `$${READ_PRICE.toFixed(2)} per million read units and $${WRITE_PRICE.toFixed(2)} per million ` +
-  `write units. Each further instance kept busy adds the background row again; an idle one adds ` +
-  `nothing.`,
+  `write units. Each further instance kept busy adds the background row again (its job poll ` +
+  `included); an idle one adds nothing but the cron's tick.`,
 ];
 console.log(lines.join("\n"));
 await writeResults({
@@ -239,7 +348,8 @@ await writeResults({
     `file, ${SAMPLES} requests of each kind after 3 warm-up ones; the background measured over ` +
     `${SECONDS} s of ${KEYED_PER_SECOND.toFixed(1)} keyed GET /tasks/:id a second with real ` +
     "timers, minus those requests' own reads and writes; the idle instance over 10 s after its " +
-    "jobs paused. Units as Deno Deploy bills KV: a read unit is 4 KiB of one call's keys and " +
+    "jobs paused; the job rows from " + SAMPLES + " jobs, events, polls and cron ticks each. " +
+    "Units as Deno Deploy bills KV: a read unit is 4 KiB of one call's keys and " +
     "values, a write unit 1 KiB of one key written (sizes estimated from JSON, kv/meter.ts)",
   body: lines.join("\n"),
 });

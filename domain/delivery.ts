@@ -24,6 +24,8 @@ export const ATTEMPT_FAILURES = {
   target_refused: "The URL's host is not a public address webhooks may be sent to",
   endpoint_deleted: "The endpoint was deleted",
   endpoint_disabled: "The endpoint is disabled",
+  event_too_large: "The event is too large to send",
+  event_expired: "The event is no longer stored (kept 30 days)",
 } as const;
 export type FailureCategory = keyof typeof ATTEMPT_FAILURES;
 const FAILURE_CATEGORIES = Object.keys(ATTEMPT_FAILURES) as [FailureCategory, ...FailureCategory[]];
@@ -97,14 +99,17 @@ export const DeliveryView = z.object({
 }).meta({ id: "WebhookDelivery" });
 export type DeliveryView = z.infer<typeof DeliveryView>;
 
-/** A stored delivery: its view and the exact body every attempt sends. */
+/**
+ * A stored delivery: its view. The body every attempt sends is the event's, stored once apart
+ * (kv/webhook_event_bodies.ts); records written before that carry it in `body`.
+ */
 export interface DeliveryRecord {
   id: string;
   webhookId: string;
   userId: string;
   eventId: string;
   eventType: string;
-  body: string;
+  body?: string;
   status: "pending" | "succeeded" | "failed";
   attemptCount: number;
   nextRetryAt: string | null;

@@ -1,6 +1,6 @@
 /**
- * The declines implied by completing or deleting a task: the task's write queues one message in
- * its own atomic, and this handler stores each pending application as declined (as `effective`
+ * The declines implied by completing or deleting a task: the task's write adds one job to its
+ * own atomic, and this handler stores each pending application as declined (as `effective`
  * already shows it) with its `application.declined` event, one atomic per application, so that a
  * task with any number of applications raises every event and never loses one.
  */
@@ -8,19 +8,19 @@ import { type ApplicationRecord, effective } from "../domain/application.ts";
 import type { TaskRecord } from "../domain/task.ts";
 import { addApplicationEvents } from "./application_events.ts";
 import { writeChange } from "./applications.ts";
-import { atomically, commit } from "./commit.ts";
+import { atomically } from "./commit.ts";
+import { addJob } from "./jobs/schedule.ts";
+import type { JobContext, JobOutcome, JobPayload } from "./jobs/types.ts";
 import { applications, tasks } from "./keys.ts";
-import { HANDLER_RETRIES, type QueueContext, type QueueMessage } from "./queue.ts";
 
-/** Applications settled per queue message; the rest go in a message of their own. */
+/** Applications settled per run of the job; it runs again for the rest. */
 export const DECLINE_BATCH = 200;
 
 const CONFLICT = "The application changed too often to settle it; try again";
 
-/** The message a task's write out of `published` adds to its atomic. */
+/** The job a task's write out of `published` adds to its atomic. */
 export function queueImpliedDeclines(op: Deno.AtomicOperation, taskId: string) {
-  const message: QueueMessage = { kind: "task_declines", taskId };
-  op.enqueue(message, { backoffSchedule: HANDLER_RETRIES });
+  addJob(op, { kind: "task_declines", taskId });
 }
 
 /** Stores one application as it stands, with its event, when that is a decline not yet stored. */
@@ -39,21 +39,19 @@ async function settleDecline(kv: Deno.Kv, applicationId: string, now: number): P
   });
 }
 
-/** Queue handler of `task_declines`: one batch of the task's applications, after `after`. */
+/** Job handler of `task_declines`: one batch of the task's applications, after `after`. */
 export async function settleImpliedDeclines(
-  ctx: Pick<QueueContext, "kv" | "now">,
-  message: Extract<QueueMessage, { kind: "task_declines" }>,
-): Promise<void> {
+  ctx: Pick<JobContext, "kv" | "now">,
+  message: Extract<JobPayload, { kind: "task_declines" }>,
+): Promise<JobOutcome> {
   const { kv, now } = ctx;
   const prefix = applications.byTaskPrefix(message.taskId);
   const selector = message.after ? { prefix, start: [...prefix, message.after] } : { prefix };
   let read = 0;
   for await (const entry of kv.list<string>(selector, { limit: DECLINE_BATCH + 1 })) {
     if (read === DECLINE_BATCH) {
-      // Maybe more: the rest, from this entry on, in a message of its own.
-      const next: QueueMessage = { ...message, after: String(entry.key.at(-1)) };
-      await commit(kv.atomic().enqueue(next, { backoffSchedule: HANDLER_RETRIES }));
-      return;
+      // Maybe more: the job runs again at once for the rest, from this entry on.
+      return { again: { at: 0, payload: { ...message, after: String(entry.key.at(-1)) } } };
     }
     await settleDecline(kv, entry.value, now());
     read++;

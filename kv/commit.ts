@@ -47,11 +47,22 @@ export async function retryTransient<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
+const afterCommitHooks = new WeakMap<Deno.AtomicOperation, (() => void)[]>();
+
+/** Runs `hook` once `op` has committed through `commit` (a job written wakes its runners). */
+export function afterCommit(op: Deno.AtomicOperation, hook: () => void) {
+  const hooks = afterCommitHooks.get(op);
+  if (hooks) hooks.push(hook);
+  else afterCommitHooks.set(op, [hook]);
+}
+
 /** Commits `op`, retrying transient failures; `{ ok: false }` means a check failed. */
-export function commit(
+export async function commit(
   op: Deno.AtomicOperation,
 ): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
-  return retryTransient(() => op.commit());
+  const result = await retryTransient(() => op.commit());
+  if (result.ok) { for (const hook of afterCommitHooks.get(op) ?? []) hook(); }
+  return result;
 }
 
 /** Commits `op` that has no check that can fail on purpose; a failed commit is a bug or a race. */

@@ -1,13 +1,14 @@
 /**
  * What a change raises besides itself, added to the change's own atomic so that both commit or
- * neither does: a webhook event, queued only when one of the account's endpoints selects its
- * type, and a security log entry.
+ * neither does: a webhook event (its body and its fan-out job), only when one of the account's
+ * endpoints selects its type, and a security log entry.
  */
 import { type EventType, newEvent, selects, type WebhookEvent } from "../domain/event.ts";
 import type { SecurityDraft } from "../domain/security_log.ts";
+import { addJob } from "./jobs/schedule.ts";
 import { webhooks } from "./keys.ts";
-import { HANDLER_RETRIES, type QueueMessage } from "./queue.ts";
 import { recordSecurity } from "./security_log.ts";
+import { writeEventBody } from "./webhook_event_bodies.ts";
 
 export interface Effects {
   event?: { type: EventType; data: unknown };
@@ -49,8 +50,14 @@ export async function addEffects(
   return event;
 }
 
-/** Queues the fan-out of `event` to the account's endpoints, in `op`. */
-function queueEvent(op: Deno.AtomicOperation, userId: string, event: WebhookEvent) {
-  const message: QueueMessage = { kind: "webhook_event", userId, event };
-  op.enqueue(message, { backoffSchedule: HANDLER_RETRIES });
+/** Stores `event`'s body and the job of its fan-out to the account's endpoints, in `op`. */
+export function queueEvent(op: Deno.AtomicOperation, userId: string, event: WebhookEvent) {
+  const unstored = writeEventBody(op, event);
+  addJob(op, {
+    kind: "webhook_event",
+    userId,
+    eventId: event.id,
+    eventType: event.type,
+    ...(unstored ? { unstored } : {}),
+  });
 }

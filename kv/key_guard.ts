@@ -166,8 +166,9 @@ class GuardedAtomic implements Deno.AtomicOperation {
   delete(key: Deno.KvKey): this {
     return this.#step((op) => op.delete(key));
   }
-  enqueue(value: unknown, options?: Parameters<Deno.AtomicOperation["enqueue"]>[1]): this {
-    return this.#step((op) => op.enqueue(value, options));
+  /** Part of the interface only: background work is jobs (kv/jobs/), never a KV queue. */
+  enqueue(): this {
+    throw new Error("KV queues are not used here: write a job (kv/jobs/) instead");
   }
 
   async commit(): Promise<Deno.KvCommitResult | Deno.KvCommitError> {

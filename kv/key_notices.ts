@@ -1,20 +1,18 @@
 /**
  * API key expiry notices: `api_key.expiring` 7 days and 1 day before a key expires, and
- * `api_key.expired` when it does (an event and a security log entry). Their queue messages are
- * enqueued with the key's creation; a queue delay is at most 30 days, so a notice further out
- * waits again when it arrives early.
+ * `api_key.expired` when it does (an event and a security log entry). Their jobs are written with
+ * the key's creation, each due at its notice's time, however far ahead.
  */
 import { type ApiKeyRecord, toMetadata } from "../domain/api_key.ts";
 import type { EventType } from "../domain/event.ts";
 import { SERVICE_ORIGIN } from "../domain/security_log.ts";
-import { atomically, commit } from "./commit.ts";
+import { atomically } from "./commit.ts";
 import { addEffects } from "./effects.ts";
+import { addJob } from "./jobs/schedule.ts";
+import type { JobContext, JobOutcome, JobPayload, KeyNotice } from "./jobs/types.ts";
 import { apiKeys, keyNotices } from "./keys.ts";
-import { HANDLER_RETRIES, type KeyNotice, type QueueContext, type QueueMessage } from "./queue.ts";
 
 const DAY = 86_400_000;
-/** Deno KV refuses a longer enqueue delay. */
-const MAX_QUEUE_DELAY_MS = 30 * DAY;
 
 const NOTICES: { notice: KeyNotice; before: number; type: EventType }[] = [
   { notice: "expiring_7d", before: 7 * DAY, type: "api_key.expiring" },
@@ -22,42 +20,25 @@ const NOTICES: { notice: KeyNotice; before: number; type: EventType }[] = [
   { notice: "expired", before: 0, type: "api_key.expired" },
 ];
 
-function enqueueNotice(
-  op: Deno.AtomicOperation,
-  message: Extract<QueueMessage, { kind: "api_key_notice" }>,
-  now: number,
-) {
-  const delay = Math.min(Math.max(0, message.dueAt - now), MAX_QUEUE_DELAY_MS);
-  op.enqueue(message, { delay, backoffSchedule: HANDLER_RETRIES });
-}
-
-/** Adds to `op` (a key's creation) the messages of the key's notices still ahead of `now`. */
+/** Adds to `op` (a key's creation) the jobs of the key's notices still ahead of `now`. */
 export function scheduleKeyNotices(op: Deno.AtomicOperation, key: ApiKeyRecord, now: number) {
   const expiresAt = Date.parse(key.expiresAt);
   for (const { notice, before } of NOTICES) {
     const dueAt = expiresAt - before;
     if (before > 0 && dueAt <= now) continue;
-    enqueueNotice(
-      op,
-      { kind: "api_key_notice", userId: key.userId, keyId: key.id, notice, dueAt },
-      now,
-    );
+    addJob(op, { kind: "api_key_notice", userId: key.userId, keyId: key.id, notice, dueAt }, dueAt);
   }
 }
 
-/** Queue handler of `api_key_notice`: raises the notice once, for a key still expiring then. */
+/** Job handler of `api_key_notice`: raises the notice once, for a key still expiring then. */
 export async function keyNotice(
-  ctx: QueueContext,
-  message: Extract<QueueMessage, { kind: "api_key_notice" }>,
-) {
+  ctx: JobContext,
+  message: Extract<JobPayload, { kind: "api_key_notice" }>,
+): Promise<JobOutcome> {
   const { kv } = ctx;
   const now = ctx.now();
-  if (now < message.dueAt) {
-    const op = kv.atomic();
-    enqueueNotice(op, message, now);
-    await commit(op);
-    return;
-  }
+  // Run early (a clock behind the writer's): due again at its time.
+  if (now < message.dueAt) return { again: { at: message.dueAt } };
   const spec = NOTICES.find((n) => n.notice === message.notice);
   if (!spec) return;
   await atomically("The key changed too often to raise its notice", async () => {

@@ -17,6 +17,19 @@ export const health = {
 export const meta = {
   /** The task index layout the store's index entries and counters were written in. */
   indexLayout: (): Deno.KvKey => ["meta", "index_layout"],
+  /** When this version first listened for the KV queue messages an older one left (kv/jobs). */
+  legacyQueueDrain: (): Deno.KvKey => ["meta", "legacy_queue_drain"],
+};
+
+/**
+ * Background jobs (kv/jobs/), ordered by when each is due: its schedule, or while a runner holds
+ * it, the end of that runner's lease. So one range lists everything due by a time.
+ */
+export const jobs = {
+  entry: (due: number, jobId: string): Deno.KvKey => ["jobs", due, jobId],
+  start: (): Deno.KvKey => ["jobs"],
+  /** Past every job due before `at`. */
+  dueBefore: (at: number): Deno.KvKey => ["jobs", at],
 };
 
 export const users = {
@@ -319,6 +332,13 @@ export const webhooks = {
     webhookId,
     deliveryId,
   ],
+  /** An event's body as UTF-8 bytes, split in values under 64 KiB; shared by its deliveries. */
+  eventBody: (eventUlid: string, part: number): Deno.KvKey => [
+    "webhook_event_bodies",
+    eventUlid,
+    part,
+  ],
+  eventBodyPrefix: (eventUlid: string): Deno.KvKey => ["webhook_event_bodies", eventUlid],
 };
 
 export const securityLog = {

@@ -83,8 +83,6 @@ export function meter(inner: Deno.Kv): MeteredKv {
             mutations.push({ key: args[0] as Deno.KvKey });
           } else if (name === "mutate") {
             mutations.push(...(args as Deno.KvMutation[]));
-          } else if (name === "enqueue") {
-            mutations.push({ key: ["queue"], value: args[0] });
           }
           const result = (original as (...a: unknown[]) => unknown).apply(target, args);
           return result === target ? proxy : result;
@@ -128,9 +126,6 @@ export function meter(inner: Deno.Kv): MeteredKv {
             atomic().set(key, value, options).commit();
         case "delete":
           return (key: Deno.KvKey) => atomic().delete(key).commit().then(() => {});
-        case "enqueue":
-          return (value: unknown, options?: Parameters<Deno.Kv["enqueue"]>[1]) =>
-            atomic().enqueue(value, options).commit();
         default:
           return original.bind(target);
       }

@@ -8,7 +8,7 @@ import { readNewestFirst } from "./cursor.ts";
 import { atomically, commit } from "./commit.ts";
 import { users } from "./keys.ts";
 import { orderKey } from "./order_key.ts";
-import type { QueueMessage } from "./queue.ts";
+import { addJob } from "./jobs/schedule.ts";
 import type { SecurityDraft } from "../domain/security_log.ts";
 import { recordSecurity } from "./security_log.ts";
 
@@ -103,7 +103,7 @@ export async function listUsers(
 
 /**
  * Deletes an account in one atomic: the record keeps `deletedAt`, the email is freed, the user
- * leaves the listing, and a purge marker is set and queued. From that commit on, readers that
+ * leaves the listing, and a purge marker is set with the purge's job. From that commit on, readers that
  * consult `pendingPurges` hide the user's tasks until the background purge has removed them.
  * Returns null when the user does not exist.
  */
@@ -118,15 +118,14 @@ export function markUserDeleted(
       const entry = await kv.get<StoredUser>(users.record(userId));
       if (!entry.value || entry.value.deletedAt) return { value: null };
       const deleted: StoredUser = { ...entry.value, deletedAt: at, updatedAt: at };
-      const message: QueueMessage = { kind: "purge_user", userId };
       const op = kv.atomic()
         .check(entry)
         .set(users.record(userId), deleted)
         .delete(users.byEmail(emailKey(deleted.email)))
         .delete(users.byTime(deleted.listKey))
         .set(users.purge(userId), at)
-        .set(users.changed(), userId)
-        .enqueue(message, { keysIfUndelivered: [users.purge(userId)] });
+        .set(users.changed(), userId);
+      addJob(op, { kind: "purge_user", userId });
       return { value: deleted, op };
     },
   );

@@ -1,27 +1,28 @@
 /**
- * Deliveries in KV: one record per event and endpoint, created with the queue message of its
- * first attempt in one atomic; each attempt's outcome is recorded with the message of the next
- * attempt in one atomic, so a delivery is never lost between attempts nor retried twice.
+ * Deliveries in KV: one record per event and endpoint, created with the job of its first attempt
+ * in one atomic; each attempt's outcome is recorded with the job of the next attempt in one
+ * atomic, so a delivery is never lost between attempts nor retried twice.
  */
-import { eventUlid, selects, type WebhookEvent } from "../domain/event.ts";
+import { eventUlid, type WebhookEvent } from "../domain/event.ts";
 import {
   afterAttempt,
   DELIVERY_RETENTION_MS,
   type DeliveryAttempt,
   type DeliveryRecord,
+  noAnswer,
 } from "../domain/delivery.ts";
 import type { WebhookRecord } from "../domain/webhook.ts";
 import type { DeliveryPolicy } from "../domain/webhook_schedule.ts";
 import { atomically, commit } from "./commit.ts";
 import { readNewestFirst } from "./cursor.ts";
+import { addJob } from "./jobs/schedule.ts";
+import type { JobPayload } from "./jobs/types.ts";
 import { webhooks } from "./keys.ts";
-import { HANDLER_RETRIES, type QueueMessage } from "./queue.ts";
-import { grantAllows } from "./webhook_grants.ts";
-import { listWebhooks } from "./webhooks.ts";
+import { writeEventBody } from "./webhook_event_bodies.ts";
 
 const CONFLICT = "The delivery changed too often to complete; try again";
 
-function deliveryMessage(d: DeliveryRecord, attempt: number): QueueMessage {
+function deliveryJob(d: DeliveryRecord, attempt: number): JobPayload {
   return {
     kind: "webhook_delivery",
     userId: d.userId,
@@ -37,7 +38,10 @@ function writeDelivery(op: Deno.AtomicOperation, d: DeliveryRecord) {
     .set(webhooks.deliveryById(d.webhookId, d.id), ulid, { expireIn: DELIVERY_RETENTION_MS });
 }
 
-function newDelivery(hook: WebhookRecord, event: WebhookEvent, now: number): DeliveryRecord {
+/** What a delivery needs of its event: the body is stored apart. */
+export type EventRef = Pick<WebhookEvent, "id" | "type">;
+
+function newDelivery(hook: WebhookRecord, event: EventRef, now: number): DeliveryRecord {
   const at = new Date(now).toISOString();
   return {
     id: crypto.randomUUID(),
@@ -45,7 +49,6 @@ function newDelivery(hook: WebhookRecord, event: WebhookEvent, now: number): Del
     userId: hook.userId,
     eventId: event.id,
     eventType: event.type,
-    body: JSON.stringify(event),
     status: "pending",
     attemptCount: 0,
     nextRetryAt: at,
@@ -56,37 +59,31 @@ function newDelivery(hook: WebhookRecord, event: WebhookEvent, now: number): Del
 }
 
 /**
- * Starts the delivery of `event` to `hook`: the record and the first attempt's message in one
+ * Starts the delivery of `event` to `hook`: the record and the first attempt's job in one
  * atomic, unless the delivery exists already (a fan-out that runs again does nothing twice).
+ * A whole `event` (a test send) has its body stored in the same atomic; a fan-out's event had it
+ * stored with its cause. With `unstored` (why the body could not be stored) the delivery is
+ * recorded as failed at once, with that reason as its one attempt.
  */
 export async function startDelivery(
   kv: Deno.Kv,
-  start: { hook: WebhookRecord; event: WebhookEvent; now: number },
+  start: { hook: WebhookRecord; event: EventRef | WebhookEvent; now: number; unstored?: string },
 ): Promise<DeliveryRecord | null> {
   const { hook, event, now } = start;
-  const d = newDelivery(hook, event, now);
+  let unstored = start.unstored ?? null;
   const op = kv.atomic()
     .check({ key: webhooks.delivery(hook.id, eventUlid(event.id)), versionstamp: null });
-  writeDelivery(op, d);
-  op.enqueue(deliveryMessage(d, 1), { backoffSchedule: HANDLER_RETRIES });
-  return (await commit(op)).ok ? d : null;
-}
-
-/**
- * Queue handler: one delivery per enabled endpoint of the account that selects the event and
- * whose grantor may read it now (kv/webhook_grants.ts).
- */
-export async function fanOut(
-  kv: Deno.Kv,
-  message: { userId: string; event: WebhookEvent },
-  now: number,
-) {
-  for (const hook of await listWebhooks(kv, message.userId)) {
-    const { type } = message.event;
-    if (hook.enabled && selects(hook.events, type) && await grantAllows(kv, { hook, type, now })) {
-      await startDelivery(kv, { hook, event: message.event, now });
-    }
+  if ("data" in event) unstored = writeEventBody(op, event);
+  let d = newDelivery(hook, event, now);
+  if (unstored) {
+    const at = new Date(now).toISOString();
+    const attempt = { attempt: 1, at, durationMs: 0, ...noAnswer("event_too_large") };
+    d = { ...d, status: "failed", attemptCount: 1, nextRetryAt: null, history: [attempt] };
+  } else {
+    addJob(op, deliveryJob(d, 1));
   }
+  writeDelivery(op, d);
+  return (await commit(op)).ok ? d : null;
 }
 
 /** A delivery by its event, or null. */
@@ -113,9 +110,9 @@ export async function listDeliveries(
 }
 
 /**
- * Records the outcome of attempt `attempt.attempt` and queues the next one when the schedule has
- * one, in one atomic. Returns the delivery as written, or null when that attempt was recorded
- * already (a redelivered message), in which case nothing is written or queued.
+ * Records the outcome of attempt `attempt.attempt` and writes the next one's job, due at its
+ * `nextRetryAt`, when the schedule has one, in one atomic. Returns the delivery as written, or
+ * null when that attempt was recorded already (a job run again), in which case nothing is written.
  */
 export function recordAttempt(
   kv: Deno.Kv,
@@ -129,10 +126,7 @@ export function recordAttempt(
     const op = kv.atomic().check(entry);
     writeDelivery(op, next);
     if (retryIn !== null) {
-      op.enqueue(deliveryMessage(next, attempt.attempt + 1), {
-        delay: retryIn,
-        backoffSchedule: HANDLER_RETRIES,
-      });
+      addJob(op, deliveryJob(next, attempt.attempt + 1), Date.parse(next.nextRetryAt!));
     }
     return { value: next, op };
   });
@@ -160,7 +154,7 @@ export function resendDelivery(
     };
     const op = kv.atomic().check(entry);
     writeDelivery(op, next);
-    op.enqueue(deliveryMessage(next, next.attemptCount + 1), { backoffSchedule: HANDLER_RETRIES });
+    addJob(op, deliveryJob(next, next.attemptCount + 1), ref.now);
     return { value: next, op };
   });
 }

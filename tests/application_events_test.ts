@@ -92,7 +92,7 @@ Deno.test("created, accepted, declined and withdrawn reach both parties' endpoin
   for (const party of [bob, cid, dee]) {
     await party.receiver.waitFor((r) => applicationEvents({ received: r } as Receiver).length >= 2);
   }
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await svc.jobs.drain(); // every job due has run: nothing else is on its way
 
   assert.deepEqual(
     applicationEvents(ada.receiver).sort(),
@@ -172,7 +172,7 @@ Deno.test("a refused transition raises no event (TASK_FULL, a change by neither 
   assert.equal((await setStatus(svc, cid.user, second.id, "withdrawn")).status, 200);
   await ada.receiver.waitFor((r) => r.some((x) => x.event.type === "application.withdrawn"));
   await cid.receiver.waitFor((r) => r.some((x) => x.event.type === "application.withdrawn"));
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await svc.jobs.drain(); // every job due has run: nothing else is on its way
 
   assert.deepEqual(
     applicationEvents(ada.receiver),
@@ -229,7 +229,7 @@ Deno.test("completing or deleting a task declines its pending applications, each
   await ada.receiver.waitFor((r) => declines(r) >= 2);
   await bob.receiver.waitFor((r) => declines(r) >= 1);
   await cid.receiver.waitFor((r) => declines(r) >= 1);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await svc.jobs.drain(); // every job due has run: nothing else is on its way
 
   const declinedIds = (receiver: Receiver) =>
     applicationEvents(receiver).filter(([type]) => type === "application.declined")
@@ -296,7 +296,7 @@ Deno.test("nothing is sent for an application write whose atomic failed", async 
   };
   await assert.rejects(createApplication(svc.kv, phantom), /changed too often/);
   await ada.receiver.waitFor((r) => r.length >= 1);
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await svc.jobs.drain(); // every job due has run: nothing else is on its way
   assert.deepEqual(applicationEvents(ada.receiver), [["application.created", app.id]]);
   assert.equal(cid.receiver.received.length, 0);
 });
@@ -354,7 +354,7 @@ Deno.test("a task with more pending applications than one batch raises every imp
   const declines = (r: Receiver["received"]) =>
     r.filter((x) => x.event.type === "application.declined").length;
   await ada.receiver.waitFor((r) => declines(r) >= count, 30_000);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await svc.jobs.drain(); // every job due has run: nothing else is on its way
   const ids = ada.receiver.received.filter((r) => r.event.type === "application.declined")
     .map((r) => r.event.data.id);
   assert.equal(ids.length, count);

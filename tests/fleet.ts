@@ -2,7 +2,8 @@
  * Several service processes on one KV file, driven over real HTTP: where SQLite's "database is
  * locked" appears, which two handles in one process never show.
  */
-import { bareEnv, stopMain, taskCommand, waitForListening } from "./main_process.ts";
+import { taskRunArgs } from "../scripts/task_line.ts";
+import { bareEnv, root, stopMain, taskCommand, waitForListening } from "./main_process.ts";
 
 export interface Member {
   base: string;
@@ -28,16 +29,36 @@ export const FLEET_ENV = {
   LOG_LEVEL: "info",
 };
 
+/**
+ * `deno task serve`'s command, without the KV queue API as on Deno Deploy (tests/
+ * without_kv_queues.ts preloaded), unless `queues` keeps it (a store of the previous version).
+ */
+function serveCommand(cwd: string, env: Record<string, string>, queues: boolean): Deno.Command {
+  const args = taskRunArgs("serve");
+  if (!queues) args.splice(-1, 0, `--preload=${root}tests/without_kv_queues.ts`);
+  return new Deno.Command(Deno.execPath(), {
+    args,
+    cwd,
+    env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  });
+}
+
 /** Starts `size` processes of `main.ts` (`deno task serve`, one worker each) in one directory. */
 export async function startFleet(
   size: number,
   env: Record<string, string> = {},
   cwd?: string,
+  options: { queues?: boolean } = {},
 ): Promise<Fleet> {
   const dir = cwd ?? await Deno.makeTempDir();
   const members: Member[] = [];
   for (let i = 0; i < size; i++) {
-    const child = taskCommand("serve", dir, bareEnv({ ...FLEET_ENV, ...env })).spawn();
+    const command = serveCommand(dir, bareEnv({ ...FLEET_ENV, ...env }), options.queues ?? false);
+    const child = command.spawn();
     const { port, rest } = await waitForListening(child);
     members.push({ base: `http://127.0.0.1:${port}`, child, rest });
   }

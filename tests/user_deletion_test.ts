@@ -5,7 +5,7 @@ import { orderKey } from "../kv/order_key.ts";
 import { createTask, getTask } from "../kv/tasks.ts";
 import { PURGE_BATCH, purgeUser } from "../kv/user_purge.ts";
 import { pendingPurges } from "../kv/users.ts";
-import { runWorkers } from "../kv/workers.ts";
+import { startJobs } from "../kv/jobs/start.ts";
 import { apiKey, bearer, createKey, setup, signUp } from "./helpers.ts";
 
 Deno.test("DELETE /v1/users/:id deletes one's own account, with a session only", async (t) => {
@@ -131,10 +131,10 @@ Deno.test("DELETE /v1/users/:id deletes one's own account, with a session only",
   });
 });
 
-Deno.test("account deletion is finished in the background by the KV queue worker", async () => {
+Deno.test("account deletion is finished in the background by its job", async () => {
   const kv = await Deno.openKv(":memory:");
   const svc = await setup({ kv });
-  const workers = runWorkers({ kv, now: Date.now });
+  const jobs = startJobs({ kv, now: Date.now });
   try {
     const ada = await signUp(svc);
     const res = await svc.request(`/v1/users/${ada.id}`, {
@@ -143,15 +143,12 @@ Deno.test("account deletion is finished in the background by the KV queue worker
     });
     assert.equal(res.status, 200);
     await res.body?.cancel();
-    const deadline = Date.now() + 5000;
-    while ((await pendingPurges(kv)).size > 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    assert.equal((await pendingPurges(kv)).size, 0, "the worker lifted the purge marker");
+    await jobs.drain();
+    assert.equal((await pendingPurges(kv)).size, 0, "the job lifted the purge marker");
   } finally {
+    await jobs.stop();
     await svc[Symbol.asyncDispose]();
     kv.close();
-    await workers;
   }
 });
 
@@ -249,10 +246,10 @@ Deno.test("a deleted account's tasks are hidden at once and deleted in the backg
   });
 });
 
-Deno.test("the queue worker purges a large account to the end by itself", async () => {
+Deno.test("the purge job purges a large account to the end by itself", async () => {
   const kv = await Deno.openKv(":memory:");
   const svc = await setup({ kv });
-  const workers = runWorkers({ kv, now: Date.now });
+  const jobs = startJobs({ kv, now: Date.now });
   try {
     const ada = await signUp(svc);
     const ids = await seedTasks(kv, { userId: ada.id, count: PURGE_BATCH + 50 });
@@ -264,17 +261,14 @@ Deno.test("the queue worker purges a large account to the end by itself", async 
     const answeredMs = performance.now() - started;
     assert.equal(res.status, 200);
     await res.body?.cancel();
-    const deadline = Date.now() + 10_000;
-    while ((await pendingPurges(kv)).size > 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    assert.equal((await pendingPurges(kv)).size, 0, "the worker lifted the purge marker");
+    await jobs.drain();
+    assert.equal((await pendingPurges(kv)).size, 0, "the job lifted the purge marker");
     const stored = await Promise.all(ids.map((id) => getTask(kv, id)));
     assert.ok(stored.every((task) => task?.deletedAt));
     assert.ok(answeredMs < 1000, `DELETE answered in ${answeredMs} ms, not after the purge`);
   } finally {
+    await jobs.stop();
     await svc[Symbol.asyncDispose]();
     kv.close();
-    await workers;
   }
 });

@@ -1,10 +1,12 @@
-/** A service on in-memory KV with its queue worker running, and shortcuts for endpoints. */
+/** A service on in-memory KV with its job runner running, and shortcuts for endpoints. */
 import { deliveryPolicy, testSettings } from "../domain/settings.ts";
 import type { DeliveryPolicy } from "../domain/webhook_schedule.ts";
-import { runWorkers } from "../kv/workers.ts";
+import type { JobRunner } from "../kv/jobs/runner.ts";
+import { startJobs } from "../kv/jobs/start.ts";
 import assert from "node:assert/strict";
 import { bearer, setup, type TestContext } from "./helpers.ts";
 import type { SettingsInput } from "../domain/settings.ts";
+import { until } from "./wait.ts";
 
 /** Fast retries and a short timeout, so that a test sees the whole schedule in seconds. */
 export const FAST: Partial<DeliveryPolicy> = {
@@ -14,11 +16,13 @@ export const FAST: Partial<DeliveryPolicy> = {
 
 export interface WorkingService extends TestContext {
   policy: DeliveryPolicy;
+  /** The service's job runner: `jobs.drain()` waits until no job is due and none runs. */
+  jobs: JobRunner;
 }
 
 /**
- * A service allowing private targets (the receiver is on 127.0.0.1), with its queue listener,
- * closed with the store at the end of the test.
+ * A service allowing private targets (the receiver is on 127.0.0.1), with its job runner,
+ * stopped with the store at the end of the test.
  */
 export async function workingService(
   options: { policy?: Partial<DeliveryPolicy>; settings?: Partial<SettingsInput> } = {},
@@ -26,13 +30,15 @@ export async function workingService(
   const settings: Partial<SettingsInput> = { WEBHOOK_ALLOW_PRIVATE: "true", ...options.settings };
   const svc = await setup({ settings });
   const policy = { ...deliveryPolicy(testSettings(settings)), ...FAST, ...options.policy };
-  const workers = runWorkers({ kv: svc.kv, now: svc.deps.now, webhooks: policy });
+  // Reads deps.now at each call, so a clock a test swaps in drives the jobs too.
+  const jobs = startJobs({ kv: svc.kv, now: () => svc.deps.now(), webhooks: policy });
   return {
     ...svc,
     policy,
+    jobs,
     async [Symbol.asyncDispose]() {
+      await jobs.stop();
       await svc[Symbol.asyncDispose]();
-      await workers;
     },
   };
 }
@@ -82,11 +88,7 @@ export async function failedDelivery(t: TestContext, token: string, webhookId: s
   return delivery;
 }
 
-/** Polls `condition` until it holds, or fails after `timeoutMs`. */
-export async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 10_000) {
-  const started = Date.now();
-  while (!await condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Polls `condition` until it holds (tests/wait.ts: a deadline only against hanging). */
+export async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 60_000) {
+  await until(condition, { timeoutMs, everyMs: 50 });
 }

@@ -34,7 +34,7 @@ export function startReceiver(tls?: { cert: string; key: string }): Receiver {
     received: [],
     secrets: [],
     answer: () => new Response("ok"),
-    async waitFor(predicate, timeoutMs = 10_000) {
+    async waitFor(predicate, timeoutMs = 60_000) {
       const started = Date.now();
       while (!predicate(receiver.received)) {
         if (Date.now() - started > timeoutMs) {

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { deliveryPolicy, testSettings } from "../../domain/settings.ts";
-import { runWorkers } from "../../kv/workers.ts";
+import { startJobs } from "../../kv/jobs/start.ts";
 import { createApp } from "../../routes/app.ts";
 import { createDeps } from "../../routes/deps.ts";
 import { startReceiver } from "../webhook_receiver.ts";
@@ -20,7 +20,7 @@ async function startServer() {
   const kv = await Deno.openKv(":memory:");
   const settings = testSettings({ WEBHOOK_ALLOW_PRIVATE: "true" });
   const deps = await createDeps(kv, settings);
-  const workers = runWorkers({ kv, now: deps.now, webhooks: deliveryPolicy(settings) });
+  const jobs = startJobs({ kv, now: deps.now, webhooks: deliveryPolicy(settings) });
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
     createApp(deps).fetch,
@@ -30,8 +30,8 @@ async function startServer() {
     async [Symbol.asyncDispose]() {
       await server.shutdown();
       await deps.lastUsed.flush();
+      await jobs.stop();
       kv.close();
-      await workers;
     },
   };
 }

@@ -1,0 +1,14 @@
+/** The handler of each kind of job. */
+import { settleImpliedDeclines } from "../application_declines.ts";
+import { keyNotice } from "../key_notices.ts";
+import { purgeUser } from "../user_purge.ts";
+import { deliver, fanOutEvent } from "../webhook_sender.ts";
+import type { JobHandlers } from "./types.ts";
+
+export const jobHandlers: JobHandlers = {
+  purge_user: purgeUser,
+  webhook_event: fanOutEvent,
+  webhook_delivery: deliver,
+  api_key_notice: keyNotice,
+  task_declines: settleImpliedDeclines,
+};

@@ -1,0 +1,39 @@
+/**
+ * Starts this process's job runner: woken by its own job writes, by a timer at the next due time
+ * it knows, by the instance's periodic poll while active (`pollJob`), and by the cron (`drain`).
+ */
+import { deliveryPolicy, Settings } from "../../domain/settings.ts";
+import type { Job } from "../../domain/background.ts";
+import type { DeliveryPolicy } from "../../domain/webhook_schedule.ts";
+import { jobHandlers } from "./handlers.ts";
+import { JobRunner, POLL_MS } from "./runner.ts";
+
+export interface JobsOptions {
+  kv: Deno.Kv;
+  now: () => number;
+  /** Without one, the settings' defaults (the real retry schedule, public https targets only). */
+  webhooks?: DeliveryPolicy;
+  leaseMs?: number;
+  onError?: (what: string, error: Error) => void;
+}
+
+/** A runner listening to this process's job writes; scans once at once for what is due. */
+export function startJobs(options: JobsOptions): JobRunner {
+  const runner = new JobRunner({
+    handlers: jobHandlers,
+    context: {
+      kv: options.kv,
+      now: options.now,
+      webhooks: options.webhooks ?? deliveryPolicy(Settings.parse({})),
+    },
+    leaseMs: options.leaseMs,
+    onError: options.onError,
+  }).listen();
+  void runner.scan();
+  return runner;
+}
+
+/** The instance's periodic look for jobs other instances wrote or left (paused when idle). */
+export function pollJob(runner: JobRunner): Job {
+  return { name: "jobs poll", everyMs: POLL_MS, run: () => runner.scan() };
+}
