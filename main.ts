@@ -1,9 +1,9 @@
 /**
- * Entry point: reads settings, opens Deno KV (a local file, or Deno Deploy's own store), serves
- * the app, and on SIGINT/SIGTERM stops accepting, finishes in-flight requests, flushes, closes KV.
+ * Entry point: reads settings, opens Deno KV (a local file, a KV Connect URL, or Deno Deploy's own
+ * store), serves the app, and on SIGINT/SIGTERM stops accepting, finishes in-flight requests, flushes, closes KV.
  */
 import { flushStdout } from "./domain/log.ts";
-import { deliveryPolicy, parseSettings, type Settings } from "./domain/settings.ts";
+import { deliveryPolicy, isKvConnectUrl, parseSettings, type Settings } from "./domain/settings.ts";
 import { runWorkers } from "./kv/workers.ts";
 import { createApp } from "./routes/app.ts";
 import { backgroundJobs, createDeps } from "./routes/deps.ts";
@@ -16,6 +16,12 @@ import { checkIndexLayout, INDEX_LAYOUT } from "./kv/index_layout.ts";
  * tasks grant ./data only, and the bare error names neither that folder nor the setting.
  */
 function storeOpenFailure(kvPath: string | undefined, error: unknown): string {
+  if (isKvConnectUrl(kvPath)) {
+    // Deno's words name the URL and the status; the token is never in them.
+    return `Cannot open the store at the KV Connect URL KV_PATH=${kvPath}: check that the server ` +
+      "is reachable, that DENO_KV_ACCESS_TOKEN is its token, and that main.ts runs with " +
+      `--allow-net. (${error})`;
+  }
   if (!(error instanceof Deno.errors.NotCapable)) {
     return `Cannot open the store (KV_PATH=${kvPath ?? ""}): ${error}`;
   }
@@ -61,9 +67,13 @@ async function main() {
   const app = createApp(deps);
   const background = backgroundJobs(deps);
   background.start();
-  const workers = runWorkers({ kv, now: deps.now, webhooks: deliveryPolicy(settings) }).catch((
-    error,
-  ) => deps.log.error("queue worker stopped", { error: (error as Error).message }));
+  // KV Connect has no queues, and its listenQueue never settles, not even on close: awaited at
+  // shutdown, it would hold the process forever.
+  const workers = isKvConnectUrl(settings.KV_PATH)
+    ? Promise.resolve()
+    : runWorkers({ kv, now: deps.now, webhooks: deliveryPolicy(settings) }).catch((error) =>
+      deps.log.error("queue worker stopped", { error: (error as Error).message })
+    );
 
   const worker = workerIndex(Deno.args);
   const server = Deno.serve({
