@@ -8,6 +8,7 @@ import { runWorkers } from "./kv/workers.ts";
 import { createApp } from "./routes/app.ts";
 import { backgroundJobs, createDeps } from "./routes/deps.ts";
 import { openStore } from "./kv/store.ts";
+import { limitGuard } from "./kv/limits.ts";
 import { retryTransient } from "./kv/commit.ts";
 import { checkIndexLayout, INDEX_LAYOUT } from "./kv/index_layout.ts";
 
@@ -48,6 +49,7 @@ async function main() {
   let kv: Deno.Kv;
   try {
     kv = await openStore(settings.KV_PATH);
+    if (settings.KV_CHECK_LIMITS) kv = limitGuard(kv);
   } catch (error) {
     console.error(storeOpenFailure(settings.KV_PATH, error));
     Deno.exit(1);

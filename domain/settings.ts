@@ -71,6 +71,8 @@ export const Settings = z.object({
   IDLE_AFTER_SECONDS: decimal(/^\d+(\.\d+)?$/, "a number of seconds")
     .pipe(z.number().positive().max(24 * 3600)).default(60),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /** Refuses every atomic over the strictest backend's limits (kv/limits.ts): test processes. */
+  KV_CHECK_LIMITS: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
   /** Allows webhooks to plain http and to private addresses: local development and tests. */
   WEBHOOK_ALLOW_PRIVATE: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
   /** Delays between webhook delivery attempts. */
