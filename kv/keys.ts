@@ -17,6 +17,8 @@ export const health = {
 export const meta = {
   /** The task index layout the store's index entries and counters were written in. */
   indexLayout: (): Deno.KvKey => ["meta", "index_layout"],
+  /** In a target store only while `deno task kv:copy` into it is unfinished: where to resume. */
+  copyProgress: (): Deno.KvKey => ["meta", "kv_copy"],
 };
 
 export const users = {
