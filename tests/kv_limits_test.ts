@@ -61,9 +61,9 @@ Deno.test("the guard refuses an atomic over any limit, naming it, and writes not
       assert.equal((await kv.atomic().set(["v"], "x".repeat(65_530)).commit()).ok, true);
       await assert.rejects(() => kv.set(["v"], "x".repeat(65_531)), /Value too large/);
       assert.equal(encodedKeyBytes(["k", "x".repeat(2043)]), KV_LIMITS.keyBytes);
-    assert.equal((await kv.atomic().set(["k", "x".repeat(2043)], 1).commit()).ok, true);
-    await assert.rejects(() => kv.set(["k", "x".repeat(2044)], 1), /Key too large/);
-    assert.equal(encodedKeyBytes(["a", 1, 2n, true, new Uint8Array([0, 1])]), 3 + 9 + 2 + 1 + 5);
+      assert.equal((await kv.atomic().set(["k", "x".repeat(2043)], 1).commit()).ok, true);
+      await assert.rejects(() => kv.set(["k", "x".repeat(2044)], 1), /Key too large/);
+      assert.equal(encodedKeyBytes(["a", 1, 2n, true, new Uint8Array([0, 1])]), 3 + 9 + 2 + 1 + 5);
     },
   );
 });
