@@ -22,6 +22,11 @@ export interface TestRequestInit extends Omit<RequestInit, "body"> {
   ip?: string;
 }
 
+/** A store for a test that drives kv/ directly, held to the same limits as setup's stores. */
+export async function openTestKv(path = ":memory:"): Promise<Deno.Kv> {
+  return limitGuard(await Deno.openKv(path));
+}
+
 /** A fresh service on `:memory:` KV; use with `await using`. */
 export async function setup(
   options: { settings?: Partial<SettingsInput>; deps?: Partial<Deps>; kv?: Deno.Kv } = {},
