@@ -10,12 +10,17 @@ import { meta, tasks } from "../kv/keys.ts";
 import { keyId } from "../kv/task_indexes.ts";
 import { setup } from "./helpers.ts";
 import { bareEnv } from "./main_process.ts";
+import { startKvConnectServer } from "./kv_connect_server.ts";
 
-function copyCommand(cwd: string, args: string[]): Deno.Command {
+function copyCommand(
+  cwd: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Deno.Command {
   return new Deno.Command(Deno.execPath(), {
     args: [...taskRunArgs("kv:copy"), ...args],
     cwd,
-    env: bareEnv(),
+    env: bareEnv(env),
     clearEnv: true,
     stdin: "null",
     stdout: "piped",
@@ -174,5 +179,39 @@ Deno.test("deno task reindex --check says when the indexes disagree with the rec
     assert.match(bad.stdout, /Task indexes inconsistent: \d+ problems/);
   } finally {
     await Deno.remove(cwd, { recursive: true });
+  }
+});
+
+Deno.test("kv:copy between two KV Connect servers, each with its own token", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    {
+      using kv = await Deno.openKv(`${dir}/from.sqlite3`);
+      for (let i = 0; i < 1200; i += 100) {
+        const op = kv.atomic();
+        for (let j = i; j < i + 100; j++) op.set(["item", j], { j, at: new Date(j) });
+        await op.commit();
+      }
+      await kv.set(["count"], new Deno.KvU64(1200n));
+    }
+    await using from = startKvConnectServer({ path: `${dir}/from.sqlite3` });
+    await using to = startKvConnectServer({ path: `${dir}/to.sqlite3` });
+    const { code, stdout, stderr } = await run(
+      copyCommand(dir, ["--from", from.url, "--to", to.url], {
+        KV_COPY_FROM_TOKEN: from.token,
+        KV_COPY_TO_TOKEN: to.token,
+      }),
+    );
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /Copied 1201 entries .* in 3 batches/);
+    assert.equal(to.counts.refused ?? 0, 0, "every batch was within denokv's limits");
+    await to.close();
+    using copy = await Deno.openKv(`${dir}/to.sqlite3`);
+    const entries = await Array.fromAsync(copy.list({ prefix: [] }));
+    assert.equal(entries.length, 1201);
+    assert.deepEqual((await copy.get(["item", 1199])).value, { j: 1199, at: new Date(1199) });
+    assert.deepEqual((await copy.get(["count"])).value, new Deno.KvU64(1200n));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
