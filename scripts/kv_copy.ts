@@ -42,6 +42,10 @@ async function open(location: string, tokenVariable: string): Promise<Deno.Kv> {
   }
 }
 
+function batches(n: number): string {
+  return `${n} batch${n === 1 ? "" : "es"}`;
+}
+
 function mib(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
@@ -72,12 +76,12 @@ if (import.meta.main) {
       source: values.from,
       batchEntries,
       onBatch: async (progress, entriesThisRun) => {
-        console.error(
-          `copied ${progress.entries} entries (${mib(progress.bytes)}) in ${progress.batches} ` +
-            `batches; last key ${
-              JSON.stringify(progress.lastKey, (_, v) => typeof v === "bigint" ? `${v}n` : v)
-            }`,
+        const lastKey = JSON.stringify(
+          progress.lastKey,
+          (_, v) => typeof v === "bigint" ? `${v}n` : v,
         );
+        const done = `${progress.entries} entries (${mib(progress.bytes)})`;
+        console.error(`copied ${done} in ${batches(progress.batches)}; last key ${lastKey}`);
         if (rate) {
           // Paced over this run: a throttled copy leaves a live target room for its own traffic.
           const due = (entriesThisRun / rate) * 1000;
@@ -88,7 +92,7 @@ if (import.meta.main) {
     });
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     console.log(
-      `Copied ${result.entries} entries (${mib(result.bytes)}) in ${result.batches} batches` +
+      `Copied ${result.entries} entries (${mib(result.bytes)}) in ${batches(result.batches)}` +
         `${result.resumed ? ", resuming an unfinished copy" : ""}; this run took ${seconds} s.`,
     );
   } catch (error) {
