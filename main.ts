@@ -1,15 +1,17 @@
 /**
- * Entry point: reads settings, opens Deno KV (a local file, or Deno Deploy's own store), serves
- * the app, and on SIGINT/SIGTERM stops accepting, finishes in-flight requests, flushes, closes KV.
+ * Entry point: reads settings, opens Deno KV (a local file, a KV Connect URL, or Deno Deploy's own
+ * store), serves the app and runs the jobs, and on SIGINT/SIGTERM stops accepting, finishes
+ * in-flight requests, flushes, closes KV.
  */
 import { flushStdout } from "./domain/log.ts";
-import { deliveryPolicy, parseSettings, type Settings } from "./domain/settings.ts";
+import { deliveryPolicy, isKvConnectUrl, parseSettings, type Settings } from "./domain/settings.ts";
 import { drainLegacyQueue } from "./kv/jobs/legacy_queue.ts";
 import type { JobRunner } from "./kv/jobs/runner.ts";
 import { pollJob, startJobs } from "./kv/jobs/start.ts";
 import { createApp } from "./routes/app.ts";
 import { backgroundJobs, createDeps } from "./routes/deps.ts";
 import { openStore } from "./kv/store.ts";
+import { limitGuard } from "./kv/limits.ts";
 import { retryTransient } from "./kv/commit.ts";
 import { checkIndexLayout, INDEX_LAYOUT } from "./kv/index_layout.ts";
 
@@ -18,6 +20,12 @@ import { checkIndexLayout, INDEX_LAYOUT } from "./kv/index_layout.ts";
  * tasks grant ./data only, and the bare error names neither that folder nor the setting.
  */
 function storeOpenFailure(kvPath: string | undefined, error: unknown): string {
+  if (isKvConnectUrl(kvPath)) {
+    // Deno's words name the URL and the status; the token is never in them.
+    return `Cannot open the store at the KV Connect URL KV_PATH=${kvPath}: check that the server ` +
+      "is reachable, that DENO_KV_ACCESS_TOKEN is its token, and that main.ts runs with " +
+      `--allow-net. (${error})`;
+  }
   if (!(error instanceof Deno.errors.NotCapable)) {
     return `Cannot open the store (KV_PATH=${kvPath ?? ""}): ${error}`;
   }
@@ -82,6 +90,7 @@ async function main() {
   let kv: Deno.Kv;
   try {
     kv = await openStore(settings.KV_PATH);
+    if (settings.KV_CHECK_LIMITS) kv = limitGuard(kv);
   } catch (error) {
     console.error(storeOpenFailure(settings.KV_PATH, error));
     Deno.exit(1);
@@ -108,10 +117,14 @@ async function main() {
   jobRunner = jobs;
   const background = backgroundJobs(deps).add(pollJob(jobs));
   background.start();
-  const legacy = drainLegacyQueue(kv, deps.now).then(
-    (refused) => refused && deps.log.info("no old KV queue to drain", { reason: refused }),
-    (error) => deps.log.error("old queue drain stopped", { error: (error as Error).message }),
-  );
+  // KV Connect has no queues, and its listenQueue never settles, not even on close: awaited at
+  // shutdown, it would hold the process forever.
+  const legacy = isKvConnectUrl(settings.KV_PATH)
+    ? Promise.resolve()
+    : drainLegacyQueue(kv, deps.now).then(
+      (refused) => refused && deps.log.info("no old KV queue to drain", { reason: refused }),
+      (error) => deps.log.error("old queue drain stopped", { error: (error as Error).message }),
+    );
 
   const worker = workerIndex(Deno.args);
   const server = Deno.serve({

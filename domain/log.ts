@@ -14,7 +14,15 @@ export interface Logger {
 }
 
 const encoder = new TextEncoder();
-const hasStdout = typeof Deno.stdout?.writeSync === "function";
+/** True on Deno Deploy, which says it collects logs from the console API, not from stdout. */
+function onDeploy(): boolean {
+  try {
+    return Deno.env.get("DENO_DEPLOY") === "true";
+  } catch {
+    return false; // no env permission: not Deploy, which grants everything
+  }
+}
+const hasStdout = typeof Deno.stdout?.writeSync === "function" && !onDeploy();
 
 /**
  * Writes a line to stdout. Not console.log: that formats its arguments first and cost 5 us a
@@ -23,7 +31,7 @@ const hasStdout = typeof Deno.stdout?.writeSync === "function";
  */
 export function writeStdout(line: string): void {
   if (!hasStdout) {
-    console.log(line); // Deno Deploy: no Deno.stdout, and console.log is what it collects
+    console.log(line); // Deno Deploy (Classic had no Deno.stdout): console is what it collects
     return;
   }
   try {

@@ -42,8 +42,13 @@ export const Settings = z.object({
   PORT: wholeNumber(0, 65535, 8000),
   /** Processes `deno task start` serves with on one store; main.ts alone is always one. */
   WORKERS: wholeNumber(1, 64, Math.max(1, navigator.hardwareConcurrency || 1)),
-  /** Path of the KV file; `:memory:` for a throwaway store; unset on Deno Deploy. */
-  KV_PATH: z.string().min(1).optional(),
+  /**
+   * Path of the KV file; `:memory:` for a throwaway store; an http(s) KV Connect URL (a `denokv`
+   * server, a Deploy database from outside) with DENO_KV_ACCESS_TOKEN; unset on Deno Deploy.
+   */
+  KV_PATH: z.string().min(1).optional().refine((v) => !v || !isUrlLike(v) || isKvConnectUrl(v), {
+    message: "must be a file path, :memory: or an http(s) KV Connect URL",
+  }),
   /** HS256 secret for session tokens; generated once and kept in KV when unset. */
   JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   SESSION_TTL_HOURS: decimal(/^\d+(\.\d+)?$/, "a number of hours")
@@ -66,6 +71,8 @@ export const Settings = z.object({
   IDLE_AFTER_SECONDS: decimal(/^\d+(\.\d+)?$/, "a number of seconds")
     .pipe(z.number().positive().max(24 * 3600)).default(60),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /** Refuses every atomic over the strictest backend's limits (kv/limits.ts): test processes. */
+  KV_CHECK_LIMITS: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
   /** Allows webhooks to plain http and to private addresses: local development and tests. */
   WEBHOOK_ALLOW_PRIVATE: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
   /** Delays between webhook delivery attempts. */
@@ -91,6 +98,16 @@ export const Settings = z.object({
     return base;
   }),
 });
+
+/** Anything with a scheme (`x://`): a file path has none, and Deno would read it as a URL. */
+function isUrlLike(value: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(value);
+}
+
+/** True for a KV_PATH that `Deno.openKv` reaches by KV Connect rather than as a file. */
+export function isKvConnectUrl(value: string | undefined): boolean {
+  return value !== undefined && /^https?:\/\//i.test(value) && URL.canParse(value);
+}
 
 /** `https://api.example.com/prefix/` as `https://api.example.com/prefix`, or why it is refused. */
 function publicBase(value: string): string | Error {
@@ -127,8 +144,15 @@ export function parseSettings(env: Record<string, string | undefined>): Settings
     }),
   );
   const result = Settings.safeParse(present);
-  if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+  // The token stays out of Settings (a secret Deno reads itself); only its presence is checked.
+  const tokenMissing = isKvConnectUrl(present.KV_PATH) && !present.DENO_KV_ACCESS_TOKEN;
+  if (result.success && !tokenMissing) return result.data;
+  const problems = result.success
+    ? []
+    : result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+  if (tokenMissing) {
+    problems.push("DENO_KV_ACCESS_TOKEN: must be set when KV_PATH is a KV Connect URL");
+  }
   throw new Error(`Invalid settings: ${problems.join("; ")}`);
 }
 

@@ -17,6 +17,8 @@ export const health = {
 export const meta = {
   /** The task index layout the store's index entries and counters were written in. */
   indexLayout: (): Deno.KvKey => ["meta", "index_layout"],
+  /** In a target store only while `deno task kv:copy` into it is unfinished: where to resume. */
+  copyProgress: (): Deno.KvKey => ["meta", "kv_copy"],
   /** When this version first listened for the KV queue messages an older one left (kv/jobs). */
   legacyQueueDrain: (): Deno.KvKey => ["meta", "legacy_queue_drain"],
 };

@@ -1,6 +1,7 @@
 /** A key's own hourly limit (API.md section 14): set at creation or by PATCH, 1 to the service's. */
 import assert from "node:assert/strict";
 import { apiKey, bearer, createKey, setup, signUp, type TestContext } from "./helpers.ts";
+import { openTestKv } from "./helpers.ts";
 
 const HALF_PAST = Date.parse("2030-03-01T12:30:00.000Z");
 
@@ -116,7 +117,7 @@ Deno.test("rateLimitPerHour must be 1 to RATE_LIMIT_PER_HOUR, at creation and by
 });
 
 Deno.test("a key's own limit never exceeds the service's, even after the setting is lowered", async () => {
-  const kv = await Deno.openKv(":memory:");
+  const kv = await openTestKv();
   let key = "";
   {
     await using svc = await setup({ kv, settings: { RATE_LIMIT_PER_HOUR: 10 } });

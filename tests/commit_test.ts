@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { atomically, commit, MAX_CHECK_ROUNDS, retryTransient } from "../kv/commit.ts";
 import { AppError } from "../domain/errors.ts";
+import { openTestKv } from "./helpers.ts";
 
 Deno.test("the commit helper retries a busy store and nothing else", async (t) => {
   await t.step("a transient failure is retried until the call succeeds", async () => {
@@ -26,7 +27,7 @@ Deno.test("the commit helper retries a busy store and nothing else", async (t) =
     assert.equal(calls, 1);
   });
 
-  await using kv = await Deno.openKv(":memory:");
+  await using kv = await openTestKv();
   await t.step("a failed check is handed back, never turned into success", async () => {
     await kv.set(["k"], 1);
     const stale = await kv.get(["k"]);

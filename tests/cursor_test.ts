@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { AppError } from "../domain/errors.ts";
 import { decodeCursor, encodeCursor, isUlid, readNewestFirst } from "../kv/cursor.ts";
+import { openTestKv } from "./helpers.ts";
 
 async function rejects(promise: Promise<unknown>) {
   await assert.rejects(promise, (e) => e instanceof AppError && e.code === "INVALID_CURSOR");
@@ -40,7 +41,7 @@ Deno.test("cursors are opaque and bound to their query", async (t) => {
 });
 
 Deno.test("readNewestFirst pages an index newest first without repeats", async () => {
-  await using kv = await Deno.openKv(":memory:");
+  await using kv = await openTestKv();
   const keys = ["A", "B", "C", "D", "E"];
   for (const k of keys) await kv.set(["idx", "owner", k], k);
   await kv.set(["idx", "other", "Z"], "Z");

@@ -18,7 +18,12 @@ Deno.test("main.ts starts and serves with Deno Deploy's grants: net and env only
       `${root}main.ts`,
     ],
     cwd: await Deno.makeTempDir(),
-    env: bareEnv({ PORT: "0", DENO_DEPLOYMENT_ID: id, PASSWORD_HASH_ITERATIONS: "1000" }),
+    env: bareEnv({
+      PORT: "0",
+      DENO_DEPLOY: "true",
+      DENO_DEPLOYMENT_ID: id,
+      PASSWORD_HASH_ITERATIONS: "1000",
+    }),
     clearEnv: true,
     stdin: "null",
     stdout: "piped",
@@ -38,4 +43,25 @@ Deno.test("main.ts starts and serves with Deno Deploy's grants: net and env only
   await signUp.body?.cancel();
   const { status, stderr } = await stopMain(child, rest);
   assert.equal(status.code, 0, stderr);
+});
+
+Deno.test("on Deno Deploy every log line goes through console, the API Deploy collects logs from", async () => {
+  const script = `
+    import { writeStdout } from "${root}domain/log.ts";
+    const log = console.log;
+    let calls = 0;
+    console.log = (...args) => { calls++; log(...args); };
+    writeStdout('{"msg":"hello"}');
+    console.error(calls);`;
+  for (const [env, calls] of [[{ DENO_DEPLOY: "true" }, "1"], [{}, "0"]] as const) {
+    const { stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--ext=ts", script],
+      env: bareEnv(env),
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(new TextDecoder().decode(stdout), '{"msg":"hello"}\n');
+    assert.equal(new TextDecoder().decode(stderr).trim(), calls, JSON.stringify(env));
+  }
 });

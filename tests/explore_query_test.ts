@@ -16,6 +16,7 @@ import {
 } from "./explore_fixtures.ts";
 import { assertTaskIndexesConsistent } from "./task_consistency.ts";
 import { seededRandom } from "../scripts/seeded_random.ts";
+import { openTestKv } from "./helpers.ts";
 
 const LIMITS = [1, 7, 20, 50];
 
@@ -87,7 +88,7 @@ async function checkQueries(
 }
 
 Deno.test("GET /tasks/explore index answers exactly as the brute-force reference", async (t) => {
-  await using kv = await Deno.openKv(":memory:");
+  await using kv = await openTestKv();
   const tasks = generateTasks(7, 2500);
   for (const task of tasks) await writeTask(kv, null, task);
   const randomFilters = Array.from({ length: 120 }, (_, i) => generateFilters(1000 + i));
@@ -169,7 +170,7 @@ Deno.test("GET /tasks/explore index answers exactly as the brute-force reference
 });
 
 Deno.test("explore search reads long texts from the overflow index", async (t) => {
-  await using kv = await Deno.openKv(":memory:");
+  await using kv = await openTestKv();
   const [base] = generateTasks(3, 1);
   const long = Array.from({ length: 400 }, (_, i) => `mot${i.toString(36)}`).join(" ");
   const task: TaskRecord = { ...base, status: "published", description: long };
@@ -198,7 +199,7 @@ function placedTasks(
 }
 
 Deno.test("explore geo reads few lists in a sparse area and few entries in a dense one", async (t) => {
-  await using kv = await Deno.openKv(":memory:");
+  await using kv = await openTestKv();
   const rnd = seededRandom(5);
   // A sparse area: 60 tasks over 4 x 4 degrees of steppe, a third of them radius-type.
   const sparse = placedTasks(11, 60, (i) => {
@@ -255,7 +256,7 @@ Deno.test("explore geo reads few lists in a sparse area and few entries in a den
 });
 
 Deno.test("explore search near a place scans the words of its zones, not the world's", async (t) => {
-  await using kv = await Deno.openKv(":memory:");
+  await using kv = await openTestKv();
   const rnd = seededRandom(7);
   // Two cities an ocean apart, their tasks' titles and descriptions drawn from the same words.
   const city = (seed: number, lon: number, lat: number) =>

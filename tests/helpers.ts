@@ -5,6 +5,7 @@ import { createApp } from "../routes/app.ts";
 import { createDeps } from "../routes/deps.ts";
 import type { Deps } from "../routes/env.ts";
 import type { Scope } from "../domain/auth.ts";
+import { limitGuard } from "../kv/limits.ts";
 
 export interface TestContext {
   kv: Deno.Kv;
@@ -21,11 +22,17 @@ export interface TestRequestInit extends Omit<RequestInit, "body"> {
   ip?: string;
 }
 
+/** A store for a test that drives kv/ directly, held to the same limits as setup's stores. */
+export async function openTestKv(path = ":memory:"): Promise<Deno.Kv> {
+  return limitGuard(await Deno.openKv(path));
+}
+
 /** A fresh service on `:memory:` KV; use with `await using`. */
 export async function setup(
   options: { settings?: Partial<SettingsInput>; deps?: Partial<Deps>; kv?: Deno.Kv } = {},
 ): Promise<TestContext> {
-  const kv = options.kv ?? await Deno.openKv(":memory:");
+  // Every atomic of every test is held to the strictest backend's limits (denokv's 10 checks).
+  const kv = limitGuard(options.kv ?? await Deno.openKv(":memory:"));
   const deps = await createDeps(kv, testSettings(options.settings), options.deps);
   const app = createApp(deps);
   return {

@@ -11,7 +11,8 @@ export function bareEnv(extra: Record<string, string> = {}): Record<string, stri
     const value = Deno.env.get(name);
     if (value) env[name] = value;
   }
-  return { ...env, NO_COLOR: "1", ...extra };
+  // Not a fresh shell's: every atomic a test process makes is held to denokv's limits.
+  return { ...env, NO_COLOR: "1", KV_CHECK_LIMITS: "true", ...extra };
 }
 
 /**

@@ -4,6 +4,7 @@ import { slotIndex } from "../domain/rate_window.ts";
 import { rateLimits } from "../kv/keys.ts";
 import { type LimitPolicy, SharedRateLimiter } from "../kv/rate_limit.ts";
 import { apiKey, createKey, sharedInstances, signUp, type TestContext } from "./helpers.ts";
+import { openTestKv } from "./helpers.ts";
 
 const HOUR = 3_600_000;
 const HALF_PAST = Date.parse("2030-03-01T12:30:00.000Z");
@@ -85,7 +86,7 @@ Deno.test("worst case: N instances that have not yet synced admit at most N × l
 
 Deno.test("the shared limiter writes no KV per request and sweeps slots out of the window", async (t) => {
   let now = HALF_PAST;
-  await using kv = await Deno.openKv(":memory:");
+  await using kv = await openTestKv();
   const limiter = new SharedRateLimiter(kv, () => now);
   const policy: LimitPolicy = { name: "test", limit: 100, windowMs: HOUR };
   const slot = (at: number) => rateLimits.slot("test", "s", slotIndex(at, HOUR));
@@ -157,7 +158,7 @@ Deno.test("over any span of w − w/60 the shared limiter admits at most the lim
   const windowMs = HOUR;
   const slotMs = windowMs / 60;
   let now = HALF_PAST;
-  await using kv = await Deno.openKv(":memory:");
+  await using kv = await openTestKv();
   const limiter = new SharedRateLimiter(kv, () => now);
   const policy: LimitPolicy = { name: "span", limit, windowMs };
   // A deterministic mix of bursts and trickles over five hours, synced every simulated 100 ms.
@@ -202,7 +203,7 @@ Deno.test("over any span of w − w/60 the shared limiter admits at most the lim
 
 Deno.test("a refresh re-reads the two newest slots each tick and the whole window within 10 s", async (t) => {
   let now = HALF_PAST + 30_000;
-  await using kv = await Deno.openKv(":memory:");
+  await using kv = await openTestKv();
   const limiter = new SharedRateLimiter(kv, () => now);
   const policy: LimitPolicy = { name: "fresh", limit: 100, windowMs: HOUR };
   const add = (at: number, n: bigint) =>

@@ -7,6 +7,7 @@ import { PURGE_BATCH, purgeUser } from "../kv/user_purge.ts";
 import { pendingPurges } from "../kv/users.ts";
 import { startJobs } from "../kv/jobs/start.ts";
 import { apiKey, bearer, createKey, setup, signUp } from "./helpers.ts";
+import { openTestKv } from "./helpers.ts";
 
 Deno.test("DELETE /v1/users/:id deletes one's own account, with a session only", async (t) => {
   await using svc = await setup();
@@ -132,7 +133,7 @@ Deno.test("DELETE /v1/users/:id deletes one's own account, with a session only",
 });
 
 Deno.test("account deletion is finished in the background by its job", async () => {
-  const kv = await Deno.openKv(":memory:");
+  const kv = await openTestKv();
   const svc = await setup({ kv });
   const jobs = startJobs({ kv, now: Date.now });
   try {
@@ -247,7 +248,7 @@ Deno.test("a deleted account's tasks are hidden at once and deleted in the backg
 });
 
 Deno.test("the purge job purges a large account to the end by itself", async () => {
-  const kv = await Deno.openKv(":memory:");
+  const kv = await openTestKv();
   const svc = await setup({ kv });
   const jobs = startJobs({ kv, now: Date.now });
   try {
