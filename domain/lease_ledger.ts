@@ -101,13 +101,19 @@ export class LeaseLedger {
    * recheck; null when neither: the window must be read and a block granted first.
    */
   spend(now: number, limit: number): WindowDecision | null {
-    const lease = this.#leases.find((l) => now < l.until && l.spent < l.granted);
+    let lease: Lease | null = null;
+    let held = 0;
+    for (const l of this.#leases) {
+      held += l.granted - l.spent;
+      if (lease === null && now < l.until && l.spent < l.granted) lease = l;
+    }
     if (lease) {
       const window = this.#window(now);
       // Units spent or held by anyone else; a limit lowered since the grant is honoured too.
-      const taken = window.used - this.held;
+      const taken = window.used - held;
       if (taken < limit) {
-        lease.spent++;
+        // A lease spent out has nothing to give back: it leaves the list (`#last` keeps its pace).
+        if (++lease.spent === lease.granted) this.#leases.splice(this.#leases.indexOf(lease), 1);
         // The oldest counted unit, perhaps this one (counted in the current slot or earlier).
         const oldest = Math.min(window.oldest, slotIndex(now, this.rules.windowMs));
         const resetAt = slotLeavesAt(oldest, this.rules.windowMs);

@@ -96,6 +96,8 @@ export class SharedRateLimiter {
       this.#subjects.set(id, subject);
     }
     subject.usedAt = this.now();
+    // The latest limit (a PATCH of a key's own) is the one its background renewals ask under.
+    subject.policy = policy;
     while (true) {
       const decision = subject.ledger.spend(this.now(), policy.limit);
       if (decision) {
