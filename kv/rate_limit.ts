@@ -45,6 +45,8 @@ const SWEEP_INTERVAL_MS = 5_000;
 const KEEP_MS = 10 * 60_000;
 // Mutations per atomic (KV takes at most 1,000), and grant attempts before a request fails.
 const MUTATIONS_PER_ATOMIC = 500;
+// Background renewals in flight at once, so that a tick with many subjects in use does not flood KV.
+const GRANTS_IN_FLIGHT = 16;
 const GRANT_ROUNDS = 100;
 const U64 = 1n << 64n;
 
@@ -153,7 +155,15 @@ export class SharedRateLimiter {
         renewals.push(subject);
       }
     }
-    await Promise.all(renewals.map((s) => this.#grant(s, s.policy.limit)));
+    const renewers = Array.from(
+      { length: Math.min(GRANTS_IN_FLIGHT, renewals.length) },
+      async () => {
+        for (let s = renewals.pop(); s; s = renewals.pop()) {
+          if (!s.granting) await this.#grant(s, s.policy.limit);
+        }
+      },
+    );
+    await Promise.all(renewers);
     if (now - this.#sweptAt >= SWEEP_INTERVAL_MS) {
       this.#sweptAt = now;
       await sweepRateSlots(this.kv, now);
