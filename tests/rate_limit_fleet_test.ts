@@ -94,7 +94,8 @@ async function checkBursts(fleet: Fleet, budget: Budget, seed: number) {
   const random = generator(seed);
   for (let round = 0; round < 4; round++) {
     const { limit, request } = await budget.subject(random);
-    // Round 0 asks for less than the limit: every request must pass.
+    // Round 0 asks for less than the limit: refused only while other workers hold units unspent,
+    // so still at least 90 % of the limit (docs/rate-limits.md, "The guarantee").
     const demand = round === 0
       ? Math.max(1, limit - random.int(1, 3))
       : Math.ceil(limit * (1.1 + random.next() * 1.6));
@@ -108,8 +109,8 @@ async function checkBursts(fleet: Fleet, budget: Budget, seed: number) {
       }`;
     assert.equal(ok + refused, demand, `only 200 and 429: ${shape}`);
     assert.ok(ok <= limit, `over the limit: ${shape}`);
-    if (demand <= limit) assert.equal(ok, demand, `refused under the limit: ${shape}`);
-    else assert.ok(ok >= Math.ceil(0.9 * limit), `under 90 % of the limit: ${shape}`);
+    const floor = Math.min(demand, Math.ceil(0.9 * limit));
+    assert.ok(ok >= floor, `under 90 % of the limit, or of a smaller demand: ${shape}`);
   }
 }
 
