@@ -6,13 +6,20 @@
 import assert from "node:assert/strict";
 import { rateLimits } from "../kv/keys.ts";
 import { DEFAULT_KV_PATH } from "../kv/store.ts";
-import { call, type Fleet, fleetSignUp, startFleet } from "./fleet.ts";
+import { call, FLEET_ENV, fleetSignUp, startFleet } from "./fleet.ts";
+import { bareEnv, startMain } from "./main_process.ts";
 
 const LIMIT = 40;
 const HASHES = 16;
 const PASSWORD = "correct horse battery";
 // Shapes differ on every run; a failure names its seed, and BURST_SEED replays it.
 const BASE_SEED = Number(Deno.env.get("BURST_SEED") ?? 1 + Math.floor(Math.random() * 1e6));
+
+/** Where bursts go: processes on their own ports (`startFleet`), or `deno task start`'s one port. */
+interface Target {
+  members: { base: string }[];
+  base(i: number): string;
+}
 
 /** Settings of every fleet here: the client address comes from X-Forwarded-For. */
 const ENV = {
@@ -58,7 +65,7 @@ interface Burst {
 
 /** Sends a burst spread at random over the fleet's members; returns the statuses seen. */
 async function burst(
-  fleet: Fleet,
+  fleet: Target,
   shape: Burst & { random: () => number },
   request: (base: string) => { path: string; init: RequestInit },
 ): Promise<Map<number, number>> {
@@ -90,7 +97,7 @@ interface Budget {
 }
 
 /** Checks a budget over random burst shapes: admitted ≤ limit, and ≥ 90 % under excess demand. */
-async function checkBursts(fleet: Fleet, budget: Budget, seed: number) {
+async function checkBursts(fleet: Target, budget: Budget, seed: number) {
   const random = generator(seed);
   for (let round = 0; round < 4; round++) {
     const { limit, request } = await budget.subject(random);
@@ -115,7 +122,7 @@ async function checkBursts(fleet: Fleet, budget: Budget, seed: number) {
 }
 
 /** Signs up from an address of its own and creates keys with its session. */
-async function owner(fleet: Fleet) {
+async function owner(fleet: Target) {
   const email = `owner-${crypto.randomUUID()}@example.com`;
   const token = await fleetSignUp(fleet.base(0), email);
   return {
@@ -189,6 +196,54 @@ for (const workers of [2, 4]) {
     const who = await owner(fleet);
     for (const [i, budget] of budgets(who).entries()) {
       await t.step(budget.name, () => checkBursts(fleet, budget, BASE_SEED + 10 * workers + i));
+    }
+  });
+}
+
+/**
+ * `deno task start` with `workers` workers on one port: the kernel spreads each fresh connection
+ * over them. Resolves once every worker listens.
+ */
+async function startTask(workers: number) {
+  const cwd = await Deno.makeTempDir();
+  const env = { ...FLEET_ENV, ...ENV, WORKERS: String(workers) };
+  const child = startMain(cwd, bareEnv(env));
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const stderr = new Response(child.stderr).text();
+  let buffer = "";
+  let port = 0;
+  for (let listening = 0; listening < workers;) {
+    const { value, done } = await lines.read();
+    if (done) throw new Error(`deno task start ended:\n${buffer}\n${await stderr}`);
+    buffer += value;
+    let newline;
+    while ((newline = buffer.indexOf("\n")) >= 0) {
+      const record = JSON.parse(buffer.slice(0, newline));
+      buffer = buffer.slice(newline + 1);
+      if (record.msg === "listening") [listening, port] = [listening + 1, record.port];
+    }
+  }
+  const draining = (async () => {
+    while (!(await lines.read()).done);
+  })();
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    members: Array.from({ length: workers }, () => ({ base })),
+    base: () => base,
+    async [Symbol.asyncDispose]() {
+      child.kill("SIGTERM");
+      await Promise.all([child.status, draining, stderr]);
+      await Deno.remove(cwd, { recursive: true });
+    },
+  };
+}
+
+for (const workers of [2, 4]) {
+  Deno.test(`deno task start with ${workers} workers on one port: every budget admits at most its limit, and at least 90 % of it`, async (t) => {
+    await using fleet = await startTask(workers);
+    const who = await owner(fleet);
+    for (const [i, budget] of budgets(who).entries()) {
+      await t.step(budget.name, () => checkBursts(fleet, budget, BASE_SEED + 100 * workers + i));
     }
   });
 }
