@@ -25,7 +25,7 @@ export interface ExactUse {
  * The window's slots and the subject's version marker, from one `kv.list` (one snapshot): the
  * marker sorts after every slot.
  */
-async function readWindow(kv: Deno.Kv, { policy, subject, now }: ExactUse) {
+export async function readWindow(kv: Deno.Kv, { policy, subject, now }: ExactUse) {
   const counts = new Map<number, number>();
   let version: Deno.KvEntryMaybe<unknown> = {
     key: rateLimits.version(policy.name, subject),

@@ -1,17 +1,13 @@
 /**
- * Request budgets (the hot path) shared by every instance through per-slot counters in KV:
- * admissions are counted in memory and flushed as `sum` mutations in one atomic per tick. The exact
- * limits of rare actions are in `kv/exact_limit.ts`.
+ * Request budgets (the hot path) kept exact on any number of instances: each instance leases
+ * blocks of units from a subject's shared window in a checked atomic, spends them in memory, and
+ * gives back what is left at the flush after the lease ends. The exact limits of rare actions
+ * (one atomic per use) are in `kv/exact_limit.ts`.
  */
 import { commit } from "./commit.ts";
-import { SlotLedger } from "../domain/slot_ledger.ts";
-import {
-  firstSlot,
-  slotIndex,
-  slotLeavesAt,
-  type WindowDecision,
-  type WindowLimit,
-} from "../domain/rate_window.ts";
+import { type GiveBack, type Grant, LeaseLedger } from "../domain/lease_ledger.ts";
+import { slotLeavesAt, type WindowDecision, type WindowLimit } from "../domain/rate_window.ts";
+import { readWindow } from "./exact_limit.ts";
 import { rateLimits } from "./keys.ts";
 import { dueMarker, sweepRateSlots } from "./rate_sweep.ts";
 
@@ -28,45 +24,50 @@ export interface FlushRider {
   send(): { mutations: Deno.KvMutation[]; settle(ok: boolean): void };
 }
 
-/** How often a running limiter flushes its counts and refreshes the shared ones. */
+/** How often a running limiter gives back ended leases and renews the leases in use. */
 export const SYNC_INTERVAL_MS = 100;
-// A shared count older than this is re-read before a decision rather than trusted.
-const MAX_VIEW_AGE_MS = 1_000;
-// A subject used within this time is refreshed in the background every tick, so only a subject
-// idle for longer costs a read on the request path; one idle for longer whose admissions are all
-// in KV leaves memory.
+/**
+ * The longest a lease is spent from. Longer means fewer grants for a subject in steady use, and
+ * more units lost when an instance dies holding them (docs/rate-limits.md, "A dead instance").
+ */
+export const LEASE_MS = 1_000;
+// A block is at most this share of what the window has left, so that instances that come late to
+// a subject still find units, and the last units go one at a time.
+const SHARE = 8;
+// A subject used within this time has its lease renewed ahead of need by the background, so a
+// request in steady traffic never waits for a grant.
 const ACTIVE_MS = 1_000;
-// A background refresh lists a subject's whole window only if its last listing is older than
-// this or from another slot; otherwise it re-reads just the two newest slots, the only ones other
-// instances' flushes still reach (a flush lands within a tick or two, a slot lasts w/60), five
-// subjects per getMany (10 keys, KV's cap): listing every active window on every tick would take
-// most of the tick (docs/rate-limits.md, "The hot path").
-const FULL_READ_MS = 10_000;
-const SUBJECTS_PER_GET = 5;
+const RENEW_AHEAD_MS = 2 * SYNC_INTERVAL_MS;
 // Slots that left their window are swept this often (one `kv.list` of the due markers).
 const SWEEP_INTERVAL_MS = 5_000;
-// Reads in flight at once during a refresh, and mutations per atomic (KV takes at most 1,000).
-const READS_IN_FLIGHT = 16;
+// Unspent units of a slot that leaves its window sooner than this are not given back (they stay
+// counted until it leaves): a give-back landing on a slot already swept would wrap around.
+const KEEP_MS = 10 * 60_000;
+// Mutations per atomic (KV takes at most 1,000), and grant attempts before a request fails.
 const MUTATIONS_PER_ATOMIC = 500;
+// Background renewals in flight at once, so that a tick with many subjects in use does not flood KV.
+const GRANTS_IN_FLIGHT = 16;
+const GRANT_ROUNDS = 100;
+const U64 = 1n << 64n;
 
-/** A subject in memory: its slots (see `SlotLedger`) and when they were read and used. */
+/** A subject in memory: its leases and view of the window (see `LeaseLedger`). */
 interface Subject {
   policy: LimitPolicy;
   id: string;
-  ledger: SlotLedger;
-  /** When, and at which slot, the whole window was last listed. */
-  listed: { at: number; slot: number };
-  /** When it was last used: while that is recent, each tick refreshes it in the background. */
+  ledger: LeaseLedger;
+  /** When it was last used: while that is recent, the background renews its lease ahead. */
   usedAt: number;
-  loading: Promise<void> | null;
+  /** The grant under way, which every request of the subject waits on. */
+  granting: Promise<WindowDecision | null> | null;
+  /** The newest slot this instance has granted into (and so given a sweep marker). */
+  marked: number;
 }
 
 /**
- * Request budgets shared by every instance without a KV write or read per request. A decision
- * uses the last-read shared slot counts plus this instance's unflushed admissions; `sync()`, a
- * background job of routes/deps.ts every SYNC_INTERVAL_MS, commits the admissions as `sum`s in one
- * atomic and re-reads the subjects in use, one `kv.list` over each subject's window. Each instance can therefore admit
- * what it has not yet seen of the others: see the overshoot bound in docs/rate-limits.md.
+ * Request budgets shared by every instance, exact on any number of them, without a KV write or
+ * read per request: a decision spends a unit of a lease held in memory; only a new lease (a
+ * `kv.list` of the window and an atomic checked against it) and a give-back (a `sum` in the flush)
+ * reach KV. Every admitted request was counted in KV before it was admitted.
  */
 export class SharedRateLimiter {
   #subjects = new Map<string, Subject>();
@@ -84,30 +85,36 @@ export class SharedRateLimiter {
       subject = {
         policy,
         id: subjectId,
-        ledger: new SlotLedger(policy.windowMs),
-        listed: { at: -Infinity, slot: -Infinity },
+        ledger: new LeaseLedger({
+          windowMs: policy.windowMs,
+          leaseMs: LEASE_MS,
+          share: SHARE,
+          keepMs: KEEP_MS,
+        }),
         usedAt: -Infinity,
-        loading: null,
+        granting: null,
+        marked: -Infinity,
       };
       this.#subjects.set(id, subject);
     }
     subject.usedAt = this.now();
+    // The latest limit (a PATCH of a key's own) is the one its background renewals ask under.
+    subject.policy = policy;
     while (true) {
-      const now = this.now();
-      if (now - subject.ledger.readAt <= MAX_VIEW_AGE_MS) {
-        const decision = subject.ledger.take(now, policy.limit);
-        // A read slower than the idle limit may have let a tick drop it meanwhile: keep it, or
-        // this admission would never be flushed.
+      const decision = subject.ledger.spend(this.now(), policy.limit);
+      if (decision) {
+        // A tick may have dropped it while the grant ran: keep it, or its lease is never given back.
         if (decision.allowed) this.#subjects.set(id, subject);
         return decision;
       }
-      await (subject.loading ?? this.#list(subject));
+      const refused = await (subject.granting ?? this.#grant(subject, policy.limit));
+      if (refused) return refused;
     }
   }
 
-  /** Commits every admission not yet in KV, then re-reads the subjects used since last time. */
-  sync(): Promise<void> {
-    const next = this.#lastSync.catch(() => {}).then(() => this.#syncOnce());
+  /** Gives back ended leases and renews those in use; `all`: gives back every lease (a pause). */
+  sync(all = false): Promise<void> {
+    const next = this.#lastSync.catch(() => {}).then(() => this.#syncOnce(all));
     this.#lastSync = next;
     return next;
   }
@@ -122,142 +129,143 @@ export class SharedRateLimiter {
     return this.#subjects.size;
   }
 
-  /** Admissions not yet committed to KV, for tests and shutdown checks. */
+  /** Units leased and not yet spent or given back, for tests and shutdown checks. */
   pending(): number {
     let total = 0;
-    for (const subject of this.#subjects.values()) total += subject.ledger.pending;
+    for (const subject of this.#subjects.values()) {
+      total += subject.ledger.held + subject.ledger.returning;
+    }
     return total;
   }
 
-  async #syncOnce() {
-    await this.#flush();
+  async #syncOnce(all: boolean) {
+    await this.#flush(all);
     const now = this.now();
-    const active: Subject[] = [];
+    const renewals: Subject[] = [];
     for (const [key, subject] of this.#subjects) {
-      if (subject.loading) continue;
-      if (now - subject.usedAt <= ACTIVE_MS) {
-        active.push(subject);
-      } else if (subject.ledger.pending === 0) {
-        // Idle and fully in KV: its next use would re-read anyway, so memory holds only the
-        // subjects of the last second or two, however many addresses come and go.
+      // A refusal is answered again only until the tick: then other instances' give-backs and
+      // the window's slide are read.
+      subject.ledger.forgetRefusal();
+      if (subject.granting) continue;
+      const active = now - subject.usedAt <= ACTIVE_MS;
+      if (!active && subject.ledger.leases === 0) {
+        // Idle and holding nothing: its next use reads the window anyway.
         this.#subjects.delete(key);
+      } else if (active && !all && subject.ledger.wantsRenewal(now, RENEW_AHEAD_MS)) {
+        renewals.push(subject);
       }
     }
-    const reads: (() => Promise<void>)[] = [];
-    const newest: Subject[] = [];
-    for (const subject of active) {
-      const slot = slotIndex(now, subject.policy.windowMs);
-      if (now - subject.listed.at > FULL_READ_MS || slot !== subject.listed.slot) {
-        reads.push(() => this.#list(subject));
-      } else {
-        newest.push(subject);
-      }
-    }
-    for (let i = 0; i < newest.length; i += SUBJECTS_PER_GET) {
-      const group = newest.slice(i, i + SUBJECTS_PER_GET);
-      reads.push(() => this.#readNewest(group));
-    }
-    const readers = Array.from({ length: Math.min(READS_IN_FLIGHT, reads.length) }, async () => {
-      for (let read = reads.pop(); read; read = reads.pop()) await read();
-    });
-    await Promise.all(readers);
+    const renewers = Array.from(
+      { length: Math.min(GRANTS_IN_FLIGHT, renewals.length) },
+      async () => {
+        for (let s = renewals.pop(); s; s = renewals.pop()) {
+          if (!s.granting) await this.#grant(s, s.policy.limit);
+        }
+      },
+    );
+    await Promise.all(renewers);
     if (now - this.#sweptAt >= SWEEP_INTERVAL_MS) {
       this.#sweptAt = now;
       await sweepRateSlots(this.kv, now);
     }
   }
 
-  /** Sends every unsent admission as `sum`s, in as few atomics as KV allows. */
-  async #flush() {
-    const outboxes = [];
-    const mutations: Deno.KvMutation[] = [];
-    for (const subject of this.#subjects.values()) {
-      const outbox = subject.ledger.send();
-      if (outbox.writes.length === 0) continue;
-      outboxes.push(outbox);
-      const { name, windowMs } = subject.policy;
-      for (const { index, count, first } of outbox.writes) {
-        // This instance's first write to the slot: have it swept once it leaves the window.
-        if (first) {
-          const leavesAt = slotLeavesAt(index, windowMs);
-          mutations.push(dueMarker({ leavesAt, policy: name, subject: subject.id, index }));
+  /**
+   * Leases a block: reads the window and adds the block to its current slot in an atomic checked
+   * against the subject's version marker, which every grant moves, so that no two grants on any
+   * instances pass the limit together. Resolves to the refusal when the window has no unit left.
+   */
+  #grant(subject: Subject, limit: number): Promise<WindowDecision | null> {
+    const { policy, id, ledger } = subject;
+    const run = async () => {
+      for (let round = 0;; round++) {
+        const now = this.now();
+        const { counts, version } = await readWindow(this.kv, { policy, subject: id, now });
+        const plan = ledger.plan({ counts, now, limit, recheckMs: SYNC_INTERVAL_MS });
+        if (!isGrant(plan)) return plan;
+        const op = this.kv.atomic()
+          .check(version)
+          .sum(rateLimits.slot(policy.name, id, plan.slot), BigInt(plan.block))
+          .sum(rateLimits.version(policy.name, id), 1n)
+          .mutate(...plan.backs.map((back) => giveBack(policy.name, id, back)));
+        if (plan.slot > subject.marked) {
+          const leavesAt = slotLeavesAt(plan.slot, policy.windowMs);
+          op.mutate(dueMarker({ leavesAt, policy: policy.name, subject: id, index: plan.slot }));
         }
-        mutations.push({
-          type: "sum",
-          key: rateLimits.slot(name, subject.id, index),
-          value: new Deno.KvU64(BigInt(count)),
-        });
+        let committed = false;
+        try {
+          committed = (await commit(op)).ok;
+        } finally {
+          if (!committed) ledger.abandon(plan);
+        }
+        if (committed) {
+          subject.marked = Math.max(subject.marked, plan.slot);
+          ledger.granted(plan, now);
+          return null;
+        }
+        if (round >= GRANT_ROUNDS) throw new Error("rate-limit lease kept conflicting");
+        // Another instance granted in between: read again after a short, spread-out pause.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20, round)));
       }
+    };
+    const granting = run().finally(() => {
+      subject.granting = null;
+    });
+    subject.granting = granting;
+    return granting;
+  }
+
+  /** Gives back the unspent units of ended leases, with the riders' mutations. */
+  async #flush(all: boolean) {
+    const now = this.now();
+    const groups: { mutations: Deno.KvMutation[]; settle(ok: boolean): void }[] = [];
+    for (const subject of this.#subjects.values()) {
+      const { backs, settle } = subject.ledger.giveBack(now, all);
+      if (backs.length === 0) continue;
+      const mutations = backs.map((back) => giveBack(subject.policy.name, subject.id, back));
+      groups.push({ mutations, settle });
     }
-    const riders = this.#riders.map((rider) => rider.send());
-    for (const ride of riders) mutations.push(...ride.mutations);
-    if (mutations.length === 0) return;
+    for (const rider of this.#riders) groups.push(rider.send());
+    // A group is never split across atomics unless it alone is too large (a rider's counts, which
+    // then may be counted twice: the safe direction for usage); a give-back never is.
+    let next = 0;
     try {
-      for (let i = 0; i < mutations.length; i += MUTATIONS_PER_ATOMIC) {
-        await this.#commit(mutations.slice(i, i + MUTATIONS_PER_ATOMIC));
+      while (next < groups.length) {
+        const chunk = [groups[next++]];
+        let size = chunk[0].mutations.length;
+        while (
+          next < groups.length && size + groups[next].mutations.length <= MUTATIONS_PER_ATOMIC
+        ) {
+          size += groups[next].mutations.length;
+          chunk.push(groups[next++]);
+        }
+        try {
+          const mutations = chunk.flatMap((g) => g.mutations);
+          for (let i = 0; i < mutations.length; i += MUTATIONS_PER_ATOMIC) {
+            const op = this.kv.atomic().mutate(...mutations.slice(i, i + MUTATIONS_PER_ATOMIC));
+            if (!(await commit(op)).ok) throw new Error("rate-limit give-backs were not committed");
+          }
+        } catch (error) {
+          next -= chunk.length;
+          throw error;
+        }
+        for (const group of chunk) group.settle(true);
       }
     } catch (error) {
-      // Unsent again: the next tick retries. (With several chunks, a chunk that did land is
-      // counted again: an over-count, the safe direction.)
-      for (const outbox of outboxes.reverse()) outbox.settle(false);
-      for (const ride of riders) ride.settle(false);
+      // What was not committed goes again at the next flush.
+      for (const group of groups.slice(next)) group.settle(false);
       throw error;
     }
-    for (const outbox of outboxes) outbox.settle(true);
-    for (const ride of riders) ride.settle(true);
   }
+}
 
-  /** The limiter's one write to KV: a chunk of a flush's mutations, unchecked. */
-  async #commit(mutations: Deno.KvMutation[]): Promise<void> {
-    const res = await commit(this.kv.atomic().mutate(...mutations));
-    if (!res.ok) throw new Error("rate-limit counters were not committed");
-  }
+/** Takes a lease's unspent units off its slot. */
+function giveBack(policy: string, subject: string, back: GiveBack): Deno.KvMutation {
+  // A KvU64 sum wraps around: adding 2^64 − n takes off n of the units its grant put there.
+  const value = new Deno.KvU64(U64 - BigInt(back.count));
+  return { type: "sum", key: rateLimits.slot(policy, subject, back.slot), value };
+}
 
-  /** Reads the slots of a subject's window (and the next one) in one `kv.list`. */
-  #list(subject: Subject): Promise<void> {
-    const now = this.now();
-    const { name, windowMs } = subject.policy;
-    const read = subject.ledger.beginRead(firstSlot(now, windowMs), slotIndex(now, windowMs) + 1);
-    const loading = (async () => {
-      const found = new Map<number, number>();
-      const entries = this.kv.list<Deno.KvU64>({
-        start: rateLimits.slot(name, subject.id, read.from),
-        end: rateLimits.slot(name, subject.id, read.to + 1),
-      });
-      for await (const { key, value } of entries) found.set(key[3] as number, Number(value.value));
-      subject.listed = { at: now, slot: read.to - 1 };
-      read.apply(found, now);
-    })().finally(() => {
-      subject.loading = null;
-    });
-    subject.loading = loading;
-    return loading;
-  }
-
-  /** Re-reads the two newest slots of each subject (at most five) in one `getMany`. */
-  #readNewest(subjects: Subject[]): Promise<void> {
-    const now = this.now();
-    const plan = subjects.map((subject) => {
-      const current = slotIndex(now, subject.policy.windowMs);
-      return { subject, read: subject.ledger.beginRead(current - 1, current) };
-    });
-    const keys = plan.flatMap(({ subject, read }) => [
-      rateLimits.slot(subject.policy.name, subject.id, read.from),
-      rateLimits.slot(subject.policy.name, subject.id, read.to),
-    ]);
-    const loading = this.kv.getMany<Deno.KvU64[]>(keys).then((entries) => {
-      plan.forEach(({ read }, i) => {
-        const found = new Map<number, number>();
-        for (const [j, index] of [read.from, read.to].entries()) {
-          const value = entries[i * 2 + j].value;
-          if (value) found.set(index, Number(value.value));
-        }
-        read.apply(found, now);
-      });
-    }).finally(() => {
-      for (const { subject } of plan) subject.loading = null;
-    });
-    for (const { subject } of plan) subject.loading = loading;
-    return loading;
-  }
+function isGrant(plan: Grant | WindowDecision): plan is Grant {
+  return "block" in plan;
 }

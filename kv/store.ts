@@ -1,7 +1,7 @@
 /** Opens the service's store: the same one for the service and for its maintenance scripts. */
 import { retryTransient } from "./commit.ts";
 
-const DEFAULT_KV_PATH = "./data/marketplace.sqlite3";
+export const DEFAULT_KV_PATH = "./data/marketplace.sqlite3";
 
 /**
  * KV_PATH when set (a file, or a KV Connect URL with DENO_KV_ACCESS_TOKEN in the environment),

@@ -43,7 +43,7 @@ export async function createDeps(
  * shared, key and user caches polled, last-use times written. Paused while the instance is idle.
  */
 export function backgroundJobs(deps: Deps): Background {
-  return new Background({
+  const background: Background = new Background({
     idleAfterMs: deps.settings.IDLE_AFTER_SECONDS * 1000,
     now: () => deps.now(),
     onError: (job, error) =>
@@ -60,7 +60,8 @@ export function backgroundJobs(deps: Deps): Background {
     .add({
       name: "rate-limit sync",
       everyMs: SYNC_INTERVAL_MS,
-      run: () => deps.rateLimiter.sync(),
+      // Paused or stopping: every lease goes back, as the instance may be frozen or gone next.
+      run: () => deps.rateLimiter.sync(background.idle),
       flushes: true,
     })
     .add({
@@ -74,4 +75,5 @@ export function backgroundJobs(deps: Deps): Background {
       run: () => deps.lastUsed.flush(),
       flushes: true,
     });
+  return background;
 }

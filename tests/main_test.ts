@@ -112,12 +112,15 @@ async function startWithKey() {
   return { cwd, child, rest, post, account, keyId: key.id as string, use };
 }
 
-/** Sums the rate-limit counters under `prefix` in the KV file main.ts left behind. */
+/** Sums the rate-limit slots under `prefix` in the KV file main.ts left behind. */
 async function countedInFile(cwd: string, prefix: Deno.KvKey): Promise<bigint> {
   const kv = await Deno.openKv(`${cwd}/data/marketplace.sqlite3`);
   try {
     let total = 0n;
-    for await (const entry of kv.list<Deno.KvU64>({ prefix })) total += entry.value.value;
+    for await (const entry of kv.list<Deno.KvU64>({ prefix })) {
+      // Slots only, not the version marker that counts grants.
+      if (typeof entry.key.at(-1) === "number") total += entry.value.value;
+    }
     return total;
   } finally {
     kv.close();

@@ -2,15 +2,15 @@ import assert from "node:assert/strict";
 import { Background } from "../domain/background.ts";
 import { slotIndex } from "../domain/rate_window.ts";
 import { rateLimits } from "../kv/keys.ts";
-import { type LimitPolicy, SharedRateLimiter } from "../kv/rate_limit.ts";
+import { LEASE_MS, type LimitPolicy, SharedRateLimiter } from "../kv/rate_limit.ts";
 import { apiKey, createKey, sharedInstances, signUp, type TestContext } from "./helpers.ts";
 import { openTestKv } from "./helpers.ts";
 
 const HOUR = 3_600_000;
 const HALF_PAST = Date.parse("2030-03-01T12:30:00.000Z");
 
-function instances(n: number, settings: Record<string, number>) {
-  return sharedInstances(n, { settings, deps: { now: () => HALF_PAST } });
+function instances(n: number, settings: Record<string, number>, now: () => number) {
+  return sharedInstances(n, { settings, deps: { now } });
 }
 
 async function status(svc: TestContext, key: string): Promise<number> {
@@ -19,26 +19,31 @@ async function status(svc: TestContext, key: string): Promise<number> {
   return res.status;
 }
 
-Deno.test("instances on one KV file share one limit", async (t) => {
-  await using group = await instances(2, { RATE_LIMIT_PER_HOUR: 10 });
+Deno.test("instances on one KV file share one limit, exactly", async (t) => {
+  let now = HALF_PAST;
+  await using group = await instances(2, { RATE_LIMIT_PER_HOUR: 10 }, () => now);
   const [a, b] = group.list;
   const user = await signUp(a);
   const key = await createKey(a, user.token);
 
-  await t.step("6 requests on A, flushed: B allows only the remaining 4", async () => {
+  await t.step("6 requests on A; its lease ends and goes back: B allows the other 4", async () => {
     for (let i = 0; i < 6; i++) assert.equal(await status(a, key.value), 200);
+    assert.ok(a.deps.rateLimiter.pending() > 0, "A holds units it has not spent");
+    now += LEASE_MS;
     await a.deps.rateLimiter.sync();
+    assert.equal(a.deps.rateLimiter.pending(), 0);
     for (let i = 0; i < 4; i++) assert.equal(await status(b, key.value), 200);
     assert.equal(await status(b, key.value), 429);
   });
 
-  await t.step("once B has flushed and A refreshed, A refuses too", async () => {
-    await b.deps.rateLimiter.sync();
-    await a.deps.rateLimiter.sync();
+  await t.step("A refuses too, with nothing to wait for", async () => {
     assert.equal(await status(a, key.value), 429);
   });
 
   await t.step("the counter in KV holds exactly the 10 admitted requests", async () => {
+    now += LEASE_MS;
+    await a.deps.rateLimiter.sync();
+    await b.deps.rateLimiter.sync();
     const slot = slotIndex(HALF_PAST, HOUR);
     const entry = await a.kv.get<Deno.KvU64>(rateLimits.slot("api_key", key.id, slot));
     assert.equal(entry.value?.value, 10n);
@@ -46,72 +51,67 @@ Deno.test("instances on one KV file share one limit", async (t) => {
   });
 });
 
-Deno.test("requests spread over instances that sync between them admit exactly the limit", async () => {
-  await using group = await instances(3, { RATE_LIMIT_PER_HOUR: 12 });
+Deno.test("requests spread over instances that never sync admit exactly the limit", async (t) => {
+  const limit = 12;
+  await using group = await instances(3, { RATE_LIMIT_PER_HOUR: limit }, () => HALF_PAST);
   const user = await signUp(group.list[0]);
   const key = await createKey(group.list[0], user.token);
   let allowed = 0;
-  for (let i = 0; i < 30; i++) {
-    const svc = group.list[i % 3];
-    if (await status(svc, key.value) === 200) allowed++;
-    await svc.deps.rateLimiter.sync();
-    // The next instance in turn refreshes what it uses at its own tick.
-    await group.list[(i + 1) % 3].deps.rateLimiter.sync();
-  }
-  assert.equal(allowed, 12);
-});
-
-Deno.test("worst case: N instances that have not yet synced admit at most N × limit", async (t) => {
-  const n = 3;
-  const limit = 5;
-  await using group = await instances(n, { RATE_LIMIT_PER_HOUR: limit });
-  const user = await signUp(group.list[0]);
-  const key = await createKey(group.list[0], user.token);
-  // Each instance reads the (empty) shared count once, then admits from its own view.
-  let allowed = 0;
-  for (let round = 0; round < 2 * limit; round++) {
-    for (const svc of group.list) if (await status(svc, key.value) === 200) allowed++;
+  for (let i = 0; i < 3 * limit; i++) {
+    if (await status(group.list[i % 3], key.value) === 200) allowed++;
   }
 
-  await t.step("blind to each other, each admits its own limit: overshoot (N−1) × limit", () => {
-    assert.equal(allowed, n * limit);
+  await t.step("blind to each other's memory, they admit the limit and not one more", () => {
+    assert.equal(allowed, limit);
   });
 
-  await t.step("after one sync tick, every instance refuses", async () => {
-    for (const svc of group.list) await svc.deps.rateLimiter.sync();
-    for (const svc of group.list) await svc.deps.rateLimiter.sync();
+  await t.step("every instance refuses from then on", async () => {
     for (const svc of group.list) assert.equal(await status(svc, key.value), 429);
   });
 });
 
-Deno.test("the shared limiter writes no KV per request and sweeps slots out of the window", async (t) => {
+Deno.test("the shared limiter writes once per block, gives back what is left and sweeps old slots", async (t) => {
   let now = HALF_PAST;
   await using kv = await openTestKv();
   const limiter = new SharedRateLimiter(kv, () => now);
   const policy: LimitPolicy = { name: "test", limit: 100, windowMs: HOUR };
   const slot = (at: number) => rateLimits.slot("test", "s", slotIndex(at, HOUR));
   const count = async (at: number) => (await kv.get<Deno.KvU64>(slot(at))).value?.value;
+  const versionOf = async () => (await kv.get(rateLimits.version("test", "s"))).value;
 
-  await t.step("admissions stay in memory until sync commits them as one sum", async () => {
-    for (let i = 0; i < 7; i++) assert.ok((await limiter.take(policy, "s")).allowed);
-    assert.equal(await count(HALF_PAST), undefined);
-    assert.equal(limiter.pending(), 7);
-    await limiter.sync();
-    assert.equal(await count(HALF_PAST), 7n);
-    assert.equal(limiter.pending(), 0);
-  });
+  await t.step(
+    "7 requests take 3 blocks (1, 2, 4): each counted in KV before it is spent",
+    async () => {
+      for (let i = 0; i < 7; i++) assert.ok((await limiter.take(policy, "s")).allowed);
+      assert.equal(await count(HALF_PAST), 7n);
+      assert.deepEqual(await versionOf(), new Deno.KvU64(3n), "one checked grant per block");
+      assert.equal(limiter.pending(), 0, "all spent");
+    },
+  );
 
-  await t.step("after a sync the count is not counted twice", async () => {
-    const decision = await limiter.take(policy, "s");
-    assert.equal(decision.remaining, 100 - 8);
-  });
+  await t.step(
+    "the next block doubles; its unspent units go back once the lease ends",
+    async () => {
+      const decision = await limiter.take(policy, "s");
+      assert.equal(decision.remaining, 100 - 8);
+      assert.equal(await count(HALF_PAST), 15n, "a block of 8");
+      assert.equal(limiter.pending(), 7);
+      await limiter.sync();
+      assert.equal(limiter.pending(), 7, "the lease has not ended: kept");
+      now += LEASE_MS;
+      await limiter.sync();
+      assert.equal(limiter.pending(), 0);
+      assert.equal(await count(HALF_PAST), 8n);
+    },
+  );
 
-  await t.step("admissions of later minutes go to their own slots", async () => {
+  await t.step("blocks of later minutes go to their own slots", async () => {
     now = HALF_PAST + 60_000;
     assert.equal((await limiter.take(policy, "s")).remaining, 100 - 9);
+    now += LEASE_MS;
     await limiter.sync();
     assert.equal(await count(HALF_PAST), 8n);
-    assert.equal(await count(now), 1n);
+    assert.equal(await count(HALF_PAST + 60_000), 1n);
   });
 
   await t.step("a slot that has left the window is swept with its marker", async () => {
@@ -124,18 +124,22 @@ Deno.test("the shared limiter writes no KV per request and sweeps slots out of t
     assert.equal((await limiter.take(policy, "s")).remaining, 100 - 2);
   });
 
-  await t.step("an idle subject leaves memory once flushed; its count stays in KV", async () => {
-    await limiter.sync();
-    assert.equal(limiter.size, 1, "used within the last second: kept and refreshed");
-    now += 1_001;
-    await limiter.sync();
-    assert.equal(limiter.size, 0);
-    const decision = await limiter.take(policy, "s");
-    assert.equal(decision.remaining, 100 - 3, "read back from KV: 2 before, this one");
-  });
+  await t.step(
+    "an idle subject leaves memory once its lease is back; its count stays in KV",
+    async () => {
+      now += LEASE_MS;
+      await limiter.sync();
+      assert.equal(limiter.size, 1, "used within the last second: kept");
+      now += 1_001;
+      await limiter.sync();
+      assert.equal(limiter.size, 0);
+      const decision = await limiter.take(policy, "s");
+      assert.equal(decision.remaining, 100 - 3, "read back from KV: 2 before, this one");
+    },
+  );
 
   await t.step(
-    "as a background job it syncs on its own, and stopping flushes what is left",
+    "as a background job it syncs on its own, and stopping gives every lease back",
     async () => {
       const background = new Background({
         idleAfterMs: Infinity,
@@ -143,12 +147,19 @@ Deno.test("the shared limiter writes no KV per request and sweeps slots out of t
         onError: (_, error) => {
           throw error;
         },
-      }).add({ name: "sync", everyMs: 10, run: () => limiter.sync(), flushes: true });
+      });
+      background.add({
+        name: "sync",
+        everyMs: 10,
+        run: () => limiter.sync(background.idle),
+        flushes: true,
+      });
       background.start();
-      assert.ok((await limiter.take(policy, "s")).allowed);
+      for (let i = 0; i < 5; i++) assert.ok((await limiter.take(policy, "s")).allowed);
+      assert.ok(limiter.pending() > 0);
       await background.stop();
       assert.equal(limiter.pending(), 0);
-      assert.equal(await count(now), 3n);
+      assert.equal(await count(now), 7n, "the 2 before and these 5, nothing held");
     },
   );
 });
@@ -201,36 +212,45 @@ Deno.test("over any span of w − w/60 the shared limiter admits at most the lim
   });
 });
 
-Deno.test("a refresh re-reads the two newest slots each tick and the whole window within 10 s", async (t) => {
+Deno.test("a refusal is answered from memory until the next tick, which reads the window again", async (t) => {
   let now = HALF_PAST + 30_000;
   await using kv = await openTestKv();
   const limiter = new SharedRateLimiter(kv, () => now);
-  const policy: LimitPolicy = { name: "fresh", limit: 100, windowMs: HOUR };
-  const add = (at: number, n: bigint) =>
-    kv.atomic().sum(rateLimits.slot("fresh", "s", slotIndex(at, HOUR)), n).commit();
-  assert.equal((await limiter.take(policy, "s")).remaining, 99);
+  const policy: LimitPolicy = { name: "full", limit: 3, windowMs: HOUR };
+  const key = rateLimits.slot("full", "s", slotIndex(now, HOUR));
+  const reads = () => {
+    let count = 0;
+    const list = kv.list.bind(kv);
+    kv.list = ((...args: Parameters<Deno.Kv["list"]>) => {
+      count++;
+      return list(...args);
+    }) as Deno.Kv["list"];
+    return () => count;
+  };
+  // Another instance holds two units and has spent one.
+  await kv.atomic().sum(key, 2n).commit();
+  assert.ok((await limiter.take(policy, "s")).allowed);
+  await limiter.sync(); // its sweep of old slots (a list too) is not due again for seconds
+  const counted = reads();
+
+  await t.step("the window is full: refused, and refused again without a read", async () => {
+    const first = await limiter.take(policy, "s");
+    assert.equal(first.allowed, false);
+    assert.equal(counted(), 1);
+    for (let i = 0; i < 5; i++) assert.equal((await limiter.take(policy, "s")).allowed, false);
+    assert.equal(counted(), 1);
+  });
 
   await t.step(
-    "another instance's count in this minute or the last is seen at the next tick",
+    "the other instance gives back its unspent unit; after a tick it is admitted",
     async () => {
-      await add(now, 5n);
-      await add(now - 60_000, 7n);
+      await kv.atomic().sum(key, (1n << 64n) - 1n).commit();
       now += 100;
       await limiter.sync();
-      assert.equal((await limiter.take(policy, "s")).remaining, 100 - 14);
-    },
-  );
-
-  await t.step(
-    "a late count in an older minute is seen once the window is listed again",
-    async () => {
-      await add(now - 10 * 60_000, 3n);
-      now += 100;
-      await limiter.sync();
-      assert.equal((await limiter.take(policy, "s")).remaining, 100 - 15, "not yet");
-      now += 10_000;
-      await limiter.sync();
-      assert.equal((await limiter.take(policy, "s")).remaining, 100 - 19);
+      const decision = await limiter.take(policy, "s");
+      assert.equal(decision.allowed, true);
+      assert.equal(decision.remaining, 0);
+      assert.equal(counted(), 2);
     },
   );
 });
