@@ -3,6 +3,7 @@
  * to the database's primary region. Counts the round trips a request waits for in sequence. For
  * the deploy bench; the service never wraps its store in it.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 
 /** What one traced stretch of work (a request) waited for. */
 export interface RoundTrips {
@@ -16,10 +17,19 @@ export interface LatencyKv {
   kv: Deno.Kv;
   /** Delay of each call in ms; may be changed between requests. */
   delayMs: number;
-  /** Starts a new trace: calls already in flight no longer count. */
-  begin(): void;
-  /** The trace's round trips so far. */
-  trace(): RoundTrips;
+  /**
+   * Runs `work` and counts the KV calls made on its behalf (in its async context) until it
+   * settles: work in flight elsewhere, such as background jobs, is delayed but not counted.
+   */
+  traced<T>(work: () => Promise<T>): Promise<{ value: T; trips: RoundTrips }>;
+}
+
+interface Trace {
+  /** The deepest call finished so far. */
+  finishedDepth: number;
+  maxDepth: number;
+  calls: number;
+  open: boolean;
 }
 
 /**
@@ -35,37 +45,36 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Wraps `inner`; every call through the result takes at least `delayMs` and is traced. */
 export function withLatency(inner: Deno.Kv, delayMs: number): LatencyKv {
-  // A call's depth is one more than the deepest call finished before it started: calls that
-  // overlap in time share a depth, calls that wait for one another add up.
-  let generation = 0;
-  let finishedDepth = 0;
-  let maxDepth = 0;
-  let calls = 0;
-
+  const traces = new AsyncLocalStorage<Trace>();
   const latency: LatencyKv = {
     kv: inner,
     delayMs,
-    begin() {
-      generation++;
-      finishedDepth = 0;
-      maxDepth = 0;
-      calls = 0;
+    async traced(work) {
+      const trace: Trace = { finishedDepth: 0, maxDepth: 0, calls: 0, open: true };
+      try {
+        const value = await traces.run(trace, work);
+        return { value, trips: { sequential: trace.maxDepth, calls: trace.calls } };
+      } finally {
+        trace.open = false;
+      }
     },
-    trace: () => ({ sequential: maxDepth, calls }),
   };
 
+  // A call's depth is one more than the deepest call of its trace finished before it started:
+  // calls that overlap in time share a depth, calls that wait for one another add up.
   async function call<T>(run: () => Promise<T>): Promise<T> {
-    const started = generation;
-    const depth = finishedDepth + 1;
-    calls++;
+    const trace = traces.getStore();
+    const counted = trace?.open === true;
+    const depth = (trace?.finishedDepth ?? 0) + 1;
+    if (counted) trace.calls++;
     const wait = latency.delayMs > 0 ? sleep(latency.delayMs) : Promise.resolve();
     try {
       const [result] = await Promise.all([run(), wait]);
       return result;
     } finally {
-      if (started === generation) {
-        finishedDepth = Math.max(finishedDepth, depth);
-        maxDepth = Math.max(maxDepth, depth);
+      if (counted && trace.open) {
+        trace.finishedDepth = Math.max(trace.finishedDepth, depth);
+        trace.maxDepth = Math.max(trace.maxDepth, depth);
       }
     }
   }

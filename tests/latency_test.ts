@@ -11,15 +11,17 @@ async function store() {
 Deno.test("calls awaited one after another add up; calls that overlap count once", async () => {
   using kv = await store();
   const slow = withLatency(kv, 0);
-  slow.begin();
-  await slow.kv.get(["n", 1]);
-  await slow.kv.getMany([["n", 2], ["n", 3]]);
-  assertEquals(slow.trace(), { sequential: 2, calls: 2 });
+  const one = await slow.traced(async () => {
+    await slow.kv.get(["n", 1]);
+    return (await slow.kv.getMany([["n", 2], ["n", 3]])).length;
+  });
+  assertEquals(one, { value: 2, trips: { sequential: 2, calls: 2 } });
 
-  slow.begin();
-  await Promise.all([slow.kv.get(["n", 1]), slow.kv.get(["n", 2]), slow.kv.getMany([["n", 3]])]);
-  await slow.kv.atomic().set(["m"], 1).commit();
-  assertEquals(slow.trace(), { sequential: 2, calls: 4 });
+  const two = await slow.traced(async () => {
+    await Promise.all([slow.kv.get(["n", 1]), slow.kv.get(["n", 2]), slow.kv.getMany([["n", 3]])]);
+    await slow.kv.atomic().set(["m"], 1).commit();
+  });
+  assertEquals(two.trips, { sequential: 2, calls: 4 });
 });
 
 Deno.test("a list waits once per batch Deno fetches, and once more past a full last batch", async () => {
@@ -33,26 +35,38 @@ Deno.test("a list waits once per batch Deno fetches, and once more past a full l
     [{ limit: 50, batchSize: 25 }, 2],
   ];
   for (const [options, fetches] of cases) {
-    slow.begin();
-    const entries = await Array.fromAsync(slow.kv.list({ prefix: ["n"] }, options));
-    assertEquals(entries.length, Math.min(options.limit ?? 250, 250));
-    assertEquals(slow.trace().sequential, fetches, JSON.stringify(options));
+    const { value, trips } = await slow.traced(() =>
+      Array.fromAsync(slow.kv.list({ prefix: ["n"] }, options))
+    );
+    assertEquals(value.length, Math.min(options.limit ?? 250, 250));
+    assertEquals(trips.sequential, fetches, JSON.stringify(options));
   }
   assertEquals(listBatchSize({ limit: 1000 }), 500);
 });
 
-Deno.test("each call takes at least the delay; a new trace forgets calls still in flight", async () => {
+Deno.test("each call takes at least the delay; calls outside the traced work do not count", async () => {
   using kv = await store();
   const slow = withLatency(kv, 30);
   const started = performance.now();
-  const pending = slow.kv.get(["n", 1]);
-  slow.begin();
-  assertEquals((await pending).value, 1);
+  const elsewhere = slow.kv.get(["n", 1]); // as a background job's read
+  const { trips } = await slow.traced(async () => {
+    const reader = slow.kv.watch([["n", 1]]).getReader();
+    assertEquals((await reader.read()).value?.[0].value, 1);
+    await reader.cancel();
+  });
+  assertEquals((await elsewhere).value, 1);
   assert(performance.now() - started >= 29, "the call returned before its delay");
-  assertEquals(slow.trace(), { sequential: 0, calls: 0 });
+  assertEquals(trips, { sequential: 1, calls: 1 });
+});
 
-  const watch = slow.kv.watch([["n", 1]]).getReader();
-  assertEquals((await watch.read()).value?.[0].value, 1);
-  await watch.cancel();
-  assertEquals(slow.trace().sequential, 1);
+Deno.test("a call the traced work leaves running when it settles does not count", async () => {
+  using kv = await store();
+  const slow = withLatency(kv, 20);
+  let left: Promise<unknown> = Promise.resolve();
+  const { trips } = await slow.traced(async () => {
+    await slow.kv.get(["n", 1]);
+    left = slow.kv.get(["n", 2]).then(() => slow.kv.get(["n", 3]));
+  });
+  await left;
+  assertEquals(trips, { sequential: 1, calls: 2 });
 });
