@@ -9,7 +9,6 @@ import { checkIndexLayout } from "../kv/index_layout.ts";
 import { type RoundTrips, withLatency } from "../kv/latency.ts";
 import { createApp } from "../routes/app.ts";
 import { backgroundJobs, createDeps } from "../routes/deps.ts";
-import type { Deps } from "../routes/env.ts";
 import { generateTask, queryKinds, queryString } from "./explore_data.ts";
 import { loadTasks } from "./explore_load.ts";
 import { benchTaskBody } from "./http_seed.ts";
@@ -183,8 +182,10 @@ const kinds: Kind[] = [
 let coldApp: Promise<ReturnType<typeof createApp>> = Promise.resolve(app);
 async function freshInstance(): Promise<ReturnType<typeof createApp>> {
   // As main.ts starts on Deploy without JWT_SECRET set: the secret and the layout are read first.
-  const fresh: Deps = await createDeps(slow.kv, { ...settings, JWT_SECRET: undefined });
-  await checkIndexLayout(slow.kv);
+  const [fresh] = await Promise.all([
+    createDeps(slow.kv, { ...settings, JWT_SECRET: undefined }),
+    checkIndexLayout(slow.kv),
+  ]);
   return createApp(fresh);
 }
 const STARTUP = "cold instance: start-up before serving (main.ts: createDeps, index layout)";

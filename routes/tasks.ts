@@ -261,6 +261,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
       taskId: c.req.valid("param").id,
       change: (current) => applyPatch(assertOwner(current, userId), patch, iso(deps.now())),
       effects: await taskEffects(deps, userId),
+      owner: userId,
     });
     return c.json(await detailOf(deps, task), 200);
   });
@@ -272,6 +273,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
       taskId: c.req.valid("param").id,
       change: (current) => markDeleted(assertOwner(current, userId), iso(deps.now())),
       effects: await taskEffects(deps, userId),
+      owner: userId,
     });
     return c.json({ message: "Task deleted" }, 200);
   });
