@@ -1,5 +1,5 @@
 /**
- * `deno task bench:explore-cpu [--tasks=20000] [--seconds=8] [--runs=3] [--connections=32]`: the
+ * `deno task bench:explore-cpu [--tasks=20000] [--seconds=8] [--runs=3] [--connections=8]`: the
  * server CPU one anonymous explore page costs, per filter kind, against an anonymous GET
  * /tasks/:id on the same server, under wrk (the service as `deno task serve` runs it, on CPU 1;
  * wrk on CPU 0). Tasks: bench/explore_data.ts's everyday tasks, one live author. Kinds are
@@ -17,7 +17,7 @@ import { taskRunArgs } from "../scripts/task_line.ts";
 const TASKS = flag("tasks", 20_000);
 const SECONDS = flag("seconds", 8);
 const RUNS = flag("runs", 3);
-const CONNECTIONS = flag("connections", 32);
+const CONNECTIONS = flag("connections", 8);
 const QUERIES = 200;
 const ROOT = new URL("..", import.meta.url).pathname;
 const HUGE_LIMIT = "1000000000";
@@ -42,6 +42,8 @@ async function measure(server: Server, kind: Kind, seconds: number) {
     pathsFile: kind.pathsFile,
     connections: CONNECTIONS,
     seconds,
+    // CPU per request is the figure, not latency: a slow answer on a loaded machine is no error.
+    timeoutSeconds: 10,
   });
   const cpuUs = (await serverCpuSeconds(pids) - before) * 1e6 / Math.max(1, result.requests);
   if (result.non2xx > 0 || result.socketErrors > 0 || result.requests === 0) {
