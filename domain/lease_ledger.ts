@@ -165,7 +165,11 @@ export class LeaseLedger {
     }
     this.#refusal = null;
     this.#learnPace(now);
-    const block = Math.max(1, Math.min(this.#want, Math.floor(left / share)));
+    // A subject's first block on this instance, far from the limit, covers more than one request:
+    // starting from one unit made its first few requests wait for a grant each (two round trips
+    // on Deno Deploy). Small next to what is left, so late instances still find units.
+    const first = this.#last === null ? Math.floor(left / (share * share)) : 0;
+    const block = Math.max(1, Math.min(Math.max(this.#want, first), Math.floor(left / share)));
     this.#capped = block < this.#want;
     this.#leases = this.#leases.filter((l) => !ended.includes(l));
     return { slot: slotIndex(now, windowMs), block, backs, ended };

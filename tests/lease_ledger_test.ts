@@ -38,7 +38,7 @@ class Window {
   }
 }
 
-Deno.test("blocks double while they are spent out, and are at most a share of what is left", () => {
+Deno.test("a first block is a share of a share of what is left; blocks double while they are spent out, and are at most a share of what is left", () => {
   const window = new Window();
   const ledger = new LeaseLedger(RULES);
   const sizes: number[] = [];
@@ -47,7 +47,7 @@ Deno.test("blocks double while they are spent out, and are at most a share of wh
     assert.ok(window.take(ledger, T0, 1000).allowed);
     if (window.used > before) sizes.push(window.used - before);
   }
-  assert.deepEqual(sizes, [1, 2, 4, 8, 16, 32]);
+  assert.deepEqual(sizes, [15, 30, 60], "1000 left: 1000 / 8 / 8, then twice each spent block");
 
   const near = new Window();
   near.add(slotIndex(T0, HOUR), 990);
