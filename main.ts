@@ -120,7 +120,7 @@ async function main() {
   jobRunner = jobs;
   const background = backgroundJobs(deps).add(pollJob(jobs));
   background.start();
-  // KV Connect has no queues, and its listenQueue never settles, not even on close: awaited at
+  // KV Connect has no queues, and its queue listener never settles, not even on close: awaited at
   // shutdown, it would hold the process forever.
   const legacy = isKvConnectUrl(settings.KV_PATH)
     ? Promise.resolve()

@@ -145,13 +145,11 @@ export function limitGuard(inner: Deno.Kv): Deno.Kv {
                 mutate(m.key, "value" in m ? m.value : undefined);
               }
               break;
-            case "enqueue": {
+            case "enqueue":
+              // The service writes jobs, never queue messages; one still counts as a mutation.
               tally.mutations++;
               values.push({ key: ["enqueue"], value: args[0] });
-              const options = args[1] as { keysIfUndelivered?: Deno.KvKey[] } | undefined;
-              for (const key of options?.keysIfUndelivered ?? []) addKey(tally, key);
               break;
-            }
             case "commit": {
               // Values are sized only where their total could matter: the store itself refuses
               // a value over 64 KiB, and this many of them cannot reach 800 KiB with their keys.
