@@ -5,6 +5,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { sha256Hex } from "../../domain/bytes.ts";
+import { acceptsGzip, listMembers } from "../compress.ts";
 import { problems } from "../define.ts";
 import { pagePolicy } from "../page_policy.ts";
 import type { AppEnv } from "../env.ts";
@@ -101,30 +102,6 @@ const page = await asset(
   ).toString(),
   "text/html; charset=utf-8",
 );
-
-// A real list header of this kind is a few hundred bytes; a longer one is ignored unread, so no
-// client can make the server walk (or split) megabytes of it.
-const MAX_LIST_HEADER = 4096;
-
-/**
- * The members of a comma-separated header, trimmed; none when it is absent or oversized. Plain
- * string splits only: a pattern with a starred blank class around the comma backtracks
- * quadratically over a run of spaces.
- */
-function listMembers(header: string | undefined): string[] {
-  if (!header || header.length > MAX_LIST_HEADER) return [];
-  return header.split(",").map((member) => member.trim());
-}
-
-/** True when Accept-Encoding names gzip without refusing it (`gzip;q=0`). */
-function acceptsGzip(header: string | undefined): boolean {
-  return listMembers(header).some((member) => {
-    const [coding, ...params] = member.split(";").map((part) => part.trim().toLowerCase());
-    if (coding !== "gzip") return false;
-    const q = params.find((param) => param.startsWith("q="));
-    return q === undefined || Number(q.slice(2)) > 0;
-  });
-}
 
 /**
  * Serves a static body with the page's security headers, gzipped when the client takes it,
