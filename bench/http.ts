@@ -23,6 +23,8 @@ import { numberFlag as flag } from "./flags.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const HUGE_LIMIT = "1000000000";
+/** What browsers and most HTTP clients send. */
+const GZIP = "gzip, deflate, br";
 
 const SECONDS = flag("seconds", 10);
 const RUNS = flag("runs", 3);
@@ -46,6 +48,7 @@ async function check(s: Scenario) {
     headers: {
       ...(s.apiKey ? { "X-API-Key": s.apiKey } : {}),
       ...(s.bodyFile ? { "Content-Type": "application/json" } : {}),
+      ...(s.acceptEncoding ? { "Accept-Encoding": s.acceptEncoding } : {}),
     },
     body: s.bodyFile ? await Deno.readTextFile(s.bodyFile) : undefined,
   });
@@ -72,6 +75,7 @@ async function measure(s: Scenario, seconds: number) {
       pathsFile: s.pathsFile,
       apiKey: s.apiKey,
       bodyFile: s.bodyFile,
+      acceptEncoding: s.acceptEncoding,
       connections: CONNECTIONS,
       seconds,
       // Past commit.ts's 5 s retry budget a create answers 500, which the check below reports.
@@ -213,6 +217,15 @@ async function main() {
         ...get,
       }),
       scenario({
+        label: "(bz)",
+        what: "(b) from a client that takes gzip",
+        server: await oneWorker("service-get-gzip"),
+        pathsFile: byId,
+        apiKey: key,
+        acceptEncoding: GZIP,
+        ...get,
+      }),
+      scenario({
         label: "(b2)",
         what: "(b), deno task start, 2 workers",
         server: await twoWorkers("service2-get"),
@@ -226,6 +239,15 @@ async function main() {
         server: await oneWorker("service-list"),
         pathsFile: list,
         apiKey: key,
+        ...get,
+      }),
+      scenario({
+        label: "(cz)",
+        what: "(c) from a client that takes gzip",
+        server: await oneWorker("service-list-gzip"),
+        pathsFile: list,
+        apiKey: key,
+        acceptEncoding: GZIP,
         ...get,
       }),
       scenario({

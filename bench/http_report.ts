@@ -14,6 +14,8 @@ export interface Scenario {
   pathsFile: string;
   apiKey?: string;
   bodyFile?: string;
+  /** Sent as Accept-Encoding (a client that takes gzip); none by default. */
+  acceptEncoding?: string;
   expect: number;
   runs: { result: WrkResult; rssMb: number; cpuUs: number }[];
   hwmMb: number;
@@ -75,6 +77,8 @@ function ratioLines(stats: Map<string, Stats>): string {
     `${line("(ah)", "(a)", "   ")}(what the contract's response headers cost alone)`,
     `${line("(b)", "(ah)", "   ")}(the service against a floor that sends the same headers)`,
     `${line("(c)", "(a)", "   ")}(no target: a page of 20 against one kv.get)`,
+    `${line("(bz)", "(b)", "  ")}(GET by id from a client that takes gzip: small, sent plain)`,
+    `${line("(cz)", "(c)", "  ")}(the page of 20 gzipped for a client that takes it)`,
     `${line("(d)", "(d0)", "  ")}target >= 0.50: ${verdict(ratio("(d)", "(d0)") >= 0.5)}`,
     `service memory peak (one process) = ${peak.toFixed(0)} MB   target < 150 MB: ${
       verdict(peak < 150)
@@ -171,7 +175,9 @@ main.ts run as \`deno task serve\` runs it (${input.serveFlags}); the 2-worker s
 \`deno task start\` as deno.json spells it, in a directory whose ./data holds its copy. Access log
 on (LOG_LEVEL=info, stdout to /dev/null), RATE_LIMIT_PER_HOUR=${limit} and
 ANON_RATE_LIMIT_PER_HOUR=${limit}, so the limiter never answers 429; the API key has the scopes
-tasks:read and tasks:write and an IP whitelist of 127.0.0.1 and ::1. GET by id rotates over every
+tasks:read and tasks:write and an IP whitelist of 127.0.0.1 and ::1. (bz) and (cz) send
+Accept-Encoding: gzip, deflate, br, as browsers and most clients do; the other rows send none
+(wrk's default). GET by id rotates over every
 seeded task; POST sends one create body. RSS: largest VmRSS of the serving processes (summed over
 workers; the supervisor, which carries no request, left out) sampled each second under load; HWM:
 their VmHWM after the last run, summed likewise. CPU µs/req: user + system CPU time of the serving

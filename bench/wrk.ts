@@ -7,6 +7,8 @@ export interface WrkLoad {
   pathsFile: string;
   apiKey?: string;
   bodyFile?: string;
+  /** Sent as Accept-Encoding; none when absent, as wrk sends by default. */
+  acceptEncoding?: string;
   connections: number;
   seconds: number;
   /**
@@ -96,6 +98,7 @@ export async function runWrk(load: WrkLoad): Promise<WrkResult> {
       BENCH_PATHS_FILE: load.pathsFile,
       BENCH_API_KEY: load.apiKey ?? "",
       BENCH_BODY_FILE: load.bodyFile ?? "",
+      BENCH_ACCEPT_ENCODING: load.acceptEncoding ?? "",
     },
     stdout: "piped",
     stderr: "piped",

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { Scope } from "./auth.ts";
 import { crc32, sha256Hex, toHex } from "./bytes.ts";
 import { parseRange } from "./ip.ts";
+import { userText } from "./text.ts";
 
 export const KEY_PREFIX = "svc_";
 const KEY_SHAPE = /^svc_[0-9a-f]{64}$/;
@@ -49,9 +50,11 @@ export const IpWhitelist = z.array(IpEntry).max(50, "at most 50 entries").meta({
   example: ["203.0.113.7", "10.0.0.0/8", "2001:db8::/32"],
 });
 
-const KeyName = z.string().trim()
-  .min(1, "name must not be empty")
-  .max(100, "name must be at most 100 characters");
+const KeyName = userText(
+  z.string().trim()
+    .min(1, "name must not be empty")
+    .max(100, "name must be at most 100 characters"),
+);
 
 /** A key's own hourly budget; the route also holds it to the service's RATE_LIMIT_PER_HOUR. */
 const RateLimitPerHour = z.number().int().min(1, "rateLimitPerHour must be at least 1").meta({

@@ -3,6 +3,7 @@
  * who may move an application to which status, as plain functions.
  */
 import { z } from "zod";
+import { userText } from "./text.ts";
 import { AppError, notFound } from "./errors.ts";
 import { acceptedOf, isPublic, MAX_BUDGET, type TaskRecord, TaskStatus } from "./task.ts";
 
@@ -13,7 +14,7 @@ export type ApplicationStatus = z.infer<typeof ApplicationStatus>;
 const hasAtMostTwoDecimals = (n: number) => Math.round(n * 100) / 100 === n;
 
 export const ApplicationCreate = z.object({
-  message: z.string().trim().min(1).max(2_000),
+  message: userText(z.string().trim().min(1).max(2_000), true),
   price: z.number().min(0).max(MAX_BUDGET)
     .refine(hasAtMostTwoDecimals, "must have at most 2 decimals")
     .optional()

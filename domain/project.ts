@@ -1,8 +1,9 @@
 /** Projects: private to their owner, soft-deleted. Shapes of the create, update and response. */
 import { z } from "zod";
+import { userText } from "./text.ts";
 
-const name = z.string().trim().min(1).max(100);
-const description = z.string().trim().max(2000);
+const name = userText(z.string().trim().min(1).max(100));
+const description = userText(z.string().trim().max(2000), true);
 
 export const ProjectCreate = z.object({
   name,

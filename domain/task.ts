@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { isCountryCode, isCurrencyCode } from "./codes.ts";
 import { AppError, notFound } from "./errors.ts";
-import { words } from "./text.ts";
+import { userText, words } from "./text.ts";
 import { HttpsUrl } from "./url.ts";
 
 export const TASK_STATUSES = ["published", "completed"] as const;
@@ -25,7 +25,7 @@ export const Location = z.object({
     z.number().min(-90).max(90).describe("latitude"),
   ], { error: "must be [longitude, latitude]" }),
   type: z.enum(LOCATION_TYPES),
-  name: z.string().trim().min(1).max(200),
+  name: userText(z.string().trim().min(1).max(200)),
   countryCode: z.string()
     .refine(isCountryCode, "must be an ISO 3166-1 alpha-2 country code in upper case")
     .optional(),
@@ -52,14 +52,14 @@ const DueDate = z.union([
 
 // The editable fields, without defaults: create adds the defaults, patch makes them optional.
 const editable = {
-  title: z.string().trim().min(1).max(200),
-  description: z.string().trim().min(1).max(10_000),
+  title: userText(z.string().trim().min(1).max(200)),
+  description: userText(z.string().trim().min(1).max(10_000), true),
   budget: z.number().min(0).max(MAX_BUDGET)
     .refine(hasAtMostTwoDecimals, "must have at most 2 decimals"),
   currency: z.string()
     .refine(isCurrencyCode, "must be an ISO 4217 currency code in upper case"),
   location: Location,
-  requirement: z.string().trim().min(1).max(5_000),
+  requirement: userText(z.string().trim().min(1).max(5_000), true),
   dueDate: DueDate,
   maxPeople: z.number().int().min(1).max(1_000),
   images: z.array(HttpsUrl).max(10),

@@ -1,12 +1,13 @@
 /** Users and sessions: sign-up and profile shapes, and what a stored user holds. */
 import { z } from "zod";
+import { userText } from "./text.ts";
 import { HttpsUrl } from "./url.ts";
 
 export const SignUp = z.object({
   email: z.email().max(254).transform((e) => e.trim()),
   password: z.string().min(8).max(128),
-  firstName: z.string().trim().min(1).max(100),
-  lastName: z.string().trim().max(100).optional(),
+  firstName: userText(z.string().trim().min(1).max(100)),
+  lastName: userText(z.string().trim().max(100)).optional(),
   profilePic: HttpsUrl.optional(),
 }).meta({ id: "SignUp" });
 export type SignUp = z.infer<typeof SignUp>;
@@ -18,8 +19,8 @@ export const Login = z.object({
 export type Login = z.infer<typeof Login>;
 
 export const UserUpdate = z.object({
-  firstName: z.string().trim().min(1).max(100).optional(),
-  lastName: z.string().trim().max(100).nullable().optional(),
+  firstName: userText(z.string().trim().min(1).max(100)).optional(),
+  lastName: userText(z.string().trim().max(100)).nullable().optional(),
   profilePic: HttpsUrl.nullable().optional(),
 }).meta({ id: "UserUpdate" });
 export type UserUpdate = z.infer<typeof UserUpdate>;

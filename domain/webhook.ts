@@ -3,6 +3,7 @@
  * Webhooks `whsec_` keys, the previous one honoured for 24 hours after a rotation) and signing.
  */
 import { z } from "zod";
+import { userText } from "./text.ts";
 import { Webhook as Signer } from "standardwebhooks";
 import { encodeBase64 } from "./base64.ts";
 import type { Grantor } from "./event_access.ts";
@@ -19,8 +20,10 @@ const WebhookUrl = z.string().trim().max(2048, "url must be at most 2,048 charac
 export const WebhookCreate = z.object({
   url: WebhookUrl,
   events: EventSelection,
-  description: z.string().trim().max(500, "description must be at most 500 characters")
-    .optional(),
+  description: userText(
+    z.string().trim().max(500, "description must be at most 500 characters"),
+    true,
+  ).optional(),
 }).meta({ id: "WebhookCreate" });
 export type WebhookCreate = z.infer<typeof WebhookCreate>;
 

@@ -4,6 +4,7 @@
  * back to the caller's loop (`atomically`) or ends as a typed conflict, never as a silent success.
  */
 import { AppError } from "../domain/errors.ts";
+import { isStorageFullError, storageWrites } from "./storage_writes.ts";
 
 // Deno's SQLite backend fails a checked atomic at once with "database is locked" when another
 // connection wrote since its read began; no busy timeout applies, so the retry is ours. These are
@@ -56,12 +57,35 @@ export function afterCommit(op: Deno.AtomicOperation, hook: () => void) {
   else afterCommitHooks.set(op, [hook]);
 }
 
-/** Commits `op`, retrying transient failures; `{ ok: false }` means a check failed. */
+/** How long a client is asked to wait when the store is full: freeing space takes an operator. */
+export const STORAGE_FULL_RETRY_AFTER_S = 60;
+
+/** The answer to a write the store has no room for: a 503 the client may retry, not a 500. */
+export function storageFull(): AppError {
+  return new AppError("STORAGE_FULL", "The store is out of space and takes no writes for now", {
+    headers: { "Retry-After": String(STORAGE_FULL_RETRY_AFTER_S) },
+  });
+}
+
+/**
+ * Commits `op`, retrying transient failures; `{ ok: false }` means a check failed. A store out of
+ * space (which wrote nothing, so the atomic may be sent again later) throws `STORAGE_FULL`.
+ */
 export async function commit(
   op: Deno.AtomicOperation,
 ): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
-  const result = await retryTransient(() => op.commit());
-  if (result.ok) { for (const hook of afterCommitHooks.get(op) ?? []) hook(); }
+  let result: Deno.KvCommitResult | Deno.KvCommitError;
+  try {
+    result = await retryTransient(() => op.commit());
+  } catch (error) {
+    if (!isStorageFullError(error)) throw error;
+    storageWrites.refused();
+    throw storageFull();
+  }
+  if (result.ok) {
+    storageWrites.succeeded();
+    for (const hook of afterCommitHooks.get(op) ?? []) hook();
+  }
   return result;
 }
 

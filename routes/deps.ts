@@ -9,6 +9,7 @@ import { FLUSH_INTERVAL_MS, LastUsedBuffer } from "../kv/last_used.ts";
 import { SharedRateLimiter, SYNC_INTERVAL_MS } from "../kv/rate_limit.ts";
 import { POLL_INTERVAL_MS, pollTogether } from "../kv/polled_cache.ts";
 import { HOLD_MS, UsageCounter } from "../kv/usage_counter.ts";
+import { noteStorageFull } from "../kv/storage_writes.ts";
 import type { Deps } from "./env.ts";
 
 export async function createDeps(
@@ -53,8 +54,10 @@ export function backgroundJobs(deps: Deps): Background {
   const background: Background = new Background({
     idleAfterMs: deps.settings.IDLE_AFTER_SECONDS * 1000,
     now: () => deps.now(),
-    onError: (job, error) =>
-      deps.log.error(`background job failed: ${job}`, { error: error?.message }),
+    onError: (job, error) => {
+      if (noteStorageFull(deps.log, error, { job })) return;
+      deps.log.error(`background job failed: ${job}`, { error: error?.message });
+    },
     onIdle: (idle) => deps.log.debug(idle ? "idle: background paused" : "background resumed"),
   })
     // Before the sync: when the jobs pause or stop, held usage counts ride on its last flush.

@@ -5,6 +5,7 @@ import { monotonicFactory } from "ulid";
 import { AppError } from "../domain/errors.ts";
 import { inRanges, parseAddress } from "../domain/ip.ts";
 import type { Settings } from "../domain/settings.ts";
+import { compressAnswer, measureBodies } from "./compress.ts";
 import { asError } from "./problem.ts";
 import type { AppEnv, Deps } from "./env.ts";
 
@@ -28,7 +29,8 @@ function setHeader(c: Context<AppEnv>, name: string, value: string) {
 /**
  * Everything the app does around every request, in one layer (each Hono layer is a closure, a
  * promise and an await per request): the request id, the client address and the deps before the
- * handler; after it, the response fixed up (request id, JSON charset, HEAD) and the access log.
+ * handler; after it, the response fixed up (request id, JSON charset, HEAD, compression) and the
+ * access log.
  * A thrown non-Error value answers through `onError` like any other failure.
  */
 export function requestLifecycle(
@@ -43,6 +45,7 @@ export function requestLifecycle(
     c.set("principal", null);
     c.set("keyInUse", null);
     c.set("clientIp", clientAddress(c, trusted));
+    measureBodies(c);
     try {
       await next();
     } catch (thrown) {
@@ -52,6 +55,8 @@ export function requestLifecycle(
     finishHeaders(c, id);
     const keyId = c.get("keyInUse");
     if (keyId !== null) deps.usage.note(keyId, c.res.status, deps.now());
+    // Before the HEAD fix-up, so that a HEAD announces the length of what its GET sends.
+    compressAnswer(c, isStreamed);
     if (c.req.method === "HEAD") await headLikeGet(c);
     deps.log.info("request", {
       method: c.req.method,
@@ -98,6 +103,7 @@ function finishHeaders(c: Context<AppEnv>, id: string) {
 
 /** Responses whose body is streamed as it is read: their length is unknown until the end. */
 const streamed = new WeakSet<Response>();
+const isStreamed = (res: Response) => streamed.has(res);
 
 /**
  * A response streaming `body` (a GET), or, for HEAD, the same headers over an empty stream, so

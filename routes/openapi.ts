@@ -46,6 +46,7 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
   RATE_LIMITED: "the request budget is spent; see `Retry-After`",
   INTERNAL_ERROR: "an unexpected failure; the body never carries internals",
   SERVICE_UNAVAILABLE: "storage does not answer",
+  STORAGE_FULL: "the store is out of space: reads work, writes wait for space (see `Retry-After`)",
 };
 
 const DESCRIPTION = `A REST interface for a task marketplace: users post tasks with a budget, a
@@ -211,7 +212,12 @@ function operationIdOf(method: string, path: string): string {
   return method + words.join("");
 }
 
-/** Adds the headers and the 500 answer that every operation has, whoever declared it. */
+const WRITES = new Set(["post", "put", "patch", "delete"]);
+
+/**
+ * Adds the headers and the 500 answer that every operation has, whoever declared it, and the 503
+ * of a store out of space to every operation that writes.
+ */
 function completeOperation(
   at: { method: string; path: string; versioned: boolean },
   op: Operation,
@@ -223,6 +229,12 @@ function completeOperation(
     description: "Unexpected failure",
     content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
   };
+  if (versioned && WRITES.has(method)) {
+    op.responses["503"] ??= {
+      description: "STORAGE_FULL: the store is out of space; retry after `Retry-After`",
+      content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+    };
+  }
   for (const [status, response] of Object.entries(op.responses)) {
     const headers: Record<string, unknown> = { ...response.headers };
     headers["X-Request-Id"] = { $ref: "#/components/headers/X-Request-Id" };
@@ -231,7 +243,9 @@ function completeOperation(
         headers[name] = { $ref: `#/components/headers/${name}` };
       }
     }
-    if (status === "429") headers["Retry-After"] = { $ref: "#/components/headers/Retry-After" };
+    if (status === "429" || (status === "503" && versioned)) {
+      headers["Retry-After"] = { $ref: "#/components/headers/Retry-After" };
+    }
     response.headers = headers;
   }
 }

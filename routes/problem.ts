@@ -5,6 +5,8 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
 import { AppError, type ErrorCode, type FieldProblem } from "../domain/errors.ts";
 import "../domain/validation_messages.ts";
+import { storageFull } from "../kv/commit.ts";
+import { noteStorageFull } from "../kv/storage_writes.ts";
 import type { AppEnv, Deps } from "./env.ts";
 
 const TITLES: Record<number, string> = {
@@ -97,6 +99,11 @@ export function asError(thrown: unknown): Error {
 /** The app's `onError`: known errors answer as themselves, anything else as a bare 500. */
 export function errorHandler(deps: Deps) {
   return (error: Error, c: Context<AppEnv>): Response => {
+    // A store out of space is one condition, logged once, not a failure per request; a write
+    // that reached the store without the commit helper (none should) answers alike.
+    if (noteStorageFull(deps.log, error, { requestId: c.get("requestId") })) {
+      return problemResponse(c, error instanceof AppError ? error : storageFull());
+    }
     if (error instanceof AppError) return problemResponse(c, error);
     if (error instanceof HTTPException) return problemResponse(c, fromHttpException(error));
     deps.log.error("unhandled error", {

@@ -1,5 +1,7 @@
 /** GET /openapi.json (the generated OpenAPI 3.1 document) and GET /docs (its reference page). */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { TypedResponse } from "hono";
+import { acceptsGzip } from "./compress.ts";
 import { renderDocsPage } from "./docs_page.ts";
 import { docsPagePolicy } from "./docs_page_assets.ts";
 import { problems } from "./define.ts";
@@ -50,10 +52,27 @@ export function registerReference(app: OpenAPIHono<AppEnv>) {
   let page: string | null = null;
   let policy: string | null = null;
   const getDocument = () => document ??= buildOpenApiDocument(app);
+  // The largest answer there is, and unbudgeted: its text and gzip form are made once, not per
+  // request.
+  let served: Promise<{ text: string; gzipped: Uint8Array<ArrayBuffer> }> | null = null;
+  const serveForms = async () => {
+    const text = JSON.stringify(getDocument());
+    const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
+    return { text, gzipped: new Uint8Array(await new Response(stream).arrayBuffer()) };
+  };
 
-  app.openapi(documentRoute, (c) => {
+  // Typed as the JSON answer the route declares: the body is that JSON's text, or its gzip form.
+  const asDocument = (res: Response) =>
+    res as Response & TypedResponse<{ openapi: string }, 200, "json">;
+
+  app.openapi(documentRoute, async (c) => {
+    const { text, gzipped } = await (served ??= serveForms());
     c.header("Cache-Control", "public, max-age=300");
-    return c.json(getDocument(), 200);
+    c.header("Content-Type", "application/json; charset=utf-8");
+    c.header("Vary", "Accept-Encoding");
+    if (!acceptsGzip(c.req.header("Accept-Encoding"))) return asDocument(c.body(text, 200));
+    c.header("Content-Encoding", "gzip");
+    return asDocument(c.body(gzipped, 200));
   });
 
   app.openapi(docsRoute, async (c) => {

@@ -5,6 +5,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { sha256Hex } from "../../domain/bytes.ts";
+import { acceptsGzip } from "../compress.ts";
 import { problems } from "../define.ts";
 import { pagePolicy } from "../page_policy.ts";
 import { listMembers, noneMatchHits } from "../http_lists.ts";
@@ -102,16 +103,6 @@ const page = await asset(
   ).toString(),
   "text/html; charset=utf-8",
 );
-
-/** True when Accept-Encoding names gzip without refusing it (`gzip;q=0`). */
-function acceptsGzip(header: string | undefined): boolean {
-  return listMembers(header).some((member) => {
-    const [coding, ...params] = member.split(";").map((part) => part.trim().toLowerCase());
-    if (coding !== "gzip") return false;
-    const q = params.find((param) => param.startsWith("q="));
-    return q === undefined || Number(q.slice(2)) > 0;
-  });
-}
 
 /**
  * Serves a static body with the page's security headers, gzipped when the client takes it,

@@ -1,0 +1,107 @@
+/**
+ * Issue 26 #7, "large answers are sent uncompressed": answers of 2 KiB or more, and streamed
+ * listings, are gzipped for clients that accept it, streams still stream, small answers are not
+ * touched, and every answer that could be compressed says `Vary: Accept-Encoding`.
+ */
+import assert from "node:assert/strict";
+import { meter } from "../kv/meter.ts";
+import { MIN_COMPRESSED_LENGTH } from "../routes/compress.ts";
+import { bearer, setup, signUp } from "./helpers.ts";
+import { postTask } from "./task_fixtures.ts";
+
+const GZIP = { "Accept-Encoding": "gzip, deflate, br" };
+
+async function gunzip(res: Response): Promise<string> {
+  return await new Response(res.body!.pipeThrough(new DecompressionStream("gzip"))).text();
+}
+
+Deno.test("large answers are sent uncompressed (issue 26 #7): gzip for clients that take it", async (t) => {
+  await using svc = await setup();
+
+  await t.step("/openapi.json goes out gzipped, the same document", async () => {
+    const plain = await svc.request("/openapi.json");
+    const plainText = await plain.text();
+    assert.ok(plainText.length > 100_000);
+    const res = await svc.request("/openapi.json", { headers: GZIP });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("Content-Encoding"), "gzip");
+    assert.equal(res.headers.get("Content-Length"), null);
+    assert.match(res.headers.get("Vary") ?? "", /Accept-Encoding/);
+    assert.match(res.headers.get("Content-Type")!, /^application\/json; charset=utf-8/);
+    const bytes = new Uint8Array(await res.clone().arrayBuffer());
+    assert.ok(bytes.byteLength < plainText.length / 4, `${bytes.byteLength} bytes`);
+    assert.deepEqual(JSON.parse(await gunzip(res)), JSON.parse(plainText));
+  });
+
+  await t.step(
+    "without Accept-Encoding, or refusing gzip, it goes out plain but says Vary",
+    async () => {
+      const refusals: Record<string, string>[] = [{}, { "Accept-Encoding": "gzip;q=0, identity" }];
+      for (const headers of refusals) {
+        const res = await svc.request("/openapi.json", { headers });
+        assert.equal(res.headers.get("Content-Encoding"), null);
+        assert.match(res.headers.get("Vary") ?? "", /Accept-Encoding/);
+        JSON.parse(await res.text());
+      }
+    },
+  );
+
+  await t.step("small answers are not compressed and do not vary", async () => {
+    const me = await signUp(svc);
+    const task = await postTask(svc, me.token);
+    for (const path of ["/health", `/api/v1/tasks/${task.id}`, "/api/v1/nowhere"]) {
+      const res = await svc.request(path, { headers: { ...GZIP, ...bearer(me.token) } });
+      const text = await res.text();
+      assert.ok(text.length < MIN_COMPRESSED_LENGTH, path);
+      assert.equal(res.headers.get("Content-Encoding"), null, path);
+      assert.equal(res.headers.get("Vary"), null, path);
+    }
+  });
+
+  await t.step("HEAD announces what its GET sends", async () => {
+    const get = await svc.request("/openapi.json", { headers: GZIP });
+    const bytes = (await get.arrayBuffer()).byteLength;
+    const res = await svc.request("/openapi.json", { method: "HEAD", headers: GZIP });
+    assert.equal(res.headers.get("Content-Encoding"), "gzip");
+    assert.equal(res.headers.get("Content-Length"), String(bytes));
+    assert.equal((await res.arrayBuffer()).byteLength, 0);
+  });
+});
+
+Deno.test("a streamed listing is gzipped as it streams: the first items arrive before the end", async () => {
+  const metered = meter(await Deno.openKv(":memory:"));
+  await using svc = await setup({ kv: metered.kv });
+  const me = await signUp(svc);
+  for (let i = 0; i < 250; i++) await postTask(svc, me.token, { title: `Task ${i}` });
+
+  const whole = async () => {
+    const res = await svc.request("/api/v1/tasks/me/created", { headers: bearer(me.token) });
+    return await res.text();
+  };
+  metered.reset();
+  const plain = await whole();
+  const readsForAll = metered.usage.reads;
+
+  metered.reset();
+  const res = await svc.request("/api/v1/tasks/me/created", {
+    headers: { ...GZIP, ...bearer(me.token) },
+  });
+  assert.equal(res.headers.get("Content-Encoding"), "gzip");
+  assert.match(res.headers.get("Vary") ?? "", /Accept-Encoding/);
+  const [compressed, forCheck] = res.body!.tee();
+  const text = compressed.pipeThrough(new DecompressionStream("gzip"))
+    .pipeThrough(new TextDecoderStream()).getReader();
+  let first = "";
+  while (!first.includes("},{")) {
+    const { value, done } = await text.read();
+    assert.ok(!done, "the stream ended before its first item");
+    first += value;
+  }
+  assert.ok(first.startsWith('[{"id":'), first.slice(0, 40));
+  assert.ok(
+    metered.usage.reads < readsForAll,
+    `the first items came after ${metered.usage.reads} of ${readsForAll} reads`,
+  );
+  await text.cancel();
+  assert.equal(await gunzip(new Response(forCheck)), plain);
+});
