@@ -46,9 +46,12 @@ async function main() {
     console.error(storeOpenFailure(settings.KV_PATH, error));
     Deno.exit(1);
   }
-  const deps = await createDeps(kv, settings);
   // Start-up reads race the other workers' first writes to a new file: retried like commits.
-  const layout = await retryTransient(() => checkIndexLayout(kv));
+  // Read together, they cost a cold instance on Deploy one round trip before it serves.
+  const [deps, layout] = await Promise.all([
+    createDeps(kv, settings),
+    retryTransient(() => checkIndexLayout(kv)),
+  ]);
   if (!layout.current) {
     // Served anyway (records, keys and accounts are whole), but loudly: listings and explore
     // read indexes of another layout and may miss or misplace tasks until they are rebuilt.

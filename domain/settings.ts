@@ -65,6 +65,8 @@ export const Settings = z.object({
   /** Background polls and syncs pause after this long without a request (an idle instance). */
   IDLE_AFTER_SECONDS: decimal(/^\d+(\.\d+)?$/, "a number of seconds")
     .pipe(z.number().positive().max(24 * 3600)).default(60),
+  /** How long shared caches may keep anonymous explore pages and task reads; 0: not at all. */
+  PUBLIC_CACHE_SECONDS: wholeNumber(0, 300, 5),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /** Allows webhooks to plain http and to private addresses: local development and tests. */
   WEBHOOK_ALLOW_PRIVATE: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),

@@ -8,6 +8,9 @@ import { config } from "./keys.ts";
  * and verifies with the same one. The first writer wins; everyone reads back the stored value.
  */
 export async function loadJwtSecret(kv: Deno.Kv): Promise<string> {
+  // Every start after the first finds it: one read, not a write and a read.
+  const existing = await retryTransient(() => kv.get<string>(config.jwtSecret()));
+  if (existing.value) return existing.value;
   const candidate = encodeBase64Url(crypto.getRandomValues(new Uint8Array(32)));
   await commit(
     kv.atomic()

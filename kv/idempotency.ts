@@ -28,16 +28,27 @@ export function requestFingerprint(body: unknown): Promise<string> {
   return sha256Hex(canonicalJson(body));
 }
 
-/** Reads the slot of a user's key for one operation (`scope`); expired records count as absent. */
-export async function readIdempotencySlot<R>(
-  kv: Deno.Kv,
-  slot: { userId: string; scope: string; key: string; now: number },
-): Promise<IdempotencySlot<R>> {
-  const { userId, scope, key, now } = slot;
-  const kvKey = idempotencyKeys.record(userId, scope, key);
-  const entry = await kv.get<IdempotencyRecord<R>>(kvKey);
-  const fresh = entry.value && now - Date.parse(entry.value.createdAt) < IDEMPOTENCY_TTL_MS;
-  return { key: kvKey, versionstamp: entry.versionstamp, record: fresh ? entry.value : null };
+/** Which slot: a user's key for one operation (`scope`), judged at `now`. */
+export interface IdempotencySlotRef {
+  userId: string;
+  scope: string;
+  key: string;
+  now: number;
+}
+
+/** The KV key of a slot, for a caller that reads it together with other entries. */
+export function idempotencySlotKey(slot: IdempotencySlotRef): Deno.KvKey {
+  return idempotencyKeys.record(slot.userId, slot.scope, slot.key);
+}
+
+/** The slot as read in `entry` (its key's entry); expired records count as absent. */
+export function idempotencySlot<R>(
+  entry: Deno.KvEntryMaybe<unknown>,
+  now: number,
+): IdempotencySlot<R> {
+  const value = entry.value as IdempotencyRecord<R> | null;
+  const fresh = value && now - Date.parse(value.createdAt) < IDEMPOTENCY_TTL_MS;
+  return { key: entry.key, versionstamp: entry.versionstamp, record: fresh ? value : null };
 }
 
 /** Adds to `op` the claim of a slot: it commits only if nobody wrote the slot since it was read. */

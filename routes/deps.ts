@@ -20,7 +20,7 @@ export async function createDeps(
     kv,
     settings,
     log: createLogger(settings.LOG_LEVEL),
-    jwtSecret: settings.JWT_SECRET ?? await loadJwtSecret(kv),
+    jwtSecret: settings.JWT_SECRET ?? "",
     now: Date.now,
     lastUsed: new LastUsedBuffer(kv),
     // Reads deps.now at each call, so a clock swapped in later drives the limiter too.
@@ -35,6 +35,13 @@ export async function createDeps(
     ...overrides,
   };
   deps.rateLimiter.carry(deps.usage);
+  // The start-up reads in one round trip: the session secret, and the caches' change markers,
+  // so that an instance's first requests need not poll them before their own reads.
+  const [jwtSecret] = await Promise.all([
+    overrides.jwtSecret ?? settings.JWT_SECRET ?? loadJwtSecret(kv),
+    pollTogether(kv, [deps.apiKeyCache, deps.userCache]),
+  ]);
+  deps.jwtSecret = jwtSecret;
   return deps;
 }
 

@@ -24,6 +24,13 @@ import { exploreTasks } from "../kv/explore_query.ts";
 import { defineRoute, problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";
 import { cursorPage, CursorQuery, setNextPage } from "./paging.ts";
+import {
+  ConditionalHeaders,
+  JSON_UTF8,
+  notModified,
+  sharedAnswer,
+  SharedCacheHeaders,
+} from "./shared_cache.ts";
 
 const ExploreQuery = CursorQuery.extend(exploreFilterFields)
   .superRefine(checkGeoTogether)
@@ -36,7 +43,9 @@ const exploreRoute = defineRoute("public", {
   path: "/tasks/explore",
   tags: ["Tasks"],
   summary: "Browse everyone's published tasks, newest or nearest first (cursor paging)",
-  description: "Filters combine with AND. A geo query (latitude, longitude and radiusKm, all " +
+  description: "Anonymous pages may be kept by shared caches for `PUBLIC_CACHE_SECONDS` " +
+    "(default 5): a task completed or deleted meanwhile may still show that long. Pages for a " +
+    "request with a credential are never stored. Filters combine with AND. A geo query (latitude, longitude and radiusKm, all " +
     "three) selects city-type tasks inside the circle and radius-type tasks whose own circle " +
     "reaches it, and adds `distanceKm` to each item. `bbox` selects city- and radius-type tasks " +
     "whose coordinates lie in the box. `sort=distance` (with a geo query) orders nearest first. " +
@@ -44,15 +53,17 @@ const exploreRoute = defineRoute("public", {
     "after a fixed amount of storage work); only a page without `X-Next-Cursor` is the last. " +
     "With `Accept: application/geo+json` the page is a GeoJSON FeatureCollection (RFC 7946): " +
     "one Point feature per task, the item as its `properties`.",
-  request: { query: ExploreQuery },
+  request: { query: ExploreQuery, headers: ConditionalHeaders },
   responses: {
     200: {
       ...page,
+      headers: page.headers.extend(SharedCacheHeaders.shape),
       content: {
         ...page.content,
         [GEOJSON_MEDIA_TYPE]: { schema: ExploreFeatureCollection },
       },
     },
+    ...notModified,
     ...problems(400, 401, 429),
   },
 });
@@ -113,12 +124,13 @@ export function registerExplore(api: OpenAPIHono<AppEnv>) {
     }
     setNextPage(c, next ? await encodeCursor(next, scope) : null);
     c.header("Vary", "Accept", { append: true });
-    if (wantsGeoJson(c.req.header("Accept"))) {
-      const body = JSON.stringify(toFeatureCollection(items));
-      return c.body(body, 200, {
-        "Content-Type": `${GEOJSON_MEDIA_TYPE}; charset=utf-8`,
-      }) as unknown as TypedResponse<ExploreItem[], 200, "json">;
-    }
-    return c.json(items, 200);
+    const answer = wantsGeoJson(c.req.header("Accept"))
+      ? sharedAnswer(
+        c,
+        JSON.stringify(toFeatureCollection(items)),
+        `${GEOJSON_MEDIA_TYPE}; charset=utf-8`,
+      )
+      : sharedAnswer(c, JSON.stringify(items), JSON_UTF8);
+    return await answer as unknown as TypedResponse<ExploreItem[], 200, "json">;
   });
 }

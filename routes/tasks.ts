@@ -3,6 +3,7 @@
  * soft delete. GET /tasks/explore lives in its own module.
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { TypedResponse } from "hono";
 import { hasScope } from "../domain/auth.ts";
 import { AppError, notFound } from "../domain/errors.ts";
 import {
@@ -38,6 +39,13 @@ import {
   pageUserTasksByStatus,
 } from "../kv/tasks.ts";
 import { taskEffects } from "./task_effects.ts";
+import {
+  ConditionalHeaders,
+  JSON_UTF8,
+  notModified,
+  sharedAnswer,
+  SharedCacheHeaders,
+} from "./shared_cache.ts";
 import { principalOf } from "./authenticate.ts";
 import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv, Deps } from "./env.ts";
@@ -129,9 +137,13 @@ const getTaskRoute = defineRoute("public", {
   path: "/tasks/{id}",
   tags: ["Tasks"],
   summary: "One task: public when published, its creator's alone when completed",
-  request: { params: TaskId },
+  description: "Anonymous answers may be kept by shared caches for `PUBLIC_CACHE_SECONDS` " +
+    "(default 5): a task completed or deleted meanwhile may still be served that long. " +
+    "Answers to a request with a credential are never stored.",
+  request: { params: TaskId, headers: ConditionalHeaders },
   responses: {
-    200: jsonContent(TaskDetail, "The task"),
+    200: { ...jsonContent(TaskDetail, "The task"), headers: SharedCacheHeaders },
+    ...notModified,
     ...problems(401, 403, 404, 429),
   },
 });
@@ -250,7 +262,8 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
         { scope: "tasks:read" },
       );
     }
-    return c.json(await detailOf(deps, task), 200);
+    const body = JSON.stringify(await detailOf(deps, task));
+    return await sharedAnswer(c, body, JSON_UTF8) as unknown as TypedResponse<TaskDetail, 200>;
   });
 
   api.openapi(patchTaskRoute, async (c) => {
@@ -261,6 +274,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
       taskId: c.req.valid("param").id,
       change: (current) => applyPatch(assertOwner(current, userId), patch, iso(deps.now())),
       effects: await taskEffects(deps, userId),
+      owner: userId,
     });
     return c.json(await detailOf(deps, task), 200);
   });
@@ -272,6 +286,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
       taskId: c.req.valid("param").id,
       change: (current) => markDeleted(assertOwner(current, userId), iso(deps.now())),
       effects: await taskEffects(deps, userId),
+      owner: userId,
     });
     return c.json({ message: "Task deleted" }, 200);
   });

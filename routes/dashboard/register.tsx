@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import { sha256Hex } from "../../domain/bytes.ts";
 import { problems } from "../define.ts";
 import { pagePolicy } from "../page_policy.ts";
+import { listMembers, noneMatchHits } from "../http_lists.ts";
 import type { AppEnv } from "../env.ts";
 import apiPart from "./script/api.js" with { type: "text" };
 import formsPart from "./script/forms.js" with { type: "text" };
@@ -102,20 +103,6 @@ const page = await asset(
   "text/html; charset=utf-8",
 );
 
-// A real list header of this kind is a few hundred bytes; a longer one is ignored unread, so no
-// client can make the server walk (or split) megabytes of it.
-const MAX_LIST_HEADER = 4096;
-
-/**
- * The members of a comma-separated header, trimmed; none when it is absent or oversized. Plain
- * string splits only: a pattern with a starred blank class around the comma backtracks
- * quadratically over a run of spaces.
- */
-function listMembers(header: string | undefined): string[] {
-  if (!header || header.length > MAX_LIST_HEADER) return [];
-  return header.split(",").map((member) => member.trim());
-}
-
 /** True when Accept-Encoding names gzip without refusing it (`gzip;q=0`). */
 function acceptsGzip(header: string | undefined): boolean {
   return listMembers(header).some((member) => {
@@ -140,7 +127,7 @@ function serve(c: Context<AppEnv>, item: Asset, cacheControl: string) {
   // Weak, because the gzip and plain forms share it.
   const etag = `W/"${item.version}"`;
   c.header("ETag", etag);
-  if (listMembers(c.req.header("If-None-Match")).includes(etag)) return c.body(null, 304);
+  if (noneMatchHits(c.req.header("If-None-Match"), etag)) return c.body(null, 304);
   c.header("Content-Type", item.type);
   if (!acceptsGzip(c.req.header("Accept-Encoding"))) return c.body(item.body, 200);
   c.header("Content-Encoding", "gzip");

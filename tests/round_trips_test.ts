@@ -1,0 +1,91 @@
+/**
+ * On Deno Deploy every KV call is a network round trip, so how many a request waits for in sequence
+ * is part of its cost (docs/performance.md, "Round trips"). Counted exactly by kv/latency.ts, on a
+ * frozen clock so that no cache or budget ages between the requests.
+ */
+import assert from "node:assert/strict";
+import { withLatency } from "../kv/latency.ts";
+import { createApp } from "../routes/app.ts";
+import { createDeps } from "../routes/deps.ts";
+import { testSettings } from "../domain/settings.ts";
+import { apiKey, createKey, setup, signUp } from "./helpers.ts";
+import { taskBody } from "./task_fixtures.ts";
+
+async function service() {
+  const kv = await Deno.openKv(":memory:");
+  const slow = withLatency(kv, 0);
+  const now = Date.now();
+  const svc = await setup({ kv: slow.kv, deps: { now: () => now } });
+  const user = await signUp(svc);
+  const key = await createKey(svc, user.token);
+  const keyed = apiKey(key.value);
+  const created = await svc.request("/api/v1/tasks", {
+    method: "POST",
+    headers: keyed,
+    json: taskBody(),
+  });
+  const task = await created.json();
+  /** The sequential round trips of one request, its body read. */
+  const trips = async (path: string, init: Parameters<typeof svc.request>[1] = {}) => {
+    const { value, trips } = await slow.traced(async () => {
+      const res = await svc.request(path, init);
+      await res.arrayBuffer();
+      return res.status;
+    });
+    assert.ok(value < 400, `${path}: ${value}`);
+    return trips.sequential;
+  };
+  return {
+    kv,
+    slow,
+    svc,
+    keyed,
+    task,
+    now,
+    trips,
+    [Symbol.asyncDispose]: () => svc[Symbol.asyncDispose]().then(() => kv.close()),
+  };
+}
+
+Deno.test("reads of a live instance wait for one round trip", async () => {
+  await using t = await service();
+  assert.equal(await t.trips(`/api/v1/tasks/${t.task.id}`), 1, "GET /tasks/:id, anonymous");
+  assert.equal(await t.trips(`/api/v1/tasks/${t.task.id}`, { headers: t.keyed }), 1, "keyed");
+  assert.equal(await t.trips("/api/v1/tasks", { headers: t.keyed }), 1, "list page");
+  assert.equal(
+    await t.trips("/api/v1/tasks/me/status", { headers: t.keyed }),
+    1,
+    "a status page reads its counter and its items together",
+  );
+});
+
+Deno.test("writes wait for two: their reads together, then the commit", async () => {
+  await using t = await service();
+  const create = { method: "POST", headers: t.keyed, json: taskBody() };
+  assert.equal(await t.trips("/api/v1/tasks", create), 2, "create");
+  const once = { ...create, headers: { ...t.keyed, "Idempotency-Key": "k1" } };
+  assert.equal(
+    await t.trips("/api/v1/tasks", once),
+    2,
+    "the idempotency slot is read with the webhook subscription",
+  );
+  const patch = { method: "PATCH", headers: t.keyed, json: { budget: 12 } };
+  assert.equal(
+    await t.trips(`/api/v1/tasks/${t.task.id}`, patch),
+    2,
+    "an edit reads the task with its owner's webhook subscription",
+  );
+});
+
+Deno.test("an instance reads what it needs to start in one round trip", async () => {
+  await using t = await service();
+  const settings = testSettings({ JWT_SECRET: undefined });
+  const first = await t.slow.traced(() => createDeps(t.slow.kv, settings));
+  assert.ok(first.trips.sequential <= 3, "the first start of all writes the session secret");
+  const next = await t.slow.traced(async () => createApp(await createDeps(t.slow.kv, settings)));
+  assert.equal(
+    next.trips.sequential,
+    1,
+    "later starts read the stored secret together with both caches' change markers",
+  );
+});
