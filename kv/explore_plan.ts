@@ -3,10 +3,11 @@
  * counters give it), and the cheapest drives the scan; the others are checked on the facet.
  */
 import type { ExploreFilters } from "../domain/explore.ts";
-import { geoDriver, type ZoneCover, zoneCover } from "./explore_plan_geo.ts";
+import { geoDriver } from "./explore_plan_geo.ts";
 import { bboxDriver } from "./explore_bbox.ts";
 import { DOC_COST, LIST_COST, PrefixStream, Work } from "./explore_stream.ts";
 import { Payment } from "../domain/task.ts";
+import { indexCovers } from "./explore_words.ts";
 import { explore } from "./keys.ts";
 import { keyId } from "./task_indexes.ts";
 
@@ -129,11 +130,7 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   const wordPending: Promise<Driver[]>[] = [];
   if (filters.search.length > 0) {
     const overflow = counts([explore.count("overflow")]).then(([n]) => n);
-    // Every explorable task, whichever payment class the query asks for: zone counters count both.
-    const total = counts(Payment.options.map((c) => explore.countByPayment(c)))
-      .then((n) => n.reduce((a, b) => a + b, 0));
-    const zones = filters.geo ? zoneCover(counts, filters.geo, total) : null;
-    const shared = { overflow, zones, after, work };
+    const shared = { overflow, after, work };
     for (const word of filters.search) wordPending.push(wordDrivers(kv, word, shared));
   }
   const drivers = [
@@ -180,51 +177,36 @@ async function expandWord(
   return { words, total };
 }
 
-/** What the drivers of every query word share: counts and zones read once per plan. */
+/** What the drivers of every query word share: the overflow count, read once per plan. */
 interface WordPlan {
   /** Tasks with more words than are indexed, which every search reads too. */
   overflow: Promise<number>;
-  /** With a geo filter, the word zones the circle reaches. */
-  zones: Promise<ZoneCover | null> | null;
   after: string | null;
   work: Work;
 }
 
 /**
- * A query word drives by the dictionary words it starts, plus the overflow tasks; with a geo
- * filter, also by those words in the zones around the circle (see `nearZone`).
+ * A query word drives by the dictionary words it starts, plus the overflow tasks; not when it
+ * could start a word the index leaves out (see `indexCovers`): another driver then scans.
  */
 async function wordDrivers(
   kv: Deno.Kv,
   prefix: string,
   shared: WordPlan,
 ): Promise<Driver[]> {
-  const { overflow, zones, after, work } = shared;
+  const { overflow, after, work } = shared;
+  if (!indexCovers(prefix)) return [];
   const expansion = await expandWord(kv, prefix, work);
   if (!expansion) return [];
   const extra = await overflow;
-  const streams = (prefixes: Deno.KvKey[]) => () =>
-    [...prefixes, explore.overflowPrefix()].map((p) =>
-      new PrefixStream(kv, { prefix: p, before: after, work })
-    );
-  const drivers: Driver[] = [{
+  const prefixes = [
+    ...expansion.words.map((w) => explore.byWordPrefix(w)),
+    explore.overflowPrefix(),
+  ];
+  return [{
     name: "search",
     estimate: expansion.total + extra,
     wordsFromDocs: false,
-    streams: streams(expansion.words.map((w) => explore.byWordPrefix(w))),
+    streams: () => prefixes.map((p) => new PrefixStream(kv, { prefix: p, before: after, work })),
   }];
-  const cover = zones && await zones;
-  // Zones holding every task would read the same entries as the plain scan, in more lists.
-  if (cover && cover.share < 1) {
-    drivers.push({
-      name: "searchArea",
-      estimate: expansion.total * cover.share + extra,
-      wordsFromDocs: false,
-      streams: streams(expansion.words.flatMap((w) => [
-        ...cover.cells.map((cell) => explore.byWordNearPrefix(w, cell)),
-        explore.byWordFarPrefix(w),
-      ])),
-    });
-  }
-  return drivers;
 }

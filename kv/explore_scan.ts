@@ -10,7 +10,7 @@ import {
   roundKm,
 } from "../domain/explore.ts";
 import { matchesTerms } from "../domain/task.ts";
-import { type ExploreDoc, type Facet, readFacet } from "./explore_index.ts";
+import { cardFacet, type ExploreDoc, type Facet, readFacet } from "./explore_index.ts";
 import { PageAssembly, type PageItems } from "./explore_page.ts";
 import { GETMANY_MAX } from "./explore_plan.ts";
 import { type Candidate, DOC_COST, type UnionStream, type Work } from "./explore_stream.ts";
@@ -167,7 +167,7 @@ export function facetMatch(facet: Facet, filters: ExploreFilters): number | null
  */
 function finalMatch(candidate: Candidate, filters: ExploreFilters): ExploreItem | null {
   const card = candidate.card!;
-  const d = facetMatch(card.facet, filters);
+  const d = facetMatch(cardFacet(card), filters);
   if (d === null) return null;
   // Not in the facet: acceptances rewrite the cards (item), and the facet needs no change.
   if (filters.hasSpots && card.item.spotsLeft === 0) return null;

@@ -2,7 +2,7 @@
  * Newest-first streams over explore index prefixes, and their union: the merge that lets many
  * geohash cells or dictionary words be read as one list, a small batch at a time.
  */
-import type { ExploreCard, ExploreDoc, Facet } from "./explore_index.ts";
+import { cardFacet, type ExploreCard, type ExploreDoc, type Facet } from "./explore_index.ts";
 
 /**
  * One candidate: its order key, its facet, its card when the index holds it (geo, country,
@@ -20,7 +20,7 @@ export function candidateOf(key: string, value: Facet | ExploreCard | ExploreDoc
   if (Array.isArray(value)) return { key, facet: value };
   return {
     key,
-    facet: value.facet,
+    facet: cardFacet(value),
     card: value,
     terms: "terms" in value ? value.terms : undefined,
   };
