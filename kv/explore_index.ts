@@ -91,12 +91,10 @@ export interface GeoLayer {
 
 // Radius classes keep the widening small for small circles: a 10 km task is searched as 10 + 25
 // km, not 10 + 500. Larger classes need only coarse cells, since their search circle is large.
-// Precision 3 (layout 5 had it) is gone: a circle too wide for 32 precision-4 cells is about as
-// cheap read through its precision-2 cells, and it cost an entry per task.
 export const GEO_LAYERS: readonly GeoLayer[] = [
-  { name: "c", maxRadiusKm: 0, precisions: [2, 4] },
-  { name: "r25", maxRadiusKm: 25, precisions: [2, 4] },
-  { name: "r100", maxRadiusKm: 100, precisions: [2] },
+  { name: "c", maxRadiusKm: 0, precisions: [2, 3, 4] },
+  { name: "r25", maxRadiusKm: 25, precisions: [2, 3, 4] },
+  { name: "r100", maxRadiusKm: 100, precisions: [2, 3] },
   { name: "r500", maxRadiusKm: 500, precisions: [2] },
 ];
 

@@ -75,6 +75,18 @@ export class PrefixStream {
     this.#batch = stream.batch ?? FIRST_BATCH;
   }
 
+  /**
+   * Takes the entries of a list already read (newest first, below `before`, at most `batch`) as
+   * this stream's first fill: a planner that guessed the stream can read it in its own round trip.
+   */
+  preload(entries: Deno.KvEntry<Facet | ExploreCard | ExploreDoc>[], batch: number): void {
+    this.#buffer = entries.map((e) => candidateOf(e.key[e.key.length - 1] as string, e.value));
+    this.#at = 0;
+    if (entries.length < batch) this.#done = true;
+    else this.#before = this.#buffer[this.#buffer.length - 1].key;
+    this.#batch = Math.min(MAX_BATCH, batch * 2);
+  }
+
   /** True when the buffer is spent but the store may hold more. */
   get needsFill(): boolean {
     return this.#at >= this.#buffer.length && !this.#done;
