@@ -13,6 +13,7 @@ export const CORS_ALLOW_HEADERS = [
   "Content-Type",
   "Idempotency-Key",
   "X-Request-Id",
+  "If-None-Match",
 ];
 
 /** Response headers a browser client may read beyond the CORS-safelisted ones. */
@@ -30,6 +31,9 @@ export const CORS_EXPOSE_HEADERS = [
   "X-RateLimit-Limit",
   "X-RateLimit-Remaining",
   "X-RateLimit-Reset",
+  "ETag",
+  "Vary",
+  "Cache-Control",
 ];
 
 /**

@@ -131,6 +131,6 @@ export function registerExplore(api: OpenAPIHono<AppEnv>) {
         `${GEOJSON_MEDIA_TYPE}; charset=utf-8`,
       )
       : sharedAnswer(c, JSON.stringify(items), JSON_UTF8);
-    return await answer as unknown as TypedResponse<ExploreItem[], 200, "json">;
+    return answer as unknown as TypedResponse<ExploreItem[], 200, "json">;
   });
 }

@@ -263,7 +263,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
       );
     }
     const body = JSON.stringify(await detailOf(deps, task));
-    return await sharedAnswer(c, body, JSON_UTF8) as unknown as TypedResponse<TaskDetail, 200>;
+    return sharedAnswer(c, body, JSON_UTF8) as unknown as TypedResponse<TaskDetail, 200>;
   });
 
   api.openapi(patchTaskRoute, async (c) => {

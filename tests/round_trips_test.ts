@@ -1,6 +1,6 @@
 /**
  * On Deno Deploy every KV call is a network round trip, so how many a request waits for in sequence
- * is part of its cost (docs/performance.md, "Round trips"). Counted exactly by kv/latency.ts, on a
+ * is part of its cost (docs/round-trips.md). Counted exactly by kv/latency.ts, on a
  * frozen clock so that no cache or budget ages between the requests.
  */
 import assert from "node:assert/strict";

@@ -1,0 +1,160 @@
+/**
+ * `deno task bench:explore-cpu [--tasks=20000] [--seconds=8] [--runs=3] [--connections=8]`: the
+ * server CPU one anonymous explore page costs, per filter kind, against an anonymous GET
+ * /tasks/:id on the same server, under wrk (the service as `deno task serve` runs it, on CPU 1;
+ * wrk on CPU 0). Tasks: bench/explore_data.ts's everyday tasks, one live author. Kinds are
+ * measured in interleaved rounds; each figure is the median of the runs.
+ */
+import { generateTask, queryKinds, queryString } from "./explore_data.ts";
+import { loadTasks } from "./explore_load.ts";
+import { run, type Server, serverCpuSeconds, servingPids, startServer } from "./http_process.ts";
+import { seedStore } from "./http_seed.ts";
+import { loadAverage, markdownTable, writeResults } from "./results.ts";
+import { ensureWrk, runWrk } from "./wrk.ts";
+import { numberFlag as flag } from "./flags.ts";
+import { taskRunArgs } from "../scripts/task_line.ts";
+
+const TASKS = flag("tasks", 20_000);
+const SECONDS = flag("seconds", 8);
+const RUNS = flag("runs", 3);
+const CONNECTIONS = flag("connections", 8);
+const QUERIES = 200;
+const ROOT = new URL("..", import.meta.url).pathname;
+const HUGE_LIMIT = "1000000000";
+
+interface Kind {
+  name: string;
+  pathsFile: string;
+  runs: { cpuUs: number; rps: number; p50Ms: number; p99Ms: number }[];
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+};
+
+async function measure(server: Server, kind: Kind, seconds: number) {
+  const pids = await servingPids(server);
+  const before = await serverCpuSeconds(pids);
+  const result = await runWrk({
+    url: `http://127.0.0.1:${server.port}`,
+    method: "GET",
+    pathsFile: kind.pathsFile,
+    connections: CONNECTIONS,
+    seconds,
+    // CPU per request is the figure, not latency: a slow answer on a loaded machine is no error.
+    timeoutSeconds: 10,
+  });
+  const cpuUs = (await serverCpuSeconds(pids) - before) * 1e6 / Math.max(1, result.requests);
+  if (result.non2xx > 0 || result.socketErrors > 0 || result.requests === 0) {
+    throw new Error(`${kind.name}: ${result.non2xx} non-2xx, ${result.socketErrors} socket errors`);
+  }
+  return { cpuUs, rps: result.rps, p50Ms: result.p50Ms, p99Ms: result.p99Ms };
+}
+
+async function main() {
+  await ensureWrk();
+  if (navigator.hardwareConcurrency < 2) throw new Error("needs two CPUs: wrk on 0, server on 1");
+  await run("taskset", ["-a", "-cp", "0", String(Deno.pid)]);
+  const dir = await Deno.makeTempDir({ prefix: "bench-explore-cpu-" });
+  let server: Server | null = null;
+  const kinds: Kind[] = [];
+  try {
+    const kvPath = `${dir}/store.sqlite3`;
+    console.log(`seeding ${TASKS} tasks…`);
+    const store = await seedStore(kvPath, 0);
+    const kv = await Deno.openKv(kvPath);
+    await loadTasks(kv, TASKS, (i) => ({ ...generateTask(i, TASKS), userId: store.userId }));
+    kv.close();
+
+    const file = async (name: string, lines: string[]) => {
+      const path = `${dir}/${name}.txt`;
+      await Deno.writeTextFile(path, lines.join("\n"));
+      return path;
+    };
+    const ids = Array.from({ length: 2000 }, (_, k) => generateTask((k * 7919) % TASKS, TASKS).id);
+    kinds.push({
+      name: "GET /tasks/:id (the reference)",
+      pathsFile: await file("by-id", ids.map((id) => `/api/v1/tasks/${id}`)),
+      runs: [],
+    });
+    const explore = queryKinds(QUERIES).filter((kind) =>
+      !/500 km|region viewport|antimeridian/.test(kind.name)
+    );
+    for (const [k, kind] of explore.entries()) {
+      kinds.push({
+        name: `explore: ${kind.name}`,
+        pathsFile: await file(
+          `explore-${k}`,
+          kind.queries.map((query) => `/api/v1/tasks/explore?${queryString(query)}`),
+        ),
+        runs: [],
+      });
+    }
+
+    const args = taskRunArgs("serve").map((word) => word.replace(/=\.\/data$/, `=${dir}`));
+    server = await startServer({
+      name: "service",
+      args,
+      env: {
+        KV_PATH: kvPath,
+        RATE_LIMIT_PER_HOUR: HUGE_LIMIT,
+        ANON_RATE_LIMIT_PER_HOUR: HUGE_LIMIT,
+        LOG_LEVEL: "info",
+      },
+      cpus: "1",
+      cwd: ROOT,
+    });
+    for (const kind of kinds) await measure(server, kind, 2); // warm code and caches
+    for (let round = 0; round < RUNS; round++) {
+      console.log(`round ${round + 1} of ${RUNS}…`);
+      for (const kind of kinds) kind.runs.push(await measure(server, kind, SECONDS));
+    }
+  } finally {
+    if (server) {
+      server.process.kill("SIGTERM");
+      await server.process.status;
+    }
+    await Deno.remove(dir, { recursive: true });
+  }
+  await report(kinds);
+}
+
+async function report(kinds: Kind[]) {
+  const reference = median(kinds[0].runs.map((r) => r.cpuUs));
+  const rows = kinds.map((kind) => {
+    const cpu = median(kind.runs.map((r) => r.cpuUs));
+    return [
+      kind.name,
+      cpu.toFixed(0),
+      (cpu / reference).toFixed(2),
+      median(kind.runs.map((r) => r.rps)).toFixed(0),
+      median(kind.runs.map((r) => r.p50Ms)).toFixed(2),
+      median(kind.runs.map((r) => r.p99Ms)).toFixed(2),
+    ];
+  });
+  const table = markdownTable(
+    ["request (anonymous)", "server CPU µs / request", "× GET by id", "req/s", "p50 ms", "p99 ms"],
+    rows,
+  );
+  console.log(`\n${table}\n`);
+  const path = await writeResults({
+    name: "explore_cpu",
+    command:
+      `deno task bench:explore-cpu --tasks=${TASKS} --seconds=${SECONDS} --runs=${RUNS} --connections=${CONNECTIONS}`,
+    comparedWith: "an anonymous GET /tasks/:id on the same server in the same rounds (issue 28's " +
+      "target: an explore page at most 3x its CPU)",
+    body: [
+      `${TASKS} tasks (bench/explore_data.ts), one worker on CPU 1 as \`deno task serve\` runs it,`,
+      `wrk on CPU 0 with ${CONNECTIONS} connections, ${QUERIES} varied queries a kind sent in turn;`,
+      `median of ${RUNS} interleaved ${SECONDS} s runs. CPU from /proc (user + system) over the run.`,
+      "",
+      table,
+      "",
+      `Load average after the run: ${loadAverage()}.`,
+    ].join("\n"),
+  });
+  console.log(`written to ${path}`);
+}
+
+if (import.meta.main) await main();
