@@ -21,11 +21,14 @@ import { setup } from "../tests/helpers.ts";
 import { buildCache, kvPath, type LoadManifest, peakRss, readManifest } from "./explore_cache.ts";
 import { generateTask, type QueryKind, queryKinds, queryString } from "./explore_data.ts";
 import { Redis } from "./resp.ts";
+import { withLatency } from "../kv/latency.ts";
 import { loadAverage, markdownTable as table, writeResults } from "./results.ts";
 
 const PAGE = 20;
 /** Queries run before timing each kind, so that code and caches are warm. */
 const WARMUP = 10;
+/** Queries per kind whose KV round trips are counted. */
+const TRIP_QUERIES = 30;
 
 interface Timing {
   p50: number;
@@ -44,6 +47,8 @@ interface KindResult {
   plans: string;
   entries: number;
   docs: number;
+  /** Median KV round trips a first page waits for in sequence (kv/latency.ts). */
+  trips: number;
 }
 
 interface QueryPhase {
@@ -96,6 +101,9 @@ function selectedKinds(count: number): QueryKind[] {
 
 async function queryPhase(n: number, count: number): Promise<QueryPhase> {
   const kv = await Deno.openKv(kvPath(n));
+  // Counts the calls a page waits for in sequence; no delay, since the count depends on which
+  // calls wait for which, not on how long each takes.
+  const counted = withLatency(kv, 0);
   const results: KindResult[] = [];
   for (const kind of selectedKinds(count)) {
     const ms: number[] = [];
@@ -117,6 +125,12 @@ async function queryPhase(n: number, count: number): Promise<QueryPhase> {
       plans.set(page.plan, (plans.get(page.plan) ?? 0) + 1);
     }
     const q = kind.queries.length;
+    const trips: number[] = [];
+    for (const query of kind.queries.slice(0, TRIP_QUERIES)) {
+      const filters = exploreFilters(query);
+      const { trips: t } = await counted.traced(() => firstPage(counted.kv, filters, query.sort));
+      trips.push(t.sequential);
+    }
     results.push({
       name: kind.name,
       index: timing(ms),
@@ -126,6 +140,7 @@ async function queryPhase(n: number, count: number): Promise<QueryPhase> {
       plans: [...plans].map(([p, c]) => (plans.size > 1 ? `${p} ${c}` : p)).join(", "),
       entries: entries / q,
       docs: docs / q,
+      trips: timing(trips).p50,
     });
   }
   // The same queries through the route: validation, cursor, JSON, middleware (log, rate limit).
@@ -461,6 +476,7 @@ function sizeReport(r: SizeReport): string {
       "short",
       "entries",
       "docs",
+      "round trips",
       "plan",
     ],
     r.query.kinds.map((k) => {
@@ -478,6 +494,7 @@ function sizeReport(r: SizeReport): string {
         k.short,
         k.entries.toFixed(0),
         k.docs.toFixed(0),
+        k.trips,
         k.plans,
       ];
     }),

@@ -6,6 +6,7 @@
 import { DATA_VERSION, generateTask } from "./explore_data.ts";
 import { type LoadStats, loadTasks } from "./explore_load.ts";
 import { loadAverage } from "./results.ts";
+import { INDEX_LAYOUT } from "../kv/index_layout.ts";
 
 /** What a finished load recorded beside its KV file. */
 export interface LoadManifest {
@@ -24,7 +25,8 @@ export function cacheDir(): string {
 }
 
 export function kvPath(n: number): string {
-  return `${cacheDir()}/v${DATA_VERSION}-n${n}.kv`;
+  // A file holds one index layout's entries: a run of another layout loads its own.
+  return `${cacheDir()}/v${DATA_VERSION}-l${INDEX_LAYOUT}-n${n}.kv`;
 }
 
 /** The manifest of a finished load of this data version, or null. */

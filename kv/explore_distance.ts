@@ -13,14 +13,15 @@ import { coverCircle } from "../domain/geohash_cover.ts";
 import { EARTH_RADIUS_KM, type GeoBox, minDistanceToBoxKm } from "../domain/geo.ts";
 import { matchesTerms } from "../domain/task.ts";
 import {
+  cardFacet,
   COUNT_PRECISION,
   type ExploreCard,
   type ExploreDoc,
   GEO_LAYERS,
   type GeoLayer,
   POINT_PRECISION,
-  readFacet,
 } from "./explore_index.ts";
+import { paymentOf } from "../domain/task.ts";
 import { DEFAULT_BUDGET } from "./explore_query.ts";
 import { facetMatch } from "./explore_scan.ts";
 import { DOC_COST, ENTRY_COST, LIST_COST } from "./explore_stream.ts";
@@ -216,7 +217,7 @@ export async function exploreByDistance(
       return;
     }
     const keep = (key: string, card: ExploreCard) => {
-      const d = facetMatch(card.facet, filters);
+      const d = facetMatch(cardFacet(card), filters);
       if (d === null || !isAfter(d, key, after) || hidden.has(card.userId)) return null;
       if (filters.hasSpots && card.item.spotsLeft === 0) return null;
       return d;
@@ -264,7 +265,7 @@ async function withWords(
   for (let i = 0; i < candidates.length; i += GETMANY_MAX) {
     const group = candidates.slice(i, i + GETMANY_MAX);
     const docs = await kv.getMany<ExploreDoc[]>(
-      group.map((c) => explore.all(readFacet(c.card.facet).payment, c.key)),
+      group.map((c) => explore.all(paymentOf(c.card.item.budget), c.key)),
     );
     work.docs += group.length;
     docs.forEach((doc, j) => {

@@ -11,6 +11,7 @@ import {
 } from "../domain/explore.ts";
 import { type Location, type Payment, paymentOf, searchTerms } from "../domain/task.ts";
 import { toTaskListItem } from "../domain/task_view.ts";
+import { indexedWords } from "./explore_words.ts";
 import { explore, type NameKind } from "./keys.ts";
 
 /**
@@ -40,13 +41,12 @@ export const TYPE_CODES: readonly Location["type"][] = [
 export type StoredExploreItem = Omit<ExploreItem, "distanceKm">;
 
 /**
- * What a page shows of a task, what filters read, and the author, whose tasks hide while the
- * account's purge runs: the value of the entries that drive a scan without search (geo, country,
- * name), so that such a page reads no record at all.
+ * What a page shows of a task and the author, whose tasks hide while the account's purge runs:
+ * the value of the entries that drive a scan without search (geo, country, name), so that such a
+ * page reads no record at all. Its facet is derived from the item (`cardFacet`), not stored.
  */
 export interface ExploreCard {
   item: StoredExploreItem;
-  facet: Facet;
   userId: string;
 }
 
@@ -67,7 +67,6 @@ export const EXPLORE_INDEX_ROOTS: readonly string[] = [
   "xp_by_country",
   "xp_by_name",
   "xp_by_word",
-  "xp_by_word_zone",
   "xp_overflow",
 ];
 
@@ -106,29 +105,9 @@ export const POINT_PRECISION = 8;
 export const COUNT_PRECISION = 2;
 
 /**
- * Words of geo-placed tasks are indexed a second time by zone, so that a search within a circle
- * scans the words of its neighbourhood instead of the whole world's (search near a place is the
- * common marketplace query, and neither the word nor the geo index alone is selective for it).
- * A near zone is the `ZONE_PRECISION` cell of the centre, for the layers whose tasks reach at
- * most `NEAR_REACH_KM` beyond it; the rest (radius classes up to 500 km) share one far zone.
- */
-export const ZONE_PRECISION = COUNT_PRECISION;
-export const NEAR_REACH_KM = 100;
-
-/** Whether a layer's tasks reach too far for a near zone. */
-export function inFarZone(layer: GeoLayer): boolean {
-  return layer.maxRadiusKm > NEAR_REACH_KM;
-}
-
-/** The near zone of a geo-placed task's centre, or null when it belongs to the far zone. */
-export function nearZone(layer: GeoLayer, lon: number, lat: number): string | null {
-  return inFarZone(layer) ? null : geohashEncode(lon, lat, ZONE_PRECISION);
-}
-
-/**
  * Most distinct words indexed per task; a task with more is listed in the overflow index instead,
- * which every search also reads. Keeps a whole edit (old words out, new in, each with its zone
- * entry and counter) well under the 1000 mutations an atomic allows.
+ * which every search also reads. Keeps a whole edit (old words out, new in, each with its
+ * counter) well under the 1000 mutations an atomic allows.
  */
 export const MAX_INDEXED_WORDS = 100;
 
@@ -183,6 +162,11 @@ export function facetOf(task: Pick<ExploreTask, "budget" | "location">): Facet {
   ];
 }
 
+/** The facet of a card, from the budget and location its item shows. */
+export function cardFacet(card: ExploreCard): Facet {
+  return facetOf(card.item);
+}
+
 function itemOf(task: ExploreTask): StoredExploreItem {
   return { ...toTaskListItem(task), location: task.location };
 }
@@ -193,7 +177,7 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
   const ok = task.orderKey;
   const facet = facetOf(task);
   const terms = searchTerms(task);
-  const card: ExploreCard = { item: itemOf(task), facet, userId: task.userId };
+  const card: ExploreCard = { item: itemOf(task), userId: task.userId };
   const doc: ExploreDoc = { ...card, terms };
   const loc = task.location;
   const entries: IndexEntry[] = [{ key: explore.all(paymentOf(task.budget), ok), value: doc }];
@@ -210,16 +194,11 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
   if (loc.countryCode) entries.push({ key: explore.byCountry(loc.countryCode, ok), value: card });
   const { name } = readFacet(facet);
   entries.push({ key: explore.byName(name, nameKind(loc.type), ok), value: card });
-  if (terms.length > MAX_INDEXED_WORDS) {
+  const indexed = indexedWords(terms);
+  if (indexed.length > MAX_INDEXED_WORDS) {
     entries.push({ key: explore.overflow(ok), value: facet });
   } else {
-    const zone = layer ? nearZone(layer, lon, lat) : null;
-    for (const word of terms) {
-      entries.push({ key: explore.byWord(word, ok), value: facet });
-      if (!layer) continue;
-      const key = zone === null ? explore.byWordFar(word, ok) : explore.byWordNear(word, zone, ok);
-      entries.push({ key, value: facet });
-    }
+    for (const word of indexed) entries.push({ key: explore.byWord(word, ok), value: facet });
   }
   return entries;
 }
@@ -233,12 +212,11 @@ export function exploreCounterKeys(task: ExploreTask): Deno.KvKey[] {
   if (layer) {
     const [lon, lat] = loc.coordinates;
     keys.push(explore.count("cell", layer.name, geohashEncode(lon, lat, COUNT_PRECISION)));
-    if (inFarZone(layer)) keys.push(explore.count("far"));
   }
   if (loc.countryCode) keys.push(explore.count("country", loc.countryCode));
   keys.push(explore.count("name", normalizeName(loc.name), nameKind(loc.type)));
-  const terms = searchTerms(task);
-  if (terms.length > MAX_INDEXED_WORDS) keys.push(explore.count("overflow"));
-  else for (const word of terms) keys.push(explore.word(word));
+  const indexed = indexedWords(searchTerms(task));
+  if (indexed.length > MAX_INDEXED_WORDS) keys.push(explore.count("overflow"));
+  else for (const word of indexed) keys.push(explore.word(word));
   return keys;
 }

@@ -3,10 +3,19 @@
  * counters give it), and the cheapest drives the scan; the others are checked on the facet.
  */
 import type { ExploreFilters } from "../domain/explore.ts";
-import { geoDriver, type ZoneCover, zoneCover } from "./explore_plan_geo.ts";
+import { geoDriver } from "./explore_plan_geo.ts";
 import { bboxDriver } from "./explore_bbox.ts";
-import { DOC_COST, LIST_COST, PrefixStream, Work } from "./explore_stream.ts";
+import {
+  DOC_COST,
+  FIRST_BATCH,
+  LIST_COST,
+  MAX_FIRST_BATCH,
+  PrefixStream,
+  Work,
+} from "./explore_stream.ts";
+import type { Facet } from "./explore_index.ts";
 import { Payment } from "../domain/task.ts";
+import { indexCovers } from "./explore_words.ts";
 import { explore } from "./keys.ts";
 import { keyId } from "./task_indexes.ts";
 
@@ -67,8 +76,11 @@ function counterReader(kv: Deno.Kv, work: Work): CounterReader {
 /** The candidate drivers of a query, with estimated sizes; the smallest wins. */
 export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   const { filters, after, work } = query;
+  // A page needs limit + 1 matches: a first batch smaller than that takes a second round trip
+  // even when every entry matches.
+  const batch = Math.min(MAX_FIRST_BATCH, Math.max(FIRST_BATCH, query.limit + 1));
   const prefixStreams = (prefixes: Deno.KvKey[]) => () =>
-    prefixes.map((prefix) => new PrefixStream(kv, { prefix, before: after, work }));
+    prefixes.map((prefix) => new PrefixStream(kv, { prefix, before: after, work, batch }));
   const classes: Payment[] = filters.payment === undefined
     ? [...Payment.options]
     : [filters.payment];
@@ -129,11 +141,7 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   const wordPending: Promise<Driver[]>[] = [];
   if (filters.search.length > 0) {
     const overflow = counts([explore.count("overflow")]).then(([n]) => n);
-    // Every explorable task, whichever payment class the query asks for: zone counters count both.
-    const total = counts(Payment.options.map((c) => explore.countByPayment(c)))
-      .then((n) => n.reduce((a, b) => a + b, 0));
-    const zones = filters.geo ? zoneCover(counts, filters.geo, total) : null;
-    const shared = { overflow, zones, after, work };
+    const shared = { overflow, after, work, batch };
     for (const word of filters.search) wordPending.push(wordDrivers(kv, word, shared));
   }
   const drivers = [
@@ -180,51 +188,73 @@ async function expandWord(
   return { words, total };
 }
 
-/** What the drivers of every query word share: counts and zones read once per plan. */
+/** What the drivers of every query word share: the overflow count, read once per plan. */
 interface WordPlan {
   /** Tasks with more words than are indexed, which every search reads too. */
   overflow: Promise<number>;
-  /** With a geo filter, the word zones the circle reaches. */
-  zones: Promise<ZoneCover | null> | null;
   after: string | null;
   work: Work;
+  /** Entries of each stream's first read. */
+  batch: number;
 }
 
 /**
- * A query word drives by the dictionary words it starts, plus the overflow tasks; with a geo
- * filter, also by those words in the zones around the circle (see `nearZone`).
+ * A query word drives by the dictionary words it starts, plus the overflow tasks; not when it
+ * could start a word the index leaves out (see `indexCovers`): another driver then scans.
  */
 async function wordDrivers(
   kv: Deno.Kv,
   prefix: string,
   shared: WordPlan,
 ): Promise<Driver[]> {
-  const { overflow, zones, after, work } = shared;
-  const expansion = await expandWord(kv, prefix, work);
+  const { overflow, after, work, batch } = shared;
+  if (!indexCovers(prefix)) return [];
+  // Most query words are whole words, which expand to themselves alone: their first batch, read
+  // alongside the dictionary, is then the stream's, and the page waits one round trip less.
+  const [expansion, extra, guess] = await Promise.all([
+    expandWord(kv, prefix, work),
+    overflow,
+    after === null ? firstWordBatch(kv, prefix, { work, batch }) : null,
+  ]);
   if (!expansion) return [];
-  const extra = await overflow;
-  const streams = (prefixes: Deno.KvKey[]) => () =>
-    [...prefixes, explore.overflowPrefix()].map((p) =>
-      new PrefixStream(kv, { prefix: p, before: after, work })
-    );
-  const drivers: Driver[] = [{
+  const prefixes = expansion.words.map((w) => explore.byWordPrefix(w));
+  // Counters are exact: without overflow tasks, the overflow index is empty and is not read.
+  if (extra > 0) prefixes.push(explore.overflowPrefix());
+  // Checked entry by entry: a word written between the two reads would sort among them.
+  const only = expansion.words.length === 1 ? expansion.words[0] : null;
+  const guessed = only !== null && guess?.every((e) => e.key[1] === only) ? guess : null;
+  return [{
     name: "search",
     estimate: expansion.total + extra,
     wordsFromDocs: false,
-    streams: streams(expansion.words.map((w) => explore.byWordPrefix(w))),
+    streams: () =>
+      prefixes.map((p, i) => {
+        // A word read alone holds the whole page; merged words share it.
+        const first = i === 0 && only !== null ? batch : FIRST_BATCH;
+        const stream = new PrefixStream(kv, { prefix: p, before: after, work, batch: first });
+        if (i === 0 && guessed) stream.preload(guessed, batch);
+        return stream;
+      }),
   }];
-  const cover = zones && await zones;
-  // Zones holding every task would read the same entries as the plain scan, in more lists.
-  if (cover && cover.share < 1) {
-    drivers.push({
-      name: "searchArea",
-      estimate: expansion.total * cover.share + extra,
-      wordsFromDocs: false,
-      streams: streams(expansion.words.flatMap((w) => [
-        ...cover.cells.map((cell) => explore.byWordNearPrefix(w, cell)),
-        explore.byWordFarPrefix(w),
-      ])),
-    });
-  }
-  return drivers;
+}
+
+/**
+ * The newest entries of every word a query word starts, as one list: while they are of one word
+ * only (known once the dictionary is read), they are that word's newest entries.
+ */
+async function firstWordBatch(
+  kv: Deno.Kv,
+  prefix: string,
+  { work, batch }: { work: Work; batch: number },
+): Promise<Deno.KvEntry<Facet>[]> {
+  const entries: Deno.KvEntry<Facet>[] = [];
+  const iter = kv.list<Facet>(
+    { start: explore.byWordPrefix(prefix), end: explore.byWordPrefix(prefix + WORD_END) },
+    { reverse: true, limit: batch, batchSize: batch },
+  );
+  for await (const entry of iter) entries.push(entry);
+  work.lists++;
+  work.entries += entries.length;
+  work.units += LIST_COST + entries.length;
+  return entries;
 }

@@ -1,18 +1,12 @@
 /**
  * The planner's geographic part: the cells of each geo layer that a search circle reaches, read at
- * the precision that costs least, and the word zones a search within a circle reads.
+ * the precision that costs least.
  */
 import { cellAreaKm2 } from "../domain/geohash.ts";
 import { coverCircle } from "../domain/geohash_cover.ts";
 import { capAreaKm2 } from "../domain/geo.ts";
 import type { GeoFilter } from "../domain/explore.ts";
-import {
-  COUNT_PRECISION,
-  GEO_LAYERS,
-  inFarZone,
-  NEAR_REACH_KM,
-  ZONE_PRECISION,
-} from "./explore_index.ts";
+import { COUNT_PRECISION, GEO_LAYERS } from "./explore_index.ts";
 import type { CounterReader, Driver, PlanQuery } from "./explore_plan.ts";
 import {
   ENTRY_COST,
@@ -22,41 +16,6 @@ import {
   PrefixStream,
 } from "./explore_stream.ts";
 import { explore } from "./keys.ts";
-
-/** The near zones a search circle reaches, and the share of explorable tasks they and the far zone hold. */
-export interface ZoneCover {
-  cells: string[];
-  share: number;
-}
-
-/** Most near zones a search within a circle reads per word before the plain word scan is better. */
-export const MAX_ZONE_CELLS = 4;
-
-/**
- * The near zones whose tasks can reach the circle (it widened by `NEAR_REACH_KM`), with the
- * counters' share of all explorable tasks in them plus the far zone; null when the circle needs
- * more than `MAX_ZONE_CELLS` zones (each is a list per word).
- */
-export async function zoneCover(
-  counts: CounterReader,
-  geo: GeoFilter,
-  total: Promise<number>,
-): Promise<ZoneCover | null> {
-  const cells = coverCircle(geo, {
-    maxCells: MAX_ZONE_CELLS,
-    precisions: [ZONE_PRECISION],
-    extraKm: NEAR_REACH_KM,
-  }).cells;
-  if (cells.length > MAX_ZONE_CELLS) return null;
-  const near = GEO_LAYERS.filter((layer) => !inFarZone(layer));
-  const keys = [
-    explore.count("far"),
-    ...near.flatMap((layer) => cells.map((cell) => explore.count("cell", layer.name, cell))),
-  ];
-  const n = await counts(keys);
-  const all = await total;
-  return { cells, share: all > 0 ? Math.min(1, n.reduce((a, b) => a + b, 0) / all) : 1 };
-}
 
 /** Most cells a finer cover may take before the planner stops considering it (CPU bound). */
 export const MAX_FINE_CELLS = 32;

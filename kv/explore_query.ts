@@ -38,10 +38,11 @@ export async function exploreTasks(kv: Deno.Kv, query: ExploreQuery): Promise<Ex
   ) {
     return { items: [], next: null, plan: "none", work };
   }
-  const [driver, hidden] = await Promise.all([
-    planScan(kv, { filters, after, limit, work }),
-    pendingPurges(kv),
-  ]);
+  const hidden = pendingPurges(kv);
+  // Read with whatever comes first (the plan's counters, else the first lists); a failed read
+  // fails the page when the scan waits for it.
+  hidden.catch(() => {});
+  const driver = await planScan(kv, { filters, after, limit, work });
   const stream = new UnionStream(driver.streams());
   const budget = query.budget ?? DEFAULT_BUDGET;
   const page = await scanPage(kv, stream, { filters, after, limit, budget, hidden, work });

@@ -10,7 +10,7 @@ import {
   roundKm,
 } from "../domain/explore.ts";
 import { matchesTerms } from "../domain/task.ts";
-import { type ExploreDoc, type Facet, readFacet } from "./explore_index.ts";
+import { cardFacet, type ExploreDoc, type Facet, readFacet } from "./explore_index.ts";
 import { PageAssembly, type PageItems } from "./explore_page.ts";
 import { GETMANY_MAX } from "./explore_plan.ts";
 import { type Candidate, DOC_COST, type UnionStream, type Work } from "./explore_stream.ts";
@@ -27,8 +27,11 @@ export interface ScanQuery {
   limit: number;
   /** Storage work (see `Work`) after which the page stops early, resumable by its cursor. */
   budget: number;
-  /** Authors whose tasks hide while their account's purge runs. */
-  hidden: Set<string>;
+  /**
+   * Authors whose tasks hide while their account's purge runs: read alongside the page's first
+   * lists, not before them, and waited for only once a candidate is matched.
+   */
+  hidden: Promise<Set<string>>;
   work: Work;
 }
 
@@ -106,10 +109,10 @@ export async function scanPage(
   while (true) {
     const chunk = await takeChunk(stream, page.wanted, scan);
     const passing = chunk.taken.filter((c) => c.pass).map((c) => c.candidate);
-    await loadDocs(kv, passing, query);
+    const [hidden] = await Promise.all([query.hidden, loadDocs(kv, passing, query)]);
     for (const { candidate, pass } of chunk.taken) {
       if (page.full) break;
-      const matched = pass && candidate.card && !query.hidden.has(candidate.card.userId);
+      const matched = pass && candidate.card && !hidden.has(candidate.card.userId);
       page.offer(candidate.key, matched ? finalMatch(candidate, filters) : null);
     }
     if (page.full) return page.complete();
@@ -167,7 +170,7 @@ export function facetMatch(facet: Facet, filters: ExploreFilters): number | null
  */
 function finalMatch(candidate: Candidate, filters: ExploreFilters): ExploreItem | null {
   const card = candidate.card!;
-  const d = facetMatch(card.facet, filters);
+  const d = facetMatch(cardFacet(card), filters);
   if (d === null) return null;
   // Not in the facet: acceptances rewrite the cards (item), and the facet needs no change.
   if (filters.hasSpots && card.item.spotsLeft === 0) return null;

@@ -2,7 +2,7 @@
  * Newest-first streams over explore index prefixes, and their union: the merge that lets many
  * geohash cells or dictionary words be read as one list, a small batch at a time.
  */
-import type { ExploreCard, ExploreDoc, Facet } from "./explore_index.ts";
+import { cardFacet, type ExploreCard, type ExploreDoc, type Facet } from "./explore_index.ts";
 
 /**
  * One candidate: its order key, its facet, its card when the index holds it (geo, country,
@@ -20,7 +20,7 @@ export function candidateOf(key: string, value: Facet | ExploreCard | ExploreDoc
   if (Array.isArray(value)) return { key, facet: value };
   return {
     key,
-    facet: value.facet,
+    facet: cardFacet(value),
     card: value,
     terms: "terms" in value ? value.terms : undefined,
   };
@@ -73,6 +73,18 @@ export class PrefixStream {
     this.work = stream.work;
     this.#before = stream.before;
     this.#batch = stream.batch ?? FIRST_BATCH;
+  }
+
+  /**
+   * Takes the entries of a list already read (newest first, below `before`, at most `batch`) as
+   * this stream's first fill: a planner that guessed the stream can read it in its own round trip.
+   */
+  preload(entries: Deno.KvEntry<Facet | ExploreCard | ExploreDoc>[], batch: number): void {
+    this.#buffer = entries.map((e) => candidateOf(e.key[e.key.length - 1] as string, e.value));
+    this.#at = 0;
+    if (entries.length < batch) this.#done = true;
+    else this.#before = this.#buffer[this.#buffer.length - 1].key;
+    this.#batch = Math.min(MAX_BATCH, batch * 2);
   }
 
   /** True when the buffer is spent but the store may hold more. */

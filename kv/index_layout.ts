@@ -5,7 +5,7 @@
  */
 import { commit } from "./commit.ts";
 import type { TaskRecord } from "../domain/task.ts";
-import { meta, tasks } from "./keys.ts";
+import { explore, meta, tasks } from "./keys.ts";
 import {
   keyBytes,
   TASK_COUNTER_ROOTS,
@@ -16,9 +16,13 @@ import {
 /**
  * Bumped with every change to what `taskIndexEntries` or `taskCounterKeys` produce. 3: words
  * indexed by zone too; 4: geo, country and name entries carry the card; 5: list items and cards
- * carry acceptedCount and spotsLeft, and each geo-placed task has a point entry (nearest first).
+ * carry acceptedCount and spotsLeft, and each geo-placed task has a point entry (nearest first);
+ * 6: words indexed once, without the word-zone copy, and only those a search can drive by.
  */
-export const INDEX_LAYOUT = 5;
+export const INDEX_LAYOUT = 6;
+
+/** Indexes of earlier layouts that the current one no longer writes: the rebuild removes them. */
+const RETIRED_ROOTS: readonly Deno.KvKey[] = [explore.byWordZoneRoot()];
 
 export interface LayoutCheck {
   /** The layout the store says it holds; null when it never said (written before the mark). */
@@ -62,11 +66,12 @@ export async function rebuildTaskIndexes(
   progress: (done: RebuildReport) => void = () => {},
 ): Promise<RebuildReport> {
   const report: RebuildReport = { removed: 0, records: 0 };
-  for (const root of [...TASK_INDEX_ROOTS, ...TASK_COUNTER_ROOTS]) {
+  const prefixes = [...TASK_INDEX_ROOTS, ...TASK_COUNTER_ROOTS].map((root) => [root]);
+  for (const prefix of [...prefixes, ...RETIRED_ROOTS]) {
     let op = kv.atomic();
     let count = 0;
     let size = 0;
-    for await (const entry of kv.list({ prefix: [root] }, { batchSize: MAX_DELETES })) {
+    for await (const entry of kv.list({ prefix }, { batchSize: MAX_DELETES })) {
       op.delete(entry.key);
       count++;
       size += keyBytes(entry.key);

@@ -265,32 +265,12 @@ export const explore = {
   /** One normalized word of title or description; value: facet. */
   byWord: (word: string, orderKey: string): Deno.KvKey => ["xp_by_word", word, orderKey],
   byWordPrefix: (word: string): Deno.KvKey => ["xp_by_word", word],
+  byWordRoot: (): Deno.KvKey => ["xp_by_word"],
   /**
    * The same word of a geo-placed task, by zone: the precision-2 cell of its centre for city
    * points and radius classes up to 100 km ("near"); value: facet.
    */
-  byWordNear: (word: string, cell: string, orderKey: string): Deno.KvKey => [
-    "xp_by_word_zone",
-    word,
-    "near",
-    cell,
-    orderKey,
-  ],
-  byWordNearPrefix: (word: string, cell: string): Deno.KvKey => [
-    "xp_by_word_zone",
-    word,
-    "near",
-    cell,
-  ],
-  /** The same word of a radius-type task of the largest class, wherever it is; value: facet. */
-  byWordFar: (word: string, orderKey: string): Deno.KvKey => [
-    "xp_by_word_zone",
-    word,
-    "far",
-    orderKey,
-  ],
-  byWordFarPrefix: (word: string): Deno.KvKey => ["xp_by_word_zone", word, "far"],
-  /** Every word-zone entry (checks and tests). */
+  /** The word-zone index of layouts 3 to 5, which the rebuild removes (checks and tests). */
   byWordZoneRoot: (): Deno.KvKey => ["xp_by_word_zone"],
   /** Tasks with more distinct words than are indexed; every search reads them too. */
   overflow: (orderKey: string): Deno.KvKey => ["xp_overflow", orderKey],

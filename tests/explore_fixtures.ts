@@ -69,6 +69,14 @@ const WORDS = [
   "ŒUVRE",
   "zèbre",
   "x",
+  // Words explore leaves out of its index (kv/explore_words.ts): searches still find them.
+  "the",
+  "there",
+  "Für",
+  "avec",
+  "12",
+  "2b",
+  "de",
 ];
 
 function pick<T>(rnd: () => number, items: readonly T[]): T {

@@ -2,23 +2,37 @@ import assert from "node:assert/strict";
 import type { ExploreFilters } from "../domain/explore.ts";
 import { checkIndexLayout, INDEX_LAYOUT, rebuildTaskIndexes } from "../kv/index_layout.ts";
 import { explore, meta } from "../kv/keys.ts";
-import type { Facet } from "../kv/explore_index.ts";
+import { facetOf } from "../kv/explore_index.ts";
+import { geohashEncode } from "../domain/geohash.ts";
+import { searchTerms, type TaskRecord } from "../domain/task.ts";
 import { allPages, generateTasks, reference, writeTask } from "./explore_fixtures.ts";
 import { bareEnv, startMain, stopMain, taskCommand, waitForListening } from "./main_process.ts";
 import { assertTaskIndexesConsistent } from "./task_consistency.ts";
 
 /**
- * Rewrites a store's indexes as the layout before the current one had them: no word-zone
- * entries (layout 2) and geo entries holding the facet only (layout 3), with no layout mark.
+ * Gives a store what layout 5 wrote beside today's entries: every word of every task indexed
+ * twice (by word, and by word and zone), function words and numbers included, and the far
+ * zone's counter; with `marked`, the store says it holds layout 5, else it never said.
  */
-async function makeOlderLayout(kv: Deno.Kv) {
-  await kv.delete(meta.indexLayout());
-  for await (const entry of kv.list({ prefix: explore.byWordZoneRoot() })) {
-    await kv.delete(entry.key);
+async function makeOlderLayout(kv: Deno.Kv, tasks: TaskRecord[], marked = false) {
+  if (marked) await kv.set(meta.indexLayout(), 5);
+  else await kv.delete(meta.indexLayout());
+  for (const task of tasks) {
+    if (task.status !== "published" || task.deletedAt !== null) continue;
+    const facet = facetOf(task);
+    const [lon, lat] = task.location.coordinates;
+    for (const word of searchTerms(task)) {
+      await kv.set(explore.byWord(word, task.orderKey), facet);
+      await kv.set([
+        ...explore.byWordZoneRoot(),
+        word,
+        "near",
+        geohashEncode(lon, lat, 2),
+        task.orderKey,
+      ], facet);
+    }
   }
-  for await (const entry of kv.list<{ facet: Facet }>({ prefix: explore.byCellRoot() })) {
-    await kv.set(entry.key, entry.value.facet);
-  }
+  await kv.set(explore.count("far"), new Deno.KvU64(3n));
 }
 
 async function storeWithTasks(path: string, n: number) {
@@ -48,7 +62,7 @@ Deno.test("a store written in an older index layout is found out and rebuilt", a
   await t.step("the rebuild rewrites every entry and counter from the records", async () => {
     const { kv, tasks } = await storeWithTasks(":memory:", 400);
     try {
-      await makeOlderLayout(kv);
+      await makeOlderLayout(kv, tasks, true);
       await kv.set(explore.byCell("c", "u0", "0000-stale"), [0, 0, 1, 0, 0, "", "x"]);
       await assert.rejects(assertTaskIndexesConsistent(kv));
       const filters: ExploreFilters = {
@@ -60,7 +74,11 @@ Deno.test("a store written in an older index layout is found out and rebuilt", a
         },
       };
 
+      assert.deepEqual(await checkIndexLayout(kv), { stored: 5, current: false });
       const report = await rebuildTaskIndexes(kv);
+      for await (const entry of kv.list({ prefix: explore.byWordZoneRoot() })) {
+        assert.fail(`layout 5's word-zone entry ${String(entry.key)} is left`);
+      }
       assert.equal(report.records, tasks.length);
       assert.ok(report.removed > tasks.length, `${report.removed} removed`);
       const consistent = await assertTaskIndexesConsistent(kv);
@@ -77,7 +95,7 @@ Deno.test("a store written in an older index layout is found out and rebuilt", a
   try {
     await Deno.mkdir(`${cwd}/data`);
     const { kv, tasks } = await storeWithTasks(`${cwd}/data/marketplace.sqlite3`, 120);
-    await makeOlderLayout(kv);
+    await makeOlderLayout(kv, tasks);
     kv.close();
 
     await t.step("main.ts on such a store says to run deno task reindex", async () => {

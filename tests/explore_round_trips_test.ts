@@ -1,0 +1,42 @@
+/**
+ * Explore's pages wait for few KV calls in sequence (on Deno Deploy each is a network round trip):
+ * counted exactly by kv/latency.ts, at the query function, over tasks of the explore fixtures.
+ */
+import assert from "node:assert/strict";
+import type { ExploreFilters } from "../domain/explore.ts";
+import { queryWords } from "../domain/text.ts";
+import { exploreTasks } from "../kv/explore_query.ts";
+import { withLatency } from "../kv/latency.ts";
+import { generateTasks, reference, writeTask } from "./explore_fixtures.ts";
+
+Deno.test("explore's first pages wait for at most two round trips", async (t) => {
+  await using kv = await Deno.openKv(":memory:");
+  const tasks = generateTasks(51, 400).map((task, i) => ({
+    ...task,
+    status: "published" as const,
+    title: `${task.title} ${i % 3 === 0 ? "harpsichord" : "lesson"}`,
+  }));
+  for (const task of tasks) await writeTask(kv, null, task);
+  const slow = withLatency(kv, 0);
+  const page = async (filters: ExploreFilters) => {
+    const { value, trips } = await slow.traced(() => exploreTasks(slow.kv, { filters, limit: 20 }));
+    assert.deepEqual(value.items, reference(tasks, filters).slice(0, 20), JSON.stringify(filters));
+    return trips.sequential;
+  };
+
+  await t.step("rule: a page without filters reads its first lists with the purges", async () => {
+    assert.equal(await page({ search: [] }), 1);
+  });
+
+  await t.step("rule: a country or city page: its counter, then its one list", async () => {
+    assert.ok(await page({ search: [], countryCode: "FR" }) <= 2);
+    assert.ok(await page({ search: [], cityName: "paris" }) <= 2);
+  });
+
+  await t.step(
+    "rule: a whole-word search reads its first entries with the dictionary",
+    async () => {
+      assert.ok(await page({ search: queryWords("harpsichord") }) <= 2);
+    },
+  );
+});
