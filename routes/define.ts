@@ -137,7 +137,8 @@ export const Problem = z.object({
   }),
   requestId: z.string().openapi({ description: "The response's X-Request-Id" }),
   errors: z.array(z.object({ path: z.string(), message: z.string() })).optional().openapi({
-    description: "With VALIDATION_ERROR: one entry per problem, addressed by dotted path",
+    description: "With VALIDATION_ERROR and UNKNOWN_PARAMETER: one entry per problem, " +
+      "addressed by dotted path",
   }),
   scope: z.string().optional().openapi({
     description: "With SCOPE_INSUFFICIENT: the scope the endpoint needs",
