@@ -62,7 +62,7 @@ const RateLimitPerHour = z.number().int().min(1, "rateLimitPerHour must be at le
   example: 100,
 });
 
-export const ApiKeyCreate = z.object({
+export const ApiKeyCreate = z.strictObject({
   name: KeyName,
   scopes: z.array(Scope).min(1, "at least one scope").transform((s) => [...new Set(s)]),
   expiresInDays: z.number().int().min(1).max(MAX_KEY_DAYS).optional(),
@@ -75,7 +75,7 @@ export const ApiKeyCreate = z.object({
 }).meta({ id: "ApiKeyCreate" });
 export type ApiKeyCreate = z.infer<typeof ApiKeyCreate>;
 
-export const ApiKeyUpdate = z.object({
+export const ApiKeyUpdate = z.strictObject({
   name: KeyName.optional(),
   ipWhitelist: IpWhitelist.optional(),
   rateLimitPerHour: RateLimitPerHour.nullable().optional().meta({

@@ -13,7 +13,7 @@ export type ApplicationStatus = z.infer<typeof ApplicationStatus>;
 
 const hasAtMostTwoDecimals = (n: number) => Math.round(n * 100) / 100 === n;
 
-export const ApplicationCreate = z.object({
+export const ApplicationCreate = z.strictObject({
   message: userText(z.string().trim().min(1).max(2_000), true),
   price: z.number().min(0).max(MAX_BUDGET)
     .refine(hasAtMostTwoDecimals, "must have at most 2 decimals")
@@ -22,7 +22,7 @@ export const ApplicationCreate = z.object({
 }).meta({ id: "ApplicationCreate" });
 export type ApplicationCreate = z.infer<typeof ApplicationCreate>;
 
-export const ApplicationPatch = z.object({
+export const ApplicationPatch = z.strictObject({
   status: z.enum(["accepted", "declined", "withdrawn"], {
     error: 'must be "accepted" or "declined" (the task\'s creator) or "withdrawn" (the applicant)',
   }),

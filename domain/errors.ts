@@ -6,6 +6,7 @@
 /** Every error code a client may see, with the HTTP status it travels with. */
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
+  UNKNOWN_PARAMETER: 400,
   INVALID_JSON: 400,
   INVALID_CURSOR: 400,
   TOKEN_MISSING: 401,

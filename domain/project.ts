@@ -5,14 +5,14 @@ import { userText } from "./text.ts";
 const name = userText(z.string().trim().min(1).max(100));
 const description = userText(z.string().trim().max(2000), true);
 
-export const ProjectCreate = z.object({
+export const ProjectCreate = z.strictObject({
   name,
   description: description.default(""),
 }).meta({ id: "ProjectCreate" });
 export type ProjectCreate = z.infer<typeof ProjectCreate>;
 
 /** A partial update: members left out keep their value. */
-export const ProjectUpdate = z.object({
+export const ProjectUpdate = z.strictObject({
   name: name.optional(),
   description: description.optional(),
 }).meta({ id: "ProjectUpdate" });

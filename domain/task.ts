@@ -19,7 +19,7 @@ export const MAX_BUDGET = 1_000_000_000_000;
 
 const hasAtMostTwoDecimals = (n: number) => Math.round(n * 100) / 100 === n;
 
-export const Location = z.object({
+export const Location = z.strictObject({
   coordinates: z.tuple([
     z.number().min(-180).max(180).describe("longitude"),
     z.number().min(-90).max(90).describe("latitude"),
@@ -65,7 +65,7 @@ const editable = {
   images: z.array(HttpsUrl).max(10),
 };
 
-export const TaskCreate = z.object({
+export const TaskCreate = z.strictObject({
   ...editable,
   dueDate: editable.dueDate.optional(),
   maxPeople: editable.maxPeople.default(1),
@@ -73,7 +73,7 @@ export const TaskCreate = z.object({
 }).meta({ id: "TaskCreate" });
 export type TaskCreate = z.infer<typeof TaskCreate>;
 
-export const TaskPatch = z.object(editable).partial().extend({
+export const TaskPatch = z.strictObject(editable).partial().extend({
   dueDate: editable.dueDate.nullable().optional(),
   status: z.literal("completed", { error: 'the only status that can be set is "completed"' })
     .optional(),

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { userText } from "./text.ts";
 import { HttpsUrl } from "./url.ts";
 
-export const SignUp = z.object({
+export const SignUp = z.strictObject({
   email: z.email().max(254).transform((e) => e.trim()),
   password: z.string().min(8).max(128),
   firstName: userText(z.string().trim().min(1).max(100)),
@@ -12,13 +12,13 @@ export const SignUp = z.object({
 }).meta({ id: "SignUp" });
 export type SignUp = z.infer<typeof SignUp>;
 
-export const Login = z.object({
+export const Login = z.strictObject({
   email: z.string().trim().min(1).max(254),
   password: z.string().min(1).max(128),
 }).meta({ id: "Login" });
 export type Login = z.infer<typeof Login>;
 
-export const UserUpdate = z.object({
+export const UserUpdate = z.strictObject({
   firstName: userText(z.string().trim().min(1).max(100)).optional(),
   lastName: userText(z.string().trim().max(100)).nullable().optional(),
   profilePic: HttpsUrl.nullable().optional(),

@@ -17,7 +17,7 @@ const WebhookUrl = z.string().trim().max(2048, "url must be at most 2,048 charac
   .refine((url) => URL.canParse(url), "url must be an absolute URL")
   .meta({ description: "https URL the events are posted to", example: "https://example.com/hook" });
 
-export const WebhookCreate = z.object({
+export const WebhookCreate = z.strictObject({
   url: WebhookUrl,
   events: EventSelection,
   description: userText(
@@ -27,7 +27,7 @@ export const WebhookCreate = z.object({
 }).meta({ id: "WebhookCreate" });
 export type WebhookCreate = z.infer<typeof WebhookCreate>;
 
-export const WebhookPatch = z.object({
+export const WebhookPatch = z.strictObject({
   url: WebhookUrl.optional(),
   events: EventSelection.optional(),
   enabled: z.boolean().optional(),

@@ -9,17 +9,34 @@ import type { Access } from "../domain/auth.ts";
 import { AppError, ERROR_STATUS, type ErrorCode } from "../domain/errors.ts";
 import { authenticate } from "./authenticate.ts";
 import type { AppEnv } from "./env.ts";
-import { fieldProblems } from "./problem.ts";
+import { validationProblem } from "./problem.ts";
+import { assertStrict } from "./request_members.ts";
 
-/** Turns a failed validation into the domain error; a bad path id is simply not found. */
 // deno-lint-ignore no-explicit-any
-export const validationHook: Hook<any, AppEnv, any, any> = (result) => {
-  if (result.success) return;
-  if (result.target === "param") throw new AppError("NOT_FOUND", "Resource not found");
-  throw new AppError("VALIDATION_ERROR", "The request is not valid", {
-    errors: fieldProblems(result.error),
-  });
-};
+type AnyHook = Hook<any, AppEnv, any, any>;
+
+/** The schema a route checks one validation target (`query`, `json`) with, if it has one. */
+function requestSchema(route: RouteConfig | undefined, target: string): z.ZodType | undefined {
+  if (target === "query") return route?.request?.query as z.ZodType | undefined;
+  if (target !== "json") return undefined;
+  const content = route?.request?.body?.content?.["application/json"];
+  return content && "schema" in content ? content.schema as z.ZodType : undefined;
+}
+
+/**
+ * Turns a failed validation of `route`'s request into the domain error; a bad path id is simply
+ * not found. The route's schemas let an unknown member's error suggest the name it meant.
+ */
+function validationHookFor(route?: RouteConfig): AnyHook {
+  return (result) => {
+    if (result.success) return;
+    if (result.target === "param") throw new AppError("NOT_FOUND", "Resource not found");
+    throw validationProblem(result.error, requestSchema(route, result.target));
+  };
+}
+
+/** The hook for routes that are not declared with `routerOf` (no name suggestions). */
+export const validationHook: AnyHook = validationHookFor();
 
 /** A router whose validation failures become VALIDATION_ERROR problems. */
 function newRouter(): OpenAPIHono<AppEnv> {
@@ -40,8 +57,9 @@ export function routerOf(...registers: Register[]): OpenAPIHono<AppEnv> {
   const add = api.openapi;
   const withParams: (() => void)[] = [];
   api.openapi = ((route, handler, hook) => {
-    if (!route.path.includes("{")) return add(route, handler, hook);
-    withParams.push(() => add(route, handler, hook));
+    const checked = hook ?? validationHookFor(route);
+    if (!route.path.includes("{")) return add(route, handler, checked);
+    withParams.push(() => add(route, handler, checked));
     return api;
   }) as typeof api.openapi;
   for (const register of registers) register(api);
@@ -63,17 +81,28 @@ function securityFor(access: Access): Record<string, string[]>[] {
   return credentials;
 }
 
+/** The query of an endpoint that takes no query parameters: any one sent is refused. */
+const NoQuery = z.strictObject({});
+
 /**
  * Declares an endpoint guarded by `access`; the OpenAPI `security` follows from it. Every
- * endpoint draws from a request budget, so each documents 429 whether it says so or not.
+ * endpoint draws from a request budget, so each documents 429 whether it says so or not. Its
+ * query and JSON body refuse members they do not declare (400 UNKNOWN_PARAMETER): a schema that
+ * would drop them stops the service at startup.
  */
 export function defineRoute<R extends RouteConfig>(
   access: Access,
   config: R,
   before: MiddlewareHandler<AppEnv>[] = [],
 ) {
+  const where = `${config.method.toUpperCase()} ${config.path}`;
+  const request = { ...config.request, query: config.request?.query ?? NoQuery };
+  assertStrict(request.query as z.ZodType, `${where} query`);
+  const body = requestSchema({ ...config, request }, "json");
+  if (body) assertStrict(body, `${where} body`);
+  const declared = { ...config, request } as R;
   return createRoute({
-    ...config,
+    ...declared,
     responses: { ...problems(429), ...config.responses },
     security: securityFor(access),
     middleware: [authenticate(access), ...before] as const,
@@ -108,7 +137,8 @@ export const Problem = z.object({
   }),
   requestId: z.string().openapi({ description: "The response's X-Request-Id" }),
   errors: z.array(z.object({ path: z.string(), message: z.string() })).optional().openapi({
-    description: "With VALIDATION_ERROR: one entry per problem, addressed by dotted path",
+    description: "With VALIDATION_ERROR and UNKNOWN_PARAMETER: one entry per problem, " +
+      "addressed by dotted path",
   }),
   scope: z.string().optional().openapi({
     description: "With SCOPE_INSUFFICIENT: the scope the endpoint needs",

@@ -95,7 +95,7 @@ const usageRoute = defineRoute("session", {
     "every instance are in within a minute.",
   request: {
     params: KeyId,
-    query: z.object({
+    query: z.strictObject({
       range: UsageRange.default("24h").openapi({
         param: { name: "range", in: "query" },
         description: "24h and 7d answer hourly buckets, 90d daily ones (UTC)",

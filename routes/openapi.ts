@@ -20,6 +20,8 @@ const ROOT_SERVERS = [{ url: "/", description: "Service root" }];
 /** What each error code means; typed by ErrorCode so a new code cannot go undocumented. */
 const ERROR_MEANING: Record<ErrorCode, string> = {
   VALIDATION_ERROR: "body, query or path fails the rules; `errors` lists each problem",
+  UNKNOWN_PARAMETER: "a body member (at any depth) or query parameter the endpoint does not " +
+    "know; `errors` names each (`path`) with the closest known name, then any other problem",
   INVALID_JSON: "the body is not JSON",
   INVALID_CURSOR: "cursor malformed, or made for another query",
   TOKEN_MISSING: "no credential where one is needed",

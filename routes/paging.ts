@@ -8,7 +8,7 @@ import { wholeNumberParam } from "../domain/query_number.ts";
 import { linkTarget } from "./public_url.ts";
 
 /** `limit` (1 to 50, default 20) and an opaque `cursor`; extend it with a listing's filters. */
-export const CursorQuery = z.object({
+export const CursorQuery = z.strictObject({
   limit: wholeNumberParam(1, 50).default(20).openapi({
     param: { name: "limit", in: "query" },
     description: "Items per page, 1 to 50",
@@ -49,7 +49,7 @@ export function setNextPage(c: Context, cursor: string | null) {
 }
 
 /** `page` (from 1, default 1) and `limit` (1 to 50, default 20), for page paging. */
-export const PageQuery = z.object({
+export const PageQuery = z.strictObject({
   page: wholeNumberParam(1, 1_000_000).default(1).openapi({
     param: { name: "page", in: "query" },
     description: "Page number, from 1",

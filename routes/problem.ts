@@ -2,12 +2,14 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { ZodError } from "zod";
+import type { z, ZodError } from "zod";
+import { closestName } from "../domain/closest_name.ts";
 import { AppError, type ErrorCode, type FieldProblem } from "../domain/errors.ts";
 import "../domain/validation_messages.ts";
 import { storageFull } from "../kv/commit.ts";
 import { noteStorageFull } from "../kv/storage_writes.ts";
 import type { AppEnv, Deps } from "./env.ts";
+import { knownMembers } from "./request_members.ts";
 
 const TITLES: Record<number, string> = {
   400: "Bad Request",
@@ -48,13 +50,61 @@ function fromHttpException(error: HTTPException): AppError {
  * worded by `domain/validation_messages.ts`. Two checks failing alike on one path (a URL's
  * protocol and host) are one problem to the client.
  */
-export function fieldProblems(error: ZodError): FieldProblem[] {
+function fieldProblems(issues: ZodError["issues"]): FieldProblem[] {
   const problems = new Map<string, FieldProblem>();
-  for (const issue of error.issues) {
+  for (const issue of issues) {
     const path = issue.path.map(String).join(".") || "(root)";
     problems.set(JSON.stringify([path, issue.message]), { path, message: issue.message });
   }
   return [...problems.values()];
+}
+
+/** A member the request sent that its schema does not declare, with the name it likely meant. */
+interface UnknownMember extends FieldProblem {
+  name: string;
+  suggestion?: string;
+}
+
+/** Every unknown member in `error`, one each, addressed by its own dotted path. */
+function unknownMembers(error: ZodError, schema?: z.ZodType): UnknownMember[] {
+  const found: UnknownMember[] = [];
+  for (const issue of error.issues) {
+    if (issue.code !== "unrecognized_keys") continue;
+    const known = schema ? knownMembers(schema, issue.path) : new Set<string>();
+    for (const name of issue.keys) {
+      const suggestion = closestName(name, known);
+      const hint = suggestion === undefined ? "" : `; did you mean "${suggestion}"?`;
+      found.push({
+        path: [...issue.path.map(String), name].join("."),
+        message: `is not a known parameter${hint}`,
+        name,
+        suggestion,
+      });
+    }
+  }
+  return found;
+}
+
+/**
+ * The error for a request that failed its schema. A member the schema does not know makes it
+ * UNKNOWN_PARAMETER, naming each such member and the known name closest to it (from `schema`);
+ * its other problems follow in `errors`, so one answer says all that is wrong.
+ */
+export function validationProblem(error: ZodError, schema?: z.ZodType): AppError {
+  const unknown = unknownMembers(error, schema);
+  const others = fieldProblems(error.issues.filter((i) => i.code !== "unrecognized_keys"));
+  if (unknown.length === 0) {
+    return new AppError("VALIDATION_ERROR", "The request is not valid", { errors: others });
+  }
+  const named = unknown.map((u) =>
+    u.suggestion === undefined ? u.path : `${u.path} (did you mean ${u.suggestion}?)`
+  );
+  const errors = [...unknown.map(({ path, message }) => ({ path, message })), ...others];
+  return new AppError(
+    "UNKNOWN_PARAMETER",
+    `Unknown parameter${unknown.length === 1 ? "" : "s"}: ${named.join(", ")}`,
+    { errors },
+  );
 }
 
 /** Writes an AppError as a problem+json response. */

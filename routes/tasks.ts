@@ -74,7 +74,7 @@ const TaskStatusQuery = PageQuery.extend({
   ...taskFilterFields,
 });
 
-const TaskCreatedQuery = z.object(taskFilterFields);
+const TaskCreatedQuery = z.strictObject(taskFilterFields);
 
 const createTaskRoute = defineRoute({ scope: "tasks:write" }, {
   method: "post",

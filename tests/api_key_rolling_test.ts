@@ -223,6 +223,7 @@ Deno.test("a misspelt regenerate option answers 400 instead of meaning now", asy
   const key = await createKey(svc, user.token);
   const res = await regenerate(svc, user.token, key.id, { expireCurrentin: "1h" });
   assert.equal(res.status, 400);
-  assert.equal(res.body.code, "VALIDATION_ERROR");
+  assert.equal(res.body.code, "UNKNOWN_PARAMETER");
+  assert.match(res.body.errors[0].message, /did you mean "expireCurrentIn"\?/);
   assert.equal(await keyStatus(svc, key.value), 200, "the key is untouched");
 });

@@ -346,12 +346,24 @@ Deno.test("PATCH /api/v1/keys/:id changes name, ipWhitelist and rateLimitPerHour
     assert.equal(await statusOf(any), 200);
   });
 
-  await t.step("scopes and expiry cannot be changed (unknown members ignored)", async () => {
-    const res = await patch(key.id, { scopes: ["tasks:write"], expiresInDays: 365 });
-    const body = await res.json();
-    assert.deepEqual(body.scopes, ["profile:read"]);
-    assert.equal(body.expiresAt, key.metadata.expiresAt);
-  });
+  await t.step(
+    "scopes and expiry cannot be changed: 400 UNKNOWN_PARAMETER names each",
+    async () => {
+      const res = await patch(key.id, { scopes: ["tasks:write"], expiresInDays: 365 });
+      assert.equal(res.status, 400);
+      const body = await res.json();
+      assert.equal(body.code, "UNKNOWN_PARAMETER");
+      assert.deepEqual(body.errors.map((e: { path: string }) => e.path), [
+        "scopes",
+        "expiresInDays",
+      ]);
+      const listed = await (await svc.request("/api/v1/keys", { headers: bearer(user.token) }))
+        .json();
+      const kept = listed.find((k: { id: string }) => k.id === key.id);
+      assert.deepEqual(kept.scopes, ["profile:read"]);
+      assert.equal(kept.expiresAt, key.metadata.expiresAt);
+    },
+  );
 
   await t.step("an invalid entry answers 400 VALIDATION_ERROR", async () => {
     const res = await patch(key.id, { ipWhitelist: ["300.1.1.1"] });

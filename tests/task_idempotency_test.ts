@@ -47,21 +47,14 @@ Deno.test("Idempotency-Key on POST /tasks", async (t) => {
     },
   );
 
-  await t.step(
-    "bodies that differ only in member order or unknown members are the same body",
-    async () => {
-      const body = taskBody();
-      const reordered = Object.fromEntries(Object.entries(body).reverse());
-      const a = await (await create(svc, { token: user.token, key: "same-meaning", body })).json();
-      const b = await (await create(svc, {
-        token: user.token,
-        key: "same-meaning",
-        body: { ...reordered, x: 1 },
-      }))
-        .json();
-      assert.equal(b.id, a.id);
-    },
-  );
+  await t.step("bodies that differ only in member order are the same body", async () => {
+    const body = taskBody();
+    const reordered = Object.fromEntries(Object.entries(body).reverse());
+    const a = await (await create(svc, { token: user.token, key: "same-meaning", body })).json();
+    const b = await (await create(svc, { token: user.token, key: "same-meaning", body: reordered }))
+      .json();
+    assert.equal(b.id, a.id);
+  });
 
   await t.step("the same key with another body answers 422 IDEMPOTENCY_KEY_REUSED", async () => {
     const first = await create(svc, { token: user.token, key: "reused" });

@@ -202,11 +202,16 @@ Deno.test("POST /tasks accepts the edges of every rule and normalizes what it ke
     assert.deepEqual((await res.json()).images, images);
   });
 
-  await t.step("unknown members are ignored", async () => {
-    const task = await postTask(svc, token, { color: "red", status: "completed", id: "mine" });
-    assert.equal(task.color, undefined);
-    assert.equal(task.status, "published");
-    assert.notEqual(task.id, "mine");
+  await t.step("unknown members are refused, each named: 400 UNKNOWN_PARAMETER", async () => {
+    const res = await svc.request("/api/v1/tasks", {
+      method: "POST",
+      headers: bearer(token),
+      json: taskBody({ color: "red", status: "completed", id: "mine" }),
+    });
+    assert.equal(res.status, 400);
+    const body = await res.json();
+    assert.equal(body.code, "UNKNOWN_PARAMETER");
+    assert.deepEqual(body.errors.map((e: { path: string }) => e.path), ["color", "status", "id"]);
   });
 });
 
