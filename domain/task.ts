@@ -64,7 +64,13 @@ export const Location = z.object({
       message: "is only allowed for type radius",
     });
   }
-}).meta({ id: "Location" });
+}).meta({
+  id: "Location",
+  // The refinement above, stated for clients: radiusKm with type radius and only there.
+  if: { properties: { type: { const: "radius" } } },
+  then: { required: ["radiusKm"] },
+  else: { not: { required: ["radiusKm"] } },
+});
 export type Location = z.infer<typeof Location>;
 
 /** `YYYY-MM-DD` kept as written, or a full timestamp normalized to UTC with milliseconds. */
@@ -78,7 +84,9 @@ const editable = {
   title: userText(z.string().trim().min(1).max(200)),
   description: userText(z.string().trim().min(1).max(10_000), true),
   budget: z.number().min(0).max(MAX_BUDGET)
-    .refine(hasAtMostTwoDecimals, "must have at most 2 decimals"),
+    .refine(hasAtMostTwoDecimals, "must have at most 2 decimals")
+    // Not `multipleOf: 0.01`: validators test that in binary floating point and refuse 0.07.
+    .meta({ description: "At most 2 decimals" }),
   currency: CurrencyCode,
   location: Location,
   requirement: userText(z.string().trim().min(1).max(5_000), true),
