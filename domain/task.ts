@@ -68,8 +68,8 @@ export const Location = z.object({
   id: "Location",
   // The refinement above, stated for clients: radiusKm with type radius and only there.
   if: { properties: { type: { const: "radius" } } },
-  then: { required: ["radiusKm"] },
-  else: { not: { required: ["radiusKm"] } },
+  then: { required: ["radiusKm"], properties: { radiusKm: { type: "number" } } },
+  else: { not: { required: ["radiusKm"], properties: { radiusKm: { type: "number" } } } },
 });
 export type Location = z.infer<typeof Location>;
 
