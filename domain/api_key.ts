@@ -72,7 +72,11 @@ export const ApiKeyCreate = z.strictObject({
 }).refine((v) => (v.expiresInDays === undefined) !== (v.expiresAt === undefined), {
   message: "give exactly one of expiresInDays or expiresAt",
   path: ["expiresInDays"],
-}).meta({ id: "ApiKeyCreate" });
+}).meta({
+  id: "ApiKeyCreate",
+  // The refinement above, stated for clients: exactly one of the two expiries.
+  oneOf: [{ required: ["expiresInDays"] }, { required: ["expiresAt"] }],
+});
 export type ApiKeyCreate = z.infer<typeof ApiKeyCreate>;
 
 export const ApiKeyUpdate = z.strictObject({

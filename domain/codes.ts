@@ -33,3 +33,13 @@ export function isCountryCode(code: string): boolean {
 export function isCurrencyCode(code: string): boolean {
   return CURRENCY_CODES.has(code);
 }
+
+/** Every code isCountryCode accepts, sorted: the document lists them. */
+export function countryCodes(): string[] {
+  return [...COUNTRY_CODES].sort();
+}
+
+/** Every code isCurrencyCode accepts, sorted: the document lists them. */
+export function currencyCodes(): string[] {
+  return [...CURRENCY_CODES].sort();
+}

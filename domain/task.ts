@@ -3,7 +3,7 @@
  * rules of visibility and status transitions as plain functions.
  */
 import { z } from "zod";
-import { isCountryCode, isCurrencyCode } from "./codes.ts";
+import { countryCodes, currencyCodes, isCountryCode, isCurrencyCode } from "./codes.ts";
 import { AppError, notFound } from "./errors.ts";
 import { userText, words } from "./text.ts";
 import { HttpsUrl } from "./url.ts";
@@ -19,16 +19,39 @@ export const MAX_BUDGET = 1_000_000_000_000;
 
 const hasAtMostTwoDecimals = (n: number) => Math.round(n * 100) / 100 === n;
 
+// The code lists go into the document as enums (the pattern says the shape at a glance), so a
+// generated client knows each code the service takes.
+const CountryCode = z.string()
+  .refine(isCountryCode, "must be an ISO 3166-1 alpha-2 country code in upper case")
+  .meta({
+    id: "CountryCode",
+    description: "An ISO 3166-1 alpha-2 country code in upper case",
+    pattern: "^[A-Z]{2}$",
+    enum: countryCodes(),
+  });
+
+const CurrencyCode = z.string()
+  .refine(isCurrencyCode, "must be an ISO 4217 currency code in upper case")
+  .meta({
+    id: "CurrencyCode",
+    description: "An ISO 4217 currency code in upper case (the runtime's current list)",
+    pattern: "^[A-Z]{3}$",
+    enum: currencyCodes(),
+  });
+
 export const Location = z.strictObject({
   coordinates: z.tuple([
-    z.number().min(-180).max(180).describe("longitude"),
-    z.number().min(-90).max(90).describe("latitude"),
-  ], { error: "must be [longitude, latitude]" }),
+    z.number().min(-180).max(180).meta({ description: "longitude: degrees east" }),
+    z.number().min(-90).max(90).meta({ description: "latitude: degrees north" }),
+  ], { error: "must be [longitude, latitude]" }).meta({
+    description: "[longitude, latitude], GeoJSON order: longitude first",
+    minItems: 2,
+    maxItems: 2,
+    example: [2.3522, 48.8566],
+  }),
   type: z.enum(LOCATION_TYPES),
   name: userText(z.string().trim().min(1).max(200)),
-  countryCode: z.string()
-    .refine(isCountryCode, "must be an ISO 3166-1 alpha-2 country code in upper case")
-    .optional(),
+  countryCode: CountryCode.optional(),
   radiusKm: z.number().min(1).max(500).optional(),
 }).superRefine((location, ctx) => {
   if (location.type === "radius" && location.radiusKm === undefined) {
@@ -41,7 +64,13 @@ export const Location = z.strictObject({
       message: "is only allowed for type radius",
     });
   }
-}).meta({ id: "Location" });
+}).meta({
+  id: "Location",
+  // The refinement above, stated for clients: radiusKm with type radius and only there.
+  if: { properties: { type: { const: "radius" } } },
+  then: { required: ["radiusKm"], properties: { radiusKm: { type: "number" } } },
+  else: { not: { required: ["radiusKm"], properties: { radiusKm: { type: "number" } } } },
+});
 export type Location = z.infer<typeof Location>;
 
 /** `YYYY-MM-DD` kept as written, or a full timestamp normalized to UTC with milliseconds. */
@@ -55,9 +84,10 @@ const editable = {
   title: userText(z.string().trim().min(1).max(200)),
   description: userText(z.string().trim().min(1).max(10_000), true),
   budget: z.number().min(0).max(MAX_BUDGET)
-    .refine(hasAtMostTwoDecimals, "must have at most 2 decimals"),
-  currency: z.string()
-    .refine(isCurrencyCode, "must be an ISO 4217 currency code in upper case"),
+    .refine(hasAtMostTwoDecimals, "must have at most 2 decimals")
+    // Not `multipleOf: 0.01`: validators test that in binary floating point and refuse 0.07.
+    .meta({ description: "At most 2 decimals" }),
+  currency: CurrencyCode,
   location: Location,
   requirement: userText(z.string().trim().min(1).max(5_000), true),
   dueDate: DueDate,

@@ -140,8 +140,12 @@ export function textProblem(text: string, multiline: boolean): string | null {
  * any script, emoji included; `multiline` texts also keep tabs and line breaks.
  */
 export function userText<T extends z.ZodString>(schema: T, multiline = false): T {
+  const pattern = multiline ? MULTI_LINE_PATTERN : SINGLE_LINE_PATTERN;
+  // A trimmed text with a minimum length refuses a blank one: the document says so with a
+  // lookahead, since its minLength counts the characters before the trim.
+  const blankRefused = (schema.minLength ?? 0) > 0;
   return schema.superRefine((text, ctx) => {
     const problem = textProblem(text, multiline);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
-  }).meta({ pattern: multiline ? MULTI_LINE_PATTERN : SINGLE_LINE_PATTERN });
+  }).meta({ pattern: blankRefused ? String.raw`^(?=[\s\S]*\S)` + pattern.slice(1) : pattern });
 }

@@ -29,5 +29,7 @@ export const HttpsUrl = z.string({ error: HTTPS_URL_MESSAGE }).refine(isHttpsUrl
   .meta({
     format: "uri",
     maxLength: MAX_URL_LENGTH,
+    // isHttpsUrl's shape; the URL parser's own rules stay with `format`.
+    pattern: "^[Hh][Tt][Tt][Pp][Ss]://[^/?#\\s\\x00-\\x1f\\x7f][^\\s\\x00-\\x1f\\x7f]*$",
     description: "An absolute https URL (any host)",
   });

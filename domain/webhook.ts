@@ -15,7 +15,13 @@ export const PREVIOUS_SECRET_MS = 24 * 3_600_000;
 
 const WebhookUrl = z.string().trim().max(2048, "url must be at most 2,048 characters")
   .refine((url) => URL.canParse(url), "url must be an absolute URL")
-  .meta({ description: "https URL the events are posted to", example: "https://example.com/hook" });
+  .meta({
+    description: "https URL the events are posted to, to a public address (http and private " +
+      "addresses only where the service's WEBHOOK_ALLOW_PRIVATE is set, for local testing)",
+    // What the service reads as https: surrounding spaces are trimmed, the scheme's case ignored.
+    pattern: "^\\s*[Hh][Tt][Tt][Pp][Ss]:",
+    example: "https://example.com/hook",
+  });
 
 export const WebhookCreate = z.strictObject({
   url: WebhookUrl,

@@ -14,7 +14,7 @@ import { registerKeys } from "./keys.ts";
 import { registerProjects } from "./projects.ts";
 import { registerReference } from "./reference.ts";
 import { limitBody, requestLifecycle } from "./middleware.ts";
-import { anonymousBudget, enforceRequestBudget } from "./rate_limit.ts";
+import { anonymousBudget, BUDGETED_PAGES, enforceRequestBudget } from "./rate_limit.ts";
 import { errorHandler, problemResponse } from "./problem.ts";
 import { registerSessions } from "./sessions.ts";
 import { registerUsers } from "./users.ts";
@@ -119,7 +119,7 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   registerHealth(app);
   // /health and /openapi.json stay free (probes, tooling); the pages draw like anonymous calls.
   // ("/dashboard/*" matches /dashboard itself too.)
-  for (const path of ["/docs", "/dashboard/*"]) app.use(path, anonymousBudget());
+  for (const path of BUDGETED_PAGES) app.use(path, anonymousBudget());
   registerReference(app);
   registerDashboard(app);
   const api = createApi();

@@ -7,6 +7,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { ERROR_STATUS, type ErrorCode } from "../domain/errors.ts";
 import { Problem } from "./define.ts";
 import { registerEventDocs } from "./openapi_events.ts";
+import { BUDGETED_PAGES } from "./rate_limit.ts";
 import type { AppEnv } from "./env.ts";
 
 export type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
@@ -163,6 +164,17 @@ const HEADERS = {
     "Seconds to wait before retrying",
     "integer",
   ),
+  "Cache-Control": header(
+    "`no-store` on every answer to a request that presented a credential; pages, documents " +
+      "and shared answers say their own caching",
+    "string",
+  ),
+  Vary: header(
+    "The request headers the answer depends on: `Accept-Encoding` where it may be gzipped, " +
+      "`Origin` for CORS, the credential headers on shared answers",
+    "string",
+  ),
+  ETag: header("The answer's entity tag: If-None-Match with it answers 304", "string"),
 };
 const RATE_LIMIT_HEADERS = [
   "RateLimit-Policy",
@@ -216,6 +228,20 @@ function operationIdOf(method: string, path: string): string {
 
 const WRITES = new Set(["post", "put", "patch", "delete"]);
 
+/** True for a service-root path that draws from the anonymous budget (see BUDGETED_PAGES). */
+function isBudgetedPage(path: string): boolean {
+  return BUDGETED_PAGES.some((page) =>
+    page.endsWith("/*")
+      ? path === page.slice(0, -2) || path.startsWith(page.slice(0, -1))
+      : path === page
+  );
+}
+
+/** Adds a component header to a response unless its route declared the header itself. */
+function addHeader(headers: Record<string, unknown>, name: string) {
+  headers[name] ??= { $ref: `#/components/headers/${name}` };
+}
+
 /**
  * Adds the headers and the 500 answer that every operation has, whoever declared it, and the 503
  * of a store out of space to every operation that writes.
@@ -237,17 +263,21 @@ function completeOperation(
       content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
     };
   }
+  const budgeted = versioned || isBudgetedPage(path);
+  // A route that can answer 304 tags its answers; the 304 repeats the tag.
+  const tagged = "304" in op.responses;
   for (const [status, response] of Object.entries(op.responses)) {
     const headers: Record<string, unknown> = { ...response.headers };
     headers["X-Request-Id"] = { $ref: "#/components/headers/X-Request-Id" };
-    if (versioned) {
+    if (budgeted) {
       for (const name of RATE_LIMIT_HEADERS) {
         headers[name] = { $ref: `#/components/headers/${name}` };
       }
     }
-    if (status === "429" || (status === "503" && versioned)) {
-      headers["Retry-After"] = { $ref: "#/components/headers/Retry-After" };
-    }
+    if (status === "429" || (status === "503" && versioned)) addHeader(headers, "Retry-After");
+    addHeader(headers, "Cache-Control");
+    addHeader(headers, "Vary");
+    if (tagged && (status === "200" || status === "304")) addHeader(headers, "ETag");
     response.headers = headers;
   }
 }
@@ -276,6 +306,8 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>): OpenApiDocument 
   }
   return {
     ...generated,
+    // Without it, 3.1 tools may read the schemas as draft-07 and skip `prefixItems`.
+    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     paths,
     components: {
       ...generated.components,

@@ -11,6 +11,9 @@ import type { Settings } from "../domain/settings.ts";
 import type { LimitPolicy } from "../kv/rate_limit.ts";
 import type { AppEnv, Deps } from "./env.ts";
 
+/** The service-root pages that draw from the anonymous budget (a path or a `/*` prefix). */
+export const BUDGETED_PAGES = ["/docs", "/dashboard/*"] as const;
+
 const HOUR_MS = 3_600_000;
 
 type RequestPolicies = Record<"apiKey" | "session" | "anonymous" | "passwordHash", LimitPolicy>;

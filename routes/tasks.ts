@@ -87,6 +87,10 @@ const createTaskRoute = defineRoute({ scope: "tasks:write" }, {
       ...jsonContent(TaskCreated, "The new task"),
       headers: {
         Location: { description: "/api/v1/tasks/<id>", schema: { type: "string" as const } },
+        "Idempotent-Replayed": {
+          description: "`true` when the answer replays the first request of its Idempotency-Key",
+          schema: { type: "string" as const, enum: ["true"] },
+        },
       },
     },
     ...problems(400, 401, 403, 409, 413, 415, 422, 429),
