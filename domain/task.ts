@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { isCountryCode, isCurrencyCode } from "./codes.ts";
+import { COASTAL_MARGIN_KM, countryMismatch } from "./country.ts";
 import { AppError, notFound } from "./errors.ts";
 import { userText, words } from "./text.ts";
 import { HttpsUrl } from "./url.ts";
@@ -41,7 +42,17 @@ export const Location = z.object({
       message: "is only allowed for type radius",
     });
   }
-}).meta({ id: "Location" });
+}).superRefine((location, ctx) => {
+  const mismatch = location.type !== "world" && location.countryCode !== undefined &&
+    countryMismatch(location.coordinates, location.countryCode);
+  if (mismatch) ctx.addIssue({ code: "custom", path: ["coordinates"], message: mismatch });
+}, { when: (payload) => payload.issues.length === 0 }).meta({
+  id: "Location",
+  description: "Where the task takes place. `coordinates` are [longitude, latitude]. Unless " +
+    "`type` is `world`, a given `countryCode` must be the country the coordinates lie in (its " +
+    `territories count: GP is also FR), or, for a point at sea, lie within ${COASTAL_MARGIN_KM} ` +
+    "km of it; else 400 VALIDATION_ERROR on `location.coordinates`, naming both countries.",
+});
 export type Location = z.infer<typeof Location>;
 
 /** `YYYY-MM-DD` kept as written, or a full timestamp normalized to UTC with milliseconds. */
