@@ -3,6 +3,7 @@
  * one-line titles, descriptions of 25 to 55 words, 40 cities, a third with a radius. Task `i` is a
  * pure function of `i`, like the explore bench's data.
  */
+import { countryMismatch } from "../domain/country.ts";
 import type { Location, TaskRecord } from "../domain/task.ts";
 import { orderKey } from "../kv/order_key.ts";
 import { CITIES as SEED_CITIES, TEMPLATES } from "../scripts/seed_data.ts";
@@ -73,10 +74,12 @@ export function everydayTask(i: number, n: number): TaskRecord {
   }
   const words = sentences.join(" ").split(/\s+/).slice(0, Math.max(target, 25));
   const [lon, lat] = city.coordinates;
-  const coordinates: [number, number] = [
+  const around: [number, number] = [
     Math.round((lon + (rnd() - 0.5) * 0.2) * 1e5) / 1e5,
     Math.round((lat + (rnd() - 0.5) * 0.14) * 1e5) / 1e5,
   ];
+  // A point that strays over a border (Roma's into the Vatican) would be refused by the API.
+  const coordinates = countryMismatch(around, city.countryCode) ? city.coordinates : around;
   const location: Location = rnd() < 1 / 3
     ? {
       type: "radius",

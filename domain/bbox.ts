@@ -27,20 +27,31 @@ export const BboxParam = z.string().transform((text, ctx) => {
     return fail("must be minLon,minLat,maxLon,maxLat (four decimal numbers)");
   }
   const [minLon, minLat, maxLon, maxLat] = values;
-  if ([minLon, maxLon].some((v) => v < -180 || v > 180)) {
-    return fail("longitudes must be from -180 to 180");
-  }
-  if ([minLat, maxLat].some((v) => v < -90 || v > 90)) {
-    return fail("latitudes must be from -90 to 90");
-  }
-  if (minLat > maxLat) return fail("minLat must not be above maxLat");
-  return { minLon, minLat, maxLon, maxLat } as BoundingBox;
+  const problem = boxProblem(minLon, minLat, maxLon, maxLat);
+  if (problem === null) return { minLon, minLat, maxLon, maxLat } as BoundingBox;
+  // Latitude first ("minLat,minLon,maxLat,maxLon") can only be told when it makes the box invalid.
+  const swapped = boxProblem(minLat, minLon, maxLat, maxLon) === null;
+  return fail(
+    swapped
+      ? `${problem}: the order is minLon,minLat,maxLon,maxLat (longitude first), did you swap them?`
+      : problem,
+  );
 }).meta({
   type: "string",
   description: "minLon,minLat,maxLon,maxLat (degrees): tasks whose coordinates lie in the box; " +
     "minLon > maxLon crosses the antimeridian. Only city- and radius-type tasks take part.",
   example: "2.2,48.8,2.5,48.95",
 });
+
+/** What makes `minLon,minLat,maxLon,maxLat` no box, or null. */
+function boxProblem(minLon: number, minLat: number, maxLon: number, maxLat: number) {
+  if ([minLon, maxLon].some((v) => v < -180 || v > 180)) {
+    return "longitudes must be from -180 to 180";
+  }
+  if ([minLat, maxLat].some((v) => v < -90 || v > 90)) return "latitudes must be from -90 to 90";
+  if (minLat > maxLat) return "minLat must not be above maxLat";
+  return null;
+}
 
 /** True when the point lies in the box (edges included). */
 export function inBbox(box: BoundingBox, lon: number, lat: number): boolean {

@@ -1,20 +1,5 @@
 /** Code lists a task is checked against: ISO 3166-1 alpha-2 countries and ISO 4217 currencies. */
-
-// ISO 3166-1 alpha-2 officially assigned codes (249). Kept literally: Intl knows more region
-// codes than ISO assigns (EU, UK, XK, ZZ...), so it cannot serve as the list.
-const COUNTRY_CODES: ReadonlySet<string> = new Set(
-  (
-    "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR " +
-    "BS BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ " +
-    "EC EE EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW " +
-    "GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY " +
-    "KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV " +
-    "MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY " +
-    "QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG " +
-    "TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM " +
-    "ZW"
-  ).split(" "),
-);
+import { borders, feature } from "@rapideditor/country-coder";
 
 // The runtime's ICU list of current ISO 4217 codes; a short fallback keeps the check meaningful
 // on a runtime without Intl.supportedValuesOf.
@@ -24,9 +9,15 @@ const CURRENCY_CODES: ReadonlySet<string> = new Set(
     : ["EUR", "USD", "GBP", "JPY", "CHF", "CAD", "AUD", "CNY", "INR", "BRL"],
 );
 
-/** True for an officially assigned ISO 3166-1 alpha-2 code in upper case ("FR", not "fr"). */
+/**
+ * True for an officially assigned ISO 3166-1 alpha-2 code in upper case ("FR", not "fr"): the
+ * codes of country-coder's borders, so every code accepted is one a point can be checked against.
+ * Intl knows more region codes than ISO assigns (EU, UK, XK, ZZ...), so it cannot serve.
+ */
 export function isCountryCode(code: string): boolean {
-  return COUNTRY_CODES.has(code);
+  // feature() also resolves "fr", "FRA", "250" and regions: only an exact, official match counts.
+  const props = feature(code)?.properties;
+  return props?.iso1A2 === code && props.isoStatus === "official";
 }
 
 /** True for a current ISO 4217 currency code in upper case ("EUR", not "eur"). */
@@ -36,7 +27,11 @@ export function isCurrencyCode(code: string): boolean {
 
 /** Every code isCountryCode accepts, sorted: the document lists them. */
 export function countryCodes(): string[] {
-  return [...COUNTRY_CODES].sort();
+  const codes = new Set<string>();
+  for (const { properties: p } of borders.features) {
+    if (p.iso1A2 && p.isoStatus === "official") codes.add(p.iso1A2);
+  }
+  return [...codes].sort();
 }
 
 /** Every code isCurrencyCode accepts, sorted: the document lists them. */

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { countryCodes, currencyCodes, isCountryCode, isCurrencyCode } from "./codes.ts";
+import { COASTAL_MARGIN_KM, countryMismatch } from "./country.ts";
 import { AppError, notFound } from "./errors.ts";
 import { userText, words } from "./text.ts";
 import { HttpsUrl } from "./url.ts";
@@ -64,8 +65,16 @@ export const Location = z.strictObject({
       message: "is only allowed for type radius",
     });
   }
-}).meta({
+}).superRefine((location, ctx) => {
+  const mismatch = location.type !== "world" && location.countryCode !== undefined &&
+    countryMismatch(location.coordinates, location.countryCode);
+  if (mismatch) ctx.addIssue({ code: "custom", path: ["coordinates"], message: mismatch });
+}, { when: (payload) => payload.issues.length === 0 }).meta({
   id: "Location",
+  description: "Where the task takes place. `coordinates` are [longitude, latitude]. Unless " +
+    "`type` is `world`, a given `countryCode` must be the country the coordinates lie in (its " +
+    `territories count: GP is also FR), or, for a point at sea, lie within ${COASTAL_MARGIN_KM} ` +
+    "km of it; else 400 VALIDATION_ERROR on `location.coordinates`, naming both countries.",
   // The refinement above, stated for clients: radiusKm with type radius and only there.
   if: { properties: { type: { const: "radius" } } },
   then: { required: ["radiusKm"], properties: { radiusKm: { type: "number" } } },

@@ -3,6 +3,7 @@
  * areas, the antimeridian, the poles, radius circles of every class, accents and case), the
  * brute-force reference, and a pager that walks every page of a query.
  */
+import { countryMismatch } from "../domain/country.ts";
 import type { ExploreFilters, ExploreItem } from "../domain/explore.ts";
 import { matchExplore, normalizeName } from "../domain/explore.ts";
 import { type Location, searchTerms, type TaskRecord } from "../domain/task.ts";
@@ -112,7 +113,10 @@ function location(rnd: () => number): Location {
     ? [rnd() * 360 - 180, rnd() * 180 - 90]
     : near(rnd, place);
   const spelled = pick(rnd, [place.name, place.name.toUpperCase(), place.name.toLowerCase()]);
-  const cc = place.cc && rnd() < 0.9 ? place.cc : undefined;
+  // Only a point in the place's country may name it (the API refuses any other, contract §6).
+  const cc = place.cc && rnd() < 0.9 && !countryMismatch(coordinates, place.cc)
+    ? place.cc
+    : undefined;
   if (r < 0.5) return { type: "city", name: spelled, coordinates, countryCode: cc };
   if (r < 0.75) {
     const radiusKm = pick(rnd, [1, 5, 25, 26, 60, 100, 101, 250, 499.5, 500]);
