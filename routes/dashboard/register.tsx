@@ -8,7 +8,7 @@ import { sha256Hex } from "../../domain/bytes.ts";
 import { acceptsGzip } from "../compress.ts";
 import { problems } from "../define.ts";
 import { pagePolicy } from "../page_policy.ts";
-import { listMembers, noneMatchHits } from "../http_lists.ts";
+import { noneMatchHits } from "../http_lists.ts";
 import type { AppEnv } from "../env.ts";
 import apiPart from "./script/api.js" with { type: "text" };
 import formsPart from "./script/forms.js" with { type: "text" };
