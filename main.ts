@@ -111,11 +111,16 @@ async function main() {
     );
   }
   const app = createApp(deps);
+  let stopping = false;
   const jobs = startJobs({
     kv,
     now: deps.now,
     webhooks: deliveryPolicy(settings),
-    onError: (what, error) => deps.log.error(`job failed: ${what}`, { error: error?.message }),
+    // A job cut short by the store closing at shutdown is no failure: its lease hands it on.
+    onError: (what, error) =>
+      stopping
+        ? deps.log.info(`job left at shutdown: ${what}`, { error: error?.message })
+        : deps.log.error(`job failed: ${what}`, { error: error?.message }),
   });
   jobRunner = jobs;
   const background = backgroundJobs(deps).add(pollJob(jobs));
@@ -141,7 +146,6 @@ async function main() {
     return app.fetch(request, info);
   });
 
-  let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;

@@ -215,6 +215,17 @@ export function isLive(match: KeyMatch, now: number): boolean {
   return !match.previous || previousDeadline(match.key, now) !== null;
 }
 
+/**
+ * When a value that no longer authenticates stopped working by the clock: the previous value's
+ * deadline, or the key's expiry. Null while it works, and for a revoked key, which must answer
+ * as an unknown one does.
+ */
+export function expiredAt(match: KeyMatch, now: number): string | null {
+  if (match.key.revokedAt !== null || isLive(match, now)) return null;
+  if (match.previous && match.key.previousExpiresAt) return match.key.previousExpiresAt;
+  return Date.parse(match.key.expiresAt) <= now ? match.key.expiresAt : null;
+}
+
 /** When the previous value stops, while it still works; null when there is none. */
 export function previousDeadline(key: ApiKeyRecord, now: number): string | null {
   const at = key.previousExpiresAt ?? null;

@@ -57,11 +57,15 @@ export class Background {
     return this.#paused;
   }
 
-  /** Stops every job for good, after a last run of those holding writes. */
+  /**
+   * Stops every job for good, after the runs under way and a last run of those holding writes:
+   * the store closes once this resolves, and a run still reading then would fail on it.
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#clearTimers();
     this.#paused = true;
+    await this.flushed();
     await this.#flush();
   }
 

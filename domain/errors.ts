@@ -48,6 +48,8 @@ export interface FieldProblem {
 export interface ProblemExtras {
   errors?: FieldProblem[];
   scope?: string;
+  /** With API_KEY_INVALID for a key past its expiry: when it stopped working. */
+  expiredAt?: string;
   /** Response headers that belong to the error (`Allow`, `Retry-After`, rate-limit headers). */
   headers?: Record<string, string>;
 }

@@ -36,6 +36,9 @@ export const TaskCreated = z.object({
   maxPeople: z.number().int(),
   ...acceptance,
   updatedAt: z.string(),
+  completedAt: z.string().nullable().meta({
+    description: "When the task was completed; null while it is published",
+  }),
 }).meta({ id: "TaskCreated" });
 export type TaskCreated = z.infer<typeof TaskCreated>;
 
@@ -89,6 +92,7 @@ export function toTaskCreated(task: TaskRecord): TaskCreated {
     acceptedCount: acceptedOf(task),
     spotsLeft: spotsLeftOf(task),
     updatedAt: task.updatedAt,
+    completedAt: task.completedAt ?? null,
   };
 }
 
@@ -118,5 +122,6 @@ export function toTaskDetail(task: TaskRecord, author: TaskAuthor): TaskDetail {
     acceptedCount: created.acceptedCount,
     spotsLeft: created.spotsLeft,
     updatedAt: created.updatedAt,
+    completedAt: created.completedAt,
   };
 }

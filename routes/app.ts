@@ -9,6 +9,7 @@ import { apiCors } from "./cors.ts";
 import { registerDashboard } from "./dashboard/register.tsx";
 import { routerOf, validationHook } from "./define.ts";
 import type { AppEnv, Deps } from "./env.ts";
+import { registerFavicon } from "./favicon.ts";
 import { registerHealth } from "./health.ts";
 import { registerKeys } from "./keys.ts";
 import { registerProjects } from "./projects.ts";
@@ -117,7 +118,9 @@ export function createApp(deps: Deps): OpenAPIHono<AppEnv> {
   app.use(limitBody());
 
   registerHealth(app);
-  // /health and /openapi.json stay free (probes, tooling); the pages draw like anonymous calls.
+  registerFavicon(app);
+  // /health, /favicon.ico and /openapi.json stay free (probes, browsers' automatic requests,
+  // tooling); the pages draw like anonymous calls.
   // ("/dashboard/*" matches /dashboard itself too.)
   for (const path of BUDGETED_PAGES) app.use(path, anonymousBudget());
   registerReference(app);

@@ -5,8 +5,10 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { verify } from "hono/jwt";
 import {
+  expiredAt,
   isLive,
   isWellFormedKey,
+  KEY_PREFIX,
   keyDigest,
   type KeyMatch,
   matchDigest,
@@ -18,31 +20,86 @@ import { addressAllowed } from "../domain/ip.ts";
 import { getSession } from "../kv/sessions.ts";
 import type { AppEnv, Deps } from "./env.ts";
 import { enforceRequestBudget } from "./rate_limit.ts";
-import { KEY_PREFIX } from "../domain/api_key.ts";
 
-type Credential = { kind: "api_key"; value: string } | { kind: "session"; token: string };
+type Credential =
+  | { kind: "api_key"; value: string }
+  | { kind: "session"; token: string }
+  | { kind: "refused"; error: AppError };
 
-/** Reads X-API-Key, or Authorization: Bearer (a key when it has the key prefix, else a JWT). */
-function readCredential(headers: (name: string) => string | undefined): Credential | null {
-  const apiKey = headers("X-API-Key")?.trim();
-  if (apiKey) return { kind: "api_key", value: apiKey };
-  const authorization = headers("Authorization")?.trim();
+const KEY_FORMS = `X-API-Key: ${KEY_PREFIX}… or Authorization: Bearer ${KEY_PREFIX}…`;
+const HOW_TO_SEND = `send an API key as ${KEY_FORMS}, or a session token as ` +
+  "Authorization: Bearer <token>";
+// Header names a client may reach for when it means X-API-Key.
+const KEY_HEADER_GUESS = /^(x-)?(api[-_]?(key|token)|(access|auth)[-_]?token|token|key)$/i;
+
+/**
+ * Reads X-API-Key, or Authorization: Bearer (a key when it has the key prefix, else a JWT). A
+ * key sent the wrong way is recognised by its prefix and refused with the way to send it.
+ */
+function readCredential(headers: Headers): Credential | null {
+  const apiKey = headers.get("X-API-Key")?.trim();
+  if (apiKey) {
+    if (/^Bearer\s/i.test(apiKey)) {
+      return refusedKey("X-API-Key takes the key alone, without Bearer: X-API-Key: svc_…");
+    }
+    return { kind: "api_key", value: apiKey };
+  }
+  const authorization = headers.get("Authorization")?.trim();
   if (!authorization) return null;
+  if (authorization.startsWith(KEY_PREFIX)) {
+    return refusedKey(`An API key in Authorization needs the Bearer scheme: ${KEY_FORMS}`);
+  }
   const match = /^Bearer\s+(\S+)$/i.exec(authorization);
-  if (!match) return { kind: "session", token: "" };
+  if (!match) {
+    const error = new AppError(
+      "TOKEN_INVALID",
+      `Authorization must be Bearer and one token or key; ${HOW_TO_SEND}`,
+    );
+    return { kind: "refused", error };
+  }
   const value = match[1];
   return value.startsWith(KEY_PREFIX)
     ? { kind: "api_key", value }
     : { kind: "session", token: value };
 }
 
-const invalidKey = () => new AppError("API_KEY_INVALID", "The API key is invalid or expired");
+function refusedKey(detail: string): Credential {
+  return { kind: "refused", error: new AppError("API_KEY_INVALID", detail) };
+}
+
+/** The 401 of a request without a credential, naming a header that looks like a misnamed one. */
+function missingCredential(headers: Headers): AppError {
+  for (const [name, value] of headers) {
+    if (name === "x-api-key" || name === "authorization") continue;
+    const bare = value.trim().replace(/^Bearer\s+/i, "");
+    if (bare.startsWith(KEY_PREFIX) || (bare && KEY_HEADER_GUESS.test(name))) {
+      return new AppError("TOKEN_MISSING", `The header ${name} is not read: ${HOW_TO_SEND}`);
+    }
+  }
+  return new AppError("TOKEN_MISSING", `No credential: ${HOW_TO_SEND}`);
+}
+
+const malformedKey = () =>
+  new AppError(
+    "API_KEY_INVALID",
+    `The API key is malformed: a key is ${KEY_PREFIX} and 64 lowercase hex digits, as created; ` +
+      "check it was copied whole",
+  );
+// One answer for unknown and revoked keys alike, so a value's history cannot be probed.
+const invalidKey = () => new AppError("API_KEY_INVALID", "The API key is unknown or revoked");
 const invalidToken = () =>
   new AppError("TOKEN_INVALID", "The session token is invalid, expired or logged out");
 
 /** The checks of a key value's record, in API.md's order: live (401), then the address (403). */
 function checkKey(match: KeyMatch | null, now: number, clientIp: string): KeyMatch {
-  if (!match || !isLive(match, now)) throw invalidKey();
+  if (!match) throw invalidKey();
+  if (!isLive(match, now)) {
+    const at = expiredAt(match, now);
+    if (!at) throw invalidKey();
+    throw new AppError("API_KEY_INVALID", `The API key expired at ${at}; create a new one`, {
+      expiredAt: at,
+    });
+  }
   const whitelist = match.key.ipWhitelist;
   if (whitelist.length > 0 && !addressAllowed(clientIp, whitelist)) {
     throw new AppError("IP_NOT_ALLOWED", `Requests from ${clientIp} are not allowed for this key`);
@@ -61,7 +118,7 @@ function checkScope(principal: Principal, access: Access) {
 }
 
 async function apiKeyPrincipal(deps: Deps, value: string, clientIp: string) {
-  if (!isWellFormedKey(value)) throw invalidKey();
+  if (!isWellFormedKey(value)) throw malformedKey();
   const { value: cached, loaded } = await deps.apiKeyCache.lookup(value);
   const { key } = checkKey(cached, deps.now(), clientIp);
   // A deleted account's keys are revoked by its deletion before it answers (and the key guard
@@ -137,18 +194,18 @@ async function sessionPrincipal(deps: Deps, token: string): Promise<Principal> {
 export function authenticate(access: Access): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const deps = c.get("deps");
-    const credential = readCredential((name) => c.req.header(name));
+    const credential = readCredential(c.req.raw.headers);
     if (!credential) {
-      if (access !== "public") {
-        throw new AppError("TOKEN_MISSING", "No API key or JWT provided");
-      }
+      if (access !== "public") throw missingCredential(c.req.raw.headers);
       await enforceRequestBudget(c, deps, null);
       return await next();
     }
     let principal: Principal;
     let key: KeyInUse | null = null;
     try {
-      if (credential.kind === "api_key") {
+      if (credential.kind === "refused") {
+        throw credential.error;
+      } else if (credential.kind === "api_key") {
         key = {
           value: credential.value,
           ...await apiKeyPrincipal(deps, credential.value, c.var.clientIp),
@@ -189,6 +246,6 @@ export function authenticate(access: Access): MiddlewareHandler<AppEnv> {
 /** The caller of an endpoint that demanded a credential; the middleware guarantees it is set. */
 export function principalOf(c: { get(key: "principal"): Principal | null }): Principal {
   const principal = c.get("principal");
-  if (!principal) throw new AppError("TOKEN_MISSING", "No API key or JWT provided");
+  if (!principal) throw new AppError("TOKEN_MISSING", `No credential: ${HOW_TO_SEND}`);
   return principal;
 }

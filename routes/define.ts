@@ -143,13 +143,19 @@ export const Problem = z.object({
   scope: z.string().optional().openapi({
     description: "With SCOPE_INSUFFICIENT: the scope the endpoint needs",
   }),
+  expiredAt: z.string().optional().openapi({
+    format: "date-time",
+    description: "With API_KEY_INVALID for an expired key (or a rolled key's old value past its " +
+      "grace): when it stopped working. A revoked key answers as an unknown one, without it",
+  }),
 }).openapi("Problem", {
   description: "An RFC 9457 problem details body with the service's `code` and request id",
   example: {
     type: "about:blank",
     title: "Unauthorized",
     status: 401,
-    detail: "No API key or JWT provided",
+    detail: "No credential: send an API key as X-API-Key: svc_… or Authorization: Bearer " +
+      "svc_…, or a session token as Authorization: Bearer <token>",
     code: "TOKEN_MISSING",
     requestId: "01JD3YQ5G7N9J7M2X4W8T6V0KC",
   },

@@ -291,6 +291,7 @@ export function renderDocsPage(doc: OpenApiDocument): string {
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(doc.info.title)} reference</title>
+<link rel="icon" href="/favicon.ico">
 <style>${STYLE}</style></head>
 <body><nav><strong>${escapeHtml(doc.info.title)}</strong>
 <a href="/openapi.json">openapi.json</a>${nav}<h4>Schemas</h4>${

@@ -119,6 +119,7 @@ export function problemResponse(c: Context<AppEnv>, error: AppError): Response {
   };
   if (error.extras.errors) body.errors = error.extras.errors;
   if (error.extras.scope) body.scope = error.extras.scope;
+  if (error.extras.expiredAt) body.expiredAt = error.extras.expiredAt;
   for (const [name, value] of Object.entries(error.extras.headers ?? {})) c.header(name, value);
   c.header("Content-Type", "application/problem+json; charset=utf-8");
   return c.body(JSON.stringify(body), error.status as ContentfulStatusCode);

@@ -70,7 +70,10 @@ const CreateHeaders = z.object({
 const TaskListQuery = CursorQuery.extend(taskFilterFields);
 
 const TaskStatusQuery = PageQuery.extend({
-  status: TaskStatus.default("published"),
+  // Inline rather than a $ref to TaskStatus, so the document keeps the default beside the enum.
+  status: z.enum(TaskStatus.options).default("published").openapi({
+    param: { description: "The status of the tasks listed; published when absent" },
+  }),
   ...taskFilterFields,
 });
 

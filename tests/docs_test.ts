@@ -41,7 +41,9 @@ Deno.test("GET /docs is an interactive reference rendered from the OpenAPI docum
 
   await t.step("it loads nothing from elsewhere (works offline)", () => {
     assert.doesNotMatch(html, /<script[^>]+src=/);
-    assert.doesNotMatch(html, /<link[^>]+href=/);
+    // The one link is the icon, on this origin (the policy's img-src 'self').
+    const links = [...html.matchAll(/<link[^>]+href=[^>]*>/g)].map((m) => m[0]);
+    assert.deepEqual(links, ['<link rel="icon" href="/favicon.ico">']);
     assert.doesNotMatch(html, /(src|href)="(https?:)?\/\//);
   });
 

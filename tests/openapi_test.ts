@@ -254,3 +254,13 @@ Deno.test("the document states section 14: the grace body, the new key fields, t
     assert.deepEqual(schemas.ApiKeyUsage.properties.bucket.enum, ["hour", "day"]);
   });
 });
+
+Deno.test("GET /tasks/me/status documents its default status, published", async () => {
+  const { svc, doc } = await loadDocument();
+  await using _ = svc;
+  const status = doc.paths["/tasks/me/status"].get.parameters.find((p: Doc) => p.name === "status");
+  assert.equal(status.required, false);
+  assert.equal(status.schema.default, "published");
+  assert.deepEqual(status.schema.enum, ["published", "completed"]);
+  assert.match(status.description, /published/);
+});

@@ -59,3 +59,20 @@ Deno.test("the README's settings table names every setting the service reads", (
   const read = Object.keys(Settings.shape);
   assert.deepEqual(read.filter((name) => !documented.has(name)), []);
 });
+
+Deno.test("the README names the test prerequisites beside deno task test", () => {
+  const readme = Deno.readTextFileSync(`${root}README.md`);
+  assert.ok(readme.split("\n").length < 200, "README under 200 lines");
+  const start = readme.slice(readme.indexOf("## Start here"));
+  const table = start.indexOf("| run the tests");
+  assert.ok(table > 0, "the Start here table runs the tests");
+  // The paragraph right after the table.
+  const afterTable = start.slice(start.indexOf("\n\n", table) + 2);
+  const paragraph = afterTable.slice(0, afterTable.indexOf("\n\n"));
+  assert.match(paragraph, /deno task test/);
+  assert.match(paragraph, /Deno 2\.9\.6/);
+  assert.match(paragraph, /`chromium`/);
+  assert.match(paragraph, /CHROMIUM_PATH/);
+  assert.match(paragraph, /root/);
+  assert.match(paragraph, /full-disk/);
+});

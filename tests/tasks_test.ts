@@ -10,6 +10,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 const CREATED_FIELDS = [
   "acceptedCount",
   "budget",
+  "completedAt",
   "createdAt",
   "currency",
   "description",
@@ -88,7 +89,7 @@ Deno.test("task response shapes carry exactly the fields of spec 2.3 and API.md 
   });
 
   await t.step(
-    "the create response has exactly id, title, description, budget, currency, status, createdAt, location, requirement, dueDate, maxPeople, acceptedCount, spotsLeft, updatedAt",
+    "the create response has exactly id, title, description, budget, currency, status, createdAt, location, requirement, dueDate, maxPeople, acceptedCount, spotsLeft, updatedAt, completedAt",
     () => {
       assert.deepEqual(Object.keys(created).sort(), CREATED_FIELDS);
       assert.match(created.id, UUID);
@@ -103,6 +104,7 @@ Deno.test("task response shapes carry exactly the fields of spec 2.3 and API.md 
       assert.equal(created.requirement, "Likes dogs");
       assert.equal(created.dueDate, null, "dueDate is null when absent");
       assert.equal(created.maxPeople, 1, "maxPeople defaults to 1");
+      assert.equal(created.completedAt, null, "completedAt is null until completed");
     },
   );
 
@@ -225,6 +227,7 @@ Deno.test("GET /tasks/:id follows the visibility rules", async (t) => {
     const res = await get(svc, completed.id, bearer(owner.token));
     assert.equal(res.status, 200);
     assert.equal(res.body.status, "completed");
+    assert.match(res.body.completedAt, ISO_MS);
   });
 
   await t.step("the creator's own completed task via an API key needs tasks:read", async () => {
@@ -367,6 +370,10 @@ Deno.test("PATCH /tasks/:id edits and completes a task of one's own", async (t) 
     });
     assert.equal(res.status, 200);
     assert.equal(res.body.status, "completed");
+    assert.match(res.body.completedAt, ISO_MS);
+    assert.equal(res.body.completedAt, res.body.updatedAt, "completedAt is the completing PATCH's");
+    const read = await get(svc, task.id, bearer(owner.token));
+    assert.equal(read.body.completedAt, res.body.completedAt);
   });
 
   await t.step("completed is final: any further PATCH answers 409 INVALID_TRANSITION", async () => {

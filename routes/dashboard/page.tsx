@@ -57,6 +57,7 @@ export function DashboardPage(props: { assets: PageAssets }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light" />
         <title>API Keys · Task Marketplace</title>
+        <link rel="icon" href="/favicon.ico" />
         <link rel="stylesheet" href={props.assets.style} />
         <script type="module" src={props.assets.script}></script>
       </head>

@@ -76,6 +76,25 @@ const secretErased = (page: Page) =>
   waitUntil(async () => (await page.locator("#secret-value").inputValue()) === "", "erasure");
 const focusedId = (page: Page) => inPage<string>(page, `document.activeElement?.id ?? ""`);
 
+/** Rows whose Revoke button lies outside the visible box of the table (or the window). */
+const REVOKE_HIDDEN = `(() => {
+  const wrap = document.querySelector(".table-wrap").getBoundingClientRect();
+  const right = Math.min(wrap.right, document.documentElement.clientWidth);
+  const hidden = [];
+  let rows = 0;
+  for (const tr of document.querySelectorAll("#keys-body tr")) {
+    const revoke = tr.querySelector('button[data-action="revoke"]');
+    if (!revoke) continue;
+    rows++;
+    const r = revoke.getBoundingClientRect();
+    if (r.width === 0 || r.left < wrap.left - 0.5 || r.right > right + 0.5) {
+      hidden.push(tr.textContent.trim().slice(0, 40));
+    }
+  }
+  const table = document.querySelector(".table-wrap");
+  return { hidden, scroll: table.scrollWidth - table.clientWidth, some: rows >= 5 };
+})()`;
+
 Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => {
   await using svc = await startServer();
   await using browser = await launchChromium();
@@ -453,9 +472,17 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
     svc.clock.offsetMs = 0;
   });
 
+  await step("at 1280 px the keys table fits: every row's Revoke is in view", async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await inPage(page, "scrollTo(0, 0)");
+    assert.deepEqual(await inPage(page, REVOKE_HIDDEN), { hidden: [], scroll: 0, some: true });
+    await shot(page, "17b-desktop-keys");
+  });
+
   await step("at 390 px wide the page fits a phone", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await inPage(page, "scrollTo(0, 0)");
+    assert.deepEqual(await inPage(page, REVOKE_HIDDEN), { hidden: [], scroll: 0, some: true });
     const overflow = await inPage(
       page,
       "document.documentElement.scrollWidth - document.documentElement.clientWidth",
