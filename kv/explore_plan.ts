@@ -9,6 +9,7 @@ import {
   DOC_COST,
   FIRST_BATCH,
   LIST_COST,
+  MAX_BATCH,
   MAX_FIRST_BATCH,
   PrefixStream,
   Work,
@@ -37,7 +38,16 @@ export interface Driver {
    * facet passes costs a document read to learn its words (geo, country, name).
    */
   wordsFromDocs: boolean;
-  streams: () => PrefixStream[];
+  /**
+   * Its streams; `depth`, the share of its entries the page is expected to read (0 to 1), sizes
+   * the first lists of the drivers whose counters are exact (geo and bbox size their own).
+   */
+  streams: (depth?: number) => PrefixStream[];
+}
+
+/** A first batch of at least `batch`, deep enough for `expected` entries (within `MAX_BATCH`). */
+function deepBatch(batch: number, expected: number): number {
+  return Math.max(batch, Math.min(MAX_BATCH, Math.ceil(expected) + 1));
 }
 
 /** Where the scan starts and how large a page it fills. */
@@ -79,26 +89,34 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   // A page needs limit + 1 matches: a first batch smaller than that takes a second round trip
   // even when every entry matches.
   const batch = Math.min(MAX_FIRST_BATCH, Math.max(FIRST_BATCH, query.limit + 1));
-  const prefixStreams = (prefixes: Deno.KvKey[]) => () =>
-    prefixes.map((prefix) => new PrefixStream(kv, { prefix, before: after, work, batch }));
+  const prefixStreams = (prefixes: Deno.KvKey[], sizes: number[] = []) => (depth = 0) =>
+    prefixes.map((prefix, i) =>
+      new PrefixStream(kv, {
+        prefix,
+        before: after,
+        work,
+        batch: deepBatch(batch, depth * (sizes[i] ?? 0)),
+      })
+    );
   const classes: Payment[] = filters.payment === undefined
     ? [...Payment.options]
     : [filters.payment];
-  const base = (estimate: number): Driver => ({
+  const base = (sizes: number[]): Driver => ({
     name: filters.payment === undefined ? "all" : "payment",
-    estimate,
+    estimate: sizes.reduce((a, b) => a + b, 0),
     wordsFromDocs: false,
-    streams: prefixStreams(classes.map((c) => explore.allPrefix(c))),
+    streams: prefixStreams(classes.map((c) => explore.allPrefix(c)), sizes),
   });
   const hasIndexedFilter = filters.geo || filters.countryCode !== undefined ||
     filters.cityName !== undefined || filters.regionName !== undefined ||
     filters.search.length > 0 || filters.bbox !== undefined;
-  if (!hasIndexedFilter) return base(0);
+  if (!hasIndexedFilter) return base([]);
 
   const counts = counterReader(kv, work);
-  const classCounts = counts(classes.map((c) => explore.countByPayment(c)));
+  // Both classes, whatever the query asks for: their sum sizes the other filters' pass rates.
+  const classCounts = counts(Payment.options.map((c) => explore.countByPayment(c)));
   const pending: Promise<Driver | null>[] = [
-    classCounts.then((n) => base(n.reduce((a, b) => a + b, 0))),
+    classCounts.then((n) => base(classes.map((c) => n[Payment.options.indexOf(c)]))),
   ];
   if (filters.geo) pending.push(geoDriver(kv, counts, { ...query, geo: filters.geo }));
   if (filters.bbox) pending.push(bboxDriver(kv, counts, { ...query, bbox: filters.bbox }));
@@ -109,7 +127,7 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
         name: "country",
         estimate: n,
         wordsFromDocs: true,
-        streams: prefixStreams([explore.byCountryPrefix(cc)]),
+        streams: prefixStreams([explore.byCountryPrefix(cc)], [n]),
       })),
     );
   }
@@ -120,7 +138,7 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
         name: "cityName",
         estimate: n,
         wordsFromDocs: true,
-        streams: prefixStreams([explore.byNamePrefix(name, "city")]),
+        streams: prefixStreams([explore.byNamePrefix(name, "city")], [n]),
       })),
     );
   } else if (filters.regionName !== undefined) {
@@ -134,7 +152,7 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
           streams: prefixStreams([
             explore.byNamePrefix(name, "city"),
             explore.byNamePrefix(name, "other"),
-          ]),
+          ], [a, b]),
         })),
     );
   }
@@ -159,7 +177,15 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
       ? (d.upper ?? d.estimate) * (1 + DOC_COST)
       : d.estimate;
   // Ties go to the narrower index: the base one comes first and is only kept when strictly smaller.
-  return drivers.reduce((best, d) => (cost(d) <= cost(best) ? d : best));
+  const best = drivers.reduce((best, d) => (cost(d) <= cost(best) ? d : best));
+  // The other filters pass about the share of tasks their own counts hold (taken as
+  // independent), so the page reads about (limit + 1) / that share of the driver's entries:
+  // asked for in its first lists, a search within a circle reads the word's entries down to
+  // there in one list instead of one round trip per doubled batch.
+  const total = Math.max(1, (await classCounts).reduce((a, b) => a + b, 0));
+  const pass = drivers.reduce((p, d) => d === best ? p : p * Math.min(1, d.estimate / total), 1);
+  const depth = Math.min(1, (query.limit + 1) / Math.max(1, best.estimate * pass));
+  return { ...best, streams: () => best.streams(depth) };
 }
 
 /** The dictionary words a query word starts, and how many tasks hold them; null past the cap. */
@@ -167,8 +193,9 @@ async function expandWord(
   kv: Deno.Kv,
   prefix: string,
   work: Work,
-): Promise<{ words: string[]; total: number } | null> {
+): Promise<{ words: string[]; sizes: number[]; total: number } | null> {
   const words: string[] = [];
+  const sizes: number[] = [];
   let total = 0;
   const iter = kv.list<Deno.KvU64>(
     { start: explore.word(prefix), end: explore.word(prefix + WORD_END) },
@@ -180,12 +207,13 @@ async function expandWord(
     const n = Number(entry.value.value);
     if (n === 0) continue;
     words.push(entry.key[1] as string);
+    sizes.push(n);
     total += n;
   }
   work.lists++;
   work.units += LIST_COST + listed;
   if (words.length > MAX_EXPANSION || listed === MAX_EXPANSION * 2) return null;
-  return { words, total };
+  return { words, sizes, total };
 }
 
 /** What the drivers of every query word share: the overflow count, read once per plan. */
@@ -219,7 +247,11 @@ async function wordDrivers(
   if (!expansion) return [];
   const prefixes = expansion.words.map((w) => explore.byWordPrefix(w));
   // Counters are exact: without overflow tasks, the overflow index is empty and is not read.
-  if (extra > 0) prefixes.push(explore.overflowPrefix());
+  const sizes = [...expansion.sizes];
+  if (extra > 0) {
+    prefixes.push(explore.overflowPrefix());
+    sizes.push(extra);
+  }
   // Checked entry by entry: a word written between the two reads would sort among them.
   const only = expansion.words.length === 1 ? expansion.words[0] : null;
   const guessed = only !== null && guess?.every((e) => e.key[1] === only) ? guess : null;
@@ -227,12 +259,16 @@ async function wordDrivers(
     name: "search",
     estimate: expansion.total + extra,
     wordsFromDocs: false,
-    streams: () =>
+    streams: (depth = 0) =>
       prefixes.map((p, i) => {
         // A word read alone holds the whole page; merged words share it.
         const first = i === 0 && only !== null ? batch : FIRST_BATCH;
-        const stream = new PrefixStream(kv, { prefix: p, before: after, work, batch: first });
-        if (i === 0 && guessed) stream.preload(guessed, batch);
+        const deep = deepBatch(first, depth * sizes[i]);
+        const stream = new PrefixStream(kv, { prefix: p, before: after, work, batch: deep });
+        if (i === 0 && guessed) {
+          stream.preload(guessed, batch);
+          stream.expect(deep - batch);
+        }
         return stream;
       }),
   }];

@@ -44,7 +44,8 @@ export const DOC_COST = 7;
 export const FIRST_BATCH = 16;
 /** Largest first batch a planner may ask for, when counters say a stream is worth reading whole. */
 export const MAX_FIRST_BATCH = 256;
-const MAX_BATCH = 512;
+/** Largest batch of any list, so that one list's entries stay within a few hundred KiB. */
+export const MAX_BATCH = 512;
 
 /** Entries of one key prefix whose last part is an order key, newest first, below `before`. */
 export class PrefixStream {
@@ -85,6 +86,14 @@ export class PrefixStream {
     if (entries.length < batch) this.#done = true;
     else this.#before = this.#buffer[this.#buffer.length - 1].key;
     this.#batch = Math.min(MAX_BATCH, batch * 2);
+  }
+
+  /**
+   * Asks the next fill for at least `entries` (at most `MAX_BATCH`): a planner that expects the
+   * page to read deep into this stream gets there in one list rather than by doubling batches.
+   */
+  expect(entries: number): void {
+    this.#batch = Math.max(this.#batch, Math.min(MAX_BATCH, Math.ceil(entries)));
   }
 
   /** True when the buffer is spent but the store may hold more. */

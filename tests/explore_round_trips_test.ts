@@ -9,7 +9,7 @@ import { exploreTasks } from "../kv/explore_query.ts";
 import { withLatency } from "../kv/latency.ts";
 import { generateTasks, reference, writeTask } from "./explore_fixtures.ts";
 
-Deno.test("explore's first pages wait for at most two round trips", async (t) => {
+Deno.test("explore's first pages wait for at most two round trips, three with a search and a place", async (t) => {
   await using kv = await Deno.openKv(":memory:");
   const tasks = generateTasks(51, 400).map((task, i) => ({
     ...task,
@@ -37,6 +37,19 @@ Deno.test("explore's first pages wait for at most two round trips", async (t) =>
     "rule: a whole-word search reads its first entries with the dictionary",
     async () => {
       assert.ok(await page({ search: queryWords("harpsichord") }) <= 2);
+    },
+  );
+
+  await t.step(
+    "rule: a search within a circle or a country reads deep in one list, then the documents",
+    async () => {
+      // The word drives (every third task holds it), the circle or country passes a few of its
+      // entries: doubling batches took a round trip each on the way down.
+      const paris = { lon: 2.3522, lat: 48.8566, radiusKm: 30 };
+      const search = queryWords("harpsichord");
+      assert.ok(await page({ search, geo: paris, payment: "Pro-bono" }) <= 3);
+      assert.ok(await page({ search, countryCode: "JP", payment: "Paid" }) <= 3);
+      assert.ok(await page({ search, geo: { ...paris, radiusKm: 3 } }) <= 3);
     },
   );
 });
