@@ -175,7 +175,7 @@ export function toMetadata(key: ApiKeyRecord, now: number): ApiKeyMetadata {
   };
 }
 
-/** How long a regeneration may keep the current value working (API.md section 14). */
+/** How long a regeneration may keep the current value working (docs/contract.md section 14). */
 export const GRACE_MS = {
   now: 0,
   "1h": 3_600_000,

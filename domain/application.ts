@@ -1,5 +1,5 @@
 /**
- * Applications to tasks (API.md section 15): request and response shapes, the stored record, and
+ * Applications to tasks (docs/contract.md section 15): request and response shapes, the stored record, and
  * who may move an application to which status, as plain functions.
  */
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * Webhook events: their types, their envelope `{id, type, createdAt, data}` (API.md section 13)
+ * Webhook events: their types, their envelope `{id, type, createdAt, data}` (docs/contract.md section 13)
  * and which endpoints a type reaches.
  */
 import { z } from "zod";

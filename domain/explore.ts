@@ -1,5 +1,5 @@
 /**
- * Explore (API.md section 7): the query's filters and their rules as plain functions, the
+ * Explore (docs/contract.md section 7): the query's filters and their rules as plain functions, the
  * reference that the indexes in kv/ are tested against, and the explore item shape.
  */
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * The security log of an account (API.md section 13): what happened to its sign-ins,
+ * The security log of an account (docs/contract.md section 13): what happened to its sign-ins,
  * credentials, webhook endpoints and profile, with the client address and user agent.
  */
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * The `search` and `payment` filters of every task listing (API.md section 7), normalized once from
+ * The `search` and `payment` filters of every task listing (docs/contract.md section 7), normalized once from
  * the query: the caller's own listings and explore read them in this one shape.
  */
 import { Payment, SearchText } from "./task.ts";

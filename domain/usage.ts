@@ -1,5 +1,5 @@
 /**
- * Per-key usage figures (API.md section 14): requests counted by UTC hour and day, split by
+ * Per-key usage figures (docs/contract.md section 14): requests counted by UTC hour and day, split by
  * outcome, and the series a range of them answers with. Pure arithmetic, no storage.
  */
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * Where a webhook may be sent: `https` to public addresses only (API.md section 13), checked at
+ * Where a webhook may be sent: `https` to public addresses only (docs/contract.md section 13), checked at
  * creation and again at each delivery on the addresses the name resolves to at that moment.
  */
 import ipaddr from "ipaddr.js";

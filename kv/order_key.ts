@@ -1,7 +1,7 @@
 /**
  * Order keys: ULIDs that sort newest-first indexes. The time part is the task's createdAt and
  * the random part comes from its UUID, so key order is exactly (createdAt, id), the order
- * API.md section 5 fixes, and a key can be recomputed from the record alone.
+ * docs/contract.md section 5 fixes, and a key can be recomputed from the record alone.
  */
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";

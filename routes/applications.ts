@@ -1,5 +1,5 @@
 /**
- * Applications (API.md section 15): apply to a task, the creator's listing of a task's
+ * Applications (docs/contract.md section 15): apply to a task, the creator's listing of a task's
  * applications, the applicant's own listing, and status changes (accept, decline, withdraw).
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";

@@ -1,5 +1,5 @@
 /**
- * The authentication middleware: resolves the credential and applies the checks of API.md
+ * The authentication middleware: resolves the credential and applies the checks of docs/contract.md
  * section 2 in their fixed order, the first failure answering.
  */
 import type { Context, MiddlewareHandler } from "hono";
@@ -90,7 +90,7 @@ const invalidKey = () => new AppError("API_KEY_INVALID", "The API key is unknown
 const invalidToken = () =>
   new AppError("TOKEN_INVALID", "The session token is invalid, expired or logged out");
 
-/** The checks of a key value's record, in API.md's order: live (401), then the address (403). */
+/** The checks of a key value's record, in the contract's order: live (401), then the address (403). */
 function checkKey(match: KeyMatch | null, now: number, clientIp: string): KeyMatch {
   if (!match) throw invalidKey();
   if (!isLive(match, now)) {

@@ -80,14 +80,14 @@ function assignRequestId(c: Context<AppEnv>): string {
   return id;
 }
 
-/** True when the request carries a credential, good or bad (API.md section 2's headers). */
+/** True when the request carries a credential, good or bad (docs/contract.md section 2's headers). */
 function presentsCredential(c: Context<AppEnv>): boolean {
   return !!(c.req.header("X-API-Key")?.trim() || c.req.header("Authorization")?.trim());
 }
 
 /**
  * The request id on a response made by hand, and JSON labelled `application/json;
- * charset=utf-8`, as the contract fixes (API.md §1). No response is sniffed into another type,
+ * charset=utf-8`, as the contract fixes (docs/contract.md §1). No response is sniffed into another type,
  * and none to a request that presented a credential may be stored by any cache: it was answered
  * for that credential (see docs/security.md, "Cache headers").
  */

@@ -1,5 +1,5 @@
 /**
- * Cursor paging over HTTP (API.md section 5): the `limit`/`cursor` query members, and the
+ * Cursor paging over HTTP (docs/contract.md section 5): the `limit`/`cursor` query members, and the
  * `X-Next-Cursor` and `Link: <...>; rel="next"` headers that announce the next page.
  */
 import { z } from "@hono/zod-openapi";

@@ -1,5 +1,5 @@
 /**
- * Rate limits in HTTP terms: which budget a caller draws from, the headers of API.md section 10,
+ * Rate limits in HTTP terms: which budget a caller draws from, the headers of docs/contract.md section 10,
  * and the 429 answer with `Retry-After`.
  */
 import type { Context, MiddlewareHandler } from "hono";
@@ -61,7 +61,7 @@ export const LOGIN_FAILURES_PER_EMAIL: LimitPolicy = {
   windowMs: 15 * 60_000,
 };
 
-/** The five rate-limit headers of API.md section 10 for one decision of the default policy. */
+/** The five rate-limit headers of docs/contract.md section 10 for one decision of the default policy. */
 export function rateLimitHeaders(
   decision: WindowDecision,
   windowMs: number,
@@ -101,7 +101,7 @@ export async function drawPasswordHash(c: Context<AppEnv>, deps: Deps) {
 }
 
 /**
- * Draws one request from the caller's hourly budget (step 4 of API.md section 2) and sets the
+ * Draws one request from the caller's hourly budget (step 4 of docs/contract.md section 2) and sets the
  * headers; throws 429 RATE_LIMITED when the budget is spent.
  */
 export async function enforceRequestBudget(

@@ -1,4 +1,4 @@
-/** A key's own hourly limit (API.md section 14): set at creation or by PATCH, 1 to the service's. */
+/** A key's own hourly limit (docs/contract.md section 14): set at creation or by PATCH, 1 to the service's. */
 import assert from "node:assert/strict";
 import { apiKey, bearer, createKey, setup, signUp, type TestContext } from "./helpers.ts";
 import { openTestKv } from "./helpers.ts";

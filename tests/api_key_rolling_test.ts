@@ -1,5 +1,5 @@
 /**
- * Rolling a key (API.md section 14): a regeneration may keep the current value working for a
+ * Rolling a key (docs/contract.md section 14): a regeneration may keep the current value working for a
  * grace period beside the new one, on every instance, until `previousExpiresAt`.
  */
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * Per-key usage (API.md section 14): requests by hour and by day, split by outcome, counted in
+ * Per-key usage (docs/contract.md section 14): requests by hour and by day, split by outcome, counted in
  * memory and written with the rate limiter's flushes (held up to 10 s), never a write per request.
  */
 import assert from "node:assert/strict";

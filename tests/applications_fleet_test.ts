@@ -1,5 +1,5 @@
 /**
- * Acceptance is exact across processes (API.md sections 12 and 15): two `main.ts` processes on
+ * Acceptance is exact across processes (docs/contract.md sections 12 and 15): two `main.ts` processes on
  * one store, acceptances sent to both at once, never more accepted than maxPeople.
  */
 import assert from "node:assert/strict";

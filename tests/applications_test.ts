@@ -1,5 +1,5 @@
 /**
- * Applications (API.md section 15): applying, the two listings, accept / decline / withdraw,
+ * Applications (docs/contract.md section 15): applying, the two listings, accept / decline / withdraw,
  * acceptedCount and spotsLeft, and what task and account changes do to applications.
  */
 import assert from "node:assert/strict";

@@ -14,7 +14,7 @@ function me(svc: TestContext, headers: HeadersInit, ip?: string) {
   return svc.request("/v1/users/me", { headers, ip });
 }
 
-Deno.test("checks run in the order of API.md section 2, the first failure answering", async (t) => {
+Deno.test("checks run in the order of docs/contract.md section 2, the first failure answering", async (t) => {
   let now = Date.parse("2030-03-01T12:00:00.000Z");
   await using svc = await setup({
     settings: { SESSION_TTL_HOURS: 24 * 30 },

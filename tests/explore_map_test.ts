@@ -1,5 +1,5 @@
 /**
- * Explore for map clients (API.md section 15): sort=distance and bbox against a brute-force
+ * Explore for map clients (docs/contract.md section 15): sort=distance and bbox against a brute-force
  * reference over generated tasks (poles, antimeridian, every location type), and the GeoJSON
  * answer validated against the RFC 7946 schema.
  */

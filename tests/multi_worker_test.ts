@@ -1,5 +1,5 @@
 /**
- * The contract across processes on one store (API.md section 12): concurrent writes through
+ * The contract across processes on one store (docs/contract.md section 12): concurrent writes through
  * every worker answer no 5xx, limits stay exact, and listings agree with the records.
  */
 import assert from "node:assert/strict";

@@ -156,7 +156,7 @@ Deno.test("GET /openapi.json is an OpenAPI 3.1 document of every route", async (
   });
 });
 
-// API.md section 3, and the session-only endpoints of sections 2, 8 and 9.
+// docs/contract.md section 3, and the session-only endpoints of sections 2, 8 and 9.
 const ACCESS: [string, string, string][] = [
   ["get", "/tasks", "tasks:read"],
   ["get", "/tasks/me/status", "tasks:read"],
@@ -190,7 +190,7 @@ const ACCESS: [string, string, string][] = [
   ["get", "/security-log", "session"],
 ];
 
-Deno.test("the document states each endpoint's credential and scope (API.md section 3)", async (t) => {
+Deno.test("the document states each endpoint's credential and scope (docs/contract.md section 3)", async (t) => {
   const { svc, doc } = await loadDocument();
   await using _ = svc;
   for (const [method, path, access] of ACCESS) {

@@ -31,7 +31,7 @@ async function admitted(send: () => Promise<Response>, max = 100): Promise<numbe
   return max;
 }
 
-Deno.test("API-key requests are limited per key, with the headers of API.md section 10", async (t) => {
+Deno.test("API-key requests are limited per key, with the headers of docs/contract.md section 10", async (t) => {
   // Sessions have a budget of the same size per account: set up two hours earlier.
   let now = HALF_PAST - 2 * HOUR;
   await using svc = await setup({

@@ -1,4 +1,4 @@
-/** The security log (API.md section 13): what is logged, with whom and from where, and paging. */
+/** The security log (docs/contract.md section 13): what is logged, with whom and from where, and paging. */
 import assert from "node:assert/strict";
 import { apiKey, bearer, createKey, setup, signUp } from "./helpers.ts";
 

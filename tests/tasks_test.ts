@@ -6,7 +6,7 @@ import { tasks } from "../kv/keys.ts";
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-// acceptedCount and spotsLeft: API.md section 15.
+// acceptedCount and spotsLeft: docs/contract.md section 15.
 const CREATED_FIELDS = [
   "acceptedCount",
   "budget",
@@ -64,7 +64,7 @@ async function del(svc: TestContext, id: string, headers: HeadersInit) {
   return { status: res.status, body: await res.json() };
 }
 
-Deno.test("task response shapes carry exactly the fields of spec 2.3 and API.md section 6", async (t) => {
+Deno.test("task response shapes carry exactly the fields of spec 2.3 and docs/contract.md section 6", async (t) => {
   await using svc = await setup();
   const ada = await signUp(svc, { firstName: "Ada" });
   const body = {

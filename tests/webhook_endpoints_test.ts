@@ -1,4 +1,4 @@
-/** Webhook endpoint management (API.md section 13): shapes, scopes, the limit, target rules. */
+/** Webhook endpoint management (docs/contract.md section 13): shapes, scopes, the limit, target rules. */
 import assert from "node:assert/strict";
 import { apiKey, bearer, createKey, setup, sharedInstances, signUp } from "./helpers.ts";
 

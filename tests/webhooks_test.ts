@@ -1,5 +1,5 @@
 /**
- * Webhook delivery end to end (API.md section 13): a real receiver verifies every request with
+ * Webhook delivery end to end (docs/contract.md section 13): a real receiver verifies every request with
  * the reference `standardwebhooks` package.
  */
 import assert from "node:assert/strict";

@@ -1,10 +1,10 @@
 /**
- * The dialogs of API.md section 14 on the dashboard: regenerating with a grace period, and a
+ * The dialogs of docs/contract.md section 14 on the dashboard: regenerating with a grace period, and a
  * key's usage chart (drawn by key_usage.js as inline SVG).
  */
 import { Dialog, FormError, TableHead } from "./parts.tsx";
 
-/** The grace choices of API.md section 14, as the regenerate dialog offers them. */
+/** The grace choices of docs/contract.md section 14, as the regenerate dialog offers them. */
 const GRACE_CHOICES = [
   ["now", "Immediately"],
   ["1h", "In 1 hour"],

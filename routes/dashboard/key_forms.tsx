@@ -2,7 +2,7 @@
 import { type Scope, SCOPES } from "../../domain/auth.ts";
 import { CodeChoice, Dialog, Field, FormActions, FormError } from "./parts.tsx";
 
-/** What each scope lets a key do, as API.md section 3 puts it. */
+/** What each scope lets a key do, as docs/contract.md section 3 puts it. */
 const SCOPE_HINTS: Record<Scope, string> = {
   "tasks:read": "List and read tasks",
   "tasks:write": "Create, edit and delete tasks",
