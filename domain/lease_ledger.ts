@@ -96,6 +96,20 @@ export class LeaseLedger {
     return this.#leases.length;
   }
 
+  /** True when `spend` would answer from memory now (a lease to spend, or a recent refusal). */
+  canSpend(now: number, limit: number): boolean {
+    let held = 0;
+    let live = false;
+    for (const l of this.#leases) {
+      held += l.granted - l.spent;
+      if (now < l.until && l.spent < l.granted) live = true;
+    }
+    if (live && this.#window(now).used - held < limit) return true;
+    const refusal = this.#refusal;
+    return refusal !== null && refusal.limit === limit && now < refusal.recheckAt &&
+      now < refusal.decision.resetAt;
+  }
+
   /**
    * Spends one unit of a lease valid at `now`, or answers again a refusal younger than its
    * recheck; null when neither: the window must be read and a block granted first.
