@@ -34,6 +34,9 @@ export const LEASE_MS = 1_000;
 // A block is at most this share of what the window has left, so that instances that come late to
 // a subject still find units, and the last units go one at a time.
 const SHARE = 8;
+// A block of at most this share of what is left lasts to its slot's end instead of LEASE_MS: a
+// key used now and then waits for a grant about once a minute, not once a request.
+const LASTING_SHARE = SHARE * SHARE;
 // A subject used within this time has its lease renewed ahead of need by the background, so a
 // request in steady traffic never waits for a grant.
 const ACTIVE_MS = 1_000;
@@ -137,6 +140,7 @@ export class SharedRateLimiter {
           windowMs: policy.windowMs,
           leaseMs: LEASE_MS,
           share: SHARE,
+          lastingShare: LASTING_SHARE,
           keepMs: KEEP_MS,
         }),
         usedAt: -Infinity,
@@ -166,10 +170,11 @@ export class SharedRateLimiter {
     return this.#subjects.size;
   }
 
-  /** Units leased and not yet spent or given back, for tests and shutdown checks. */
-  pending(): number {
+  /** Units leased and not yet spent or given back (of one policy's), for tests and shutdown checks. */
+  pending(policy?: string): number {
     let total = 0;
     for (const subject of this.#subjects.values()) {
+      if (policy !== undefined && subject.policy.name !== policy) continue;
       total += subject.ledger.held + subject.ledger.returning;
     }
     return total;
