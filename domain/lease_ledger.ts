@@ -18,13 +18,21 @@ import {
 /** How an instance sizes and holds its leases. */
 export interface LeaseRules {
   windowMs: number;
-  /** The longest a lease may be spent from; what is left then goes back. */
+  /**
+   * The longest a lease may be spent from, unless far from the limit (`Grant.lasting`: to its
+   * slot's end); what is left then goes back.
+   */
   leaseMs: number;
   /**
    * A block is at most this share of what the window has left (at least one unit): blocks are
    * large far from the limit and a single unit near it.
    */
   share: number;
+  /**
+   * A block of at most this share of what the window has left (and at least one unit) is far
+   * from the limit: it lasts to its slot's end (`Grant.lasting`). None when absent.
+   */
+  lastingShare?: number;
   /**
    * Units of a slot that leaves the window sooner than this are not given back: they stay counted
    * until it leaves. (A give-back is a wrapping sum: one landing on a slot already swept would
@@ -39,7 +47,7 @@ interface Lease {
   granted: number;
   spent: number;
   grantedAt: number;
-  /** Spent only before this instant: the grant's slot ends, or `leaseMs` passes. */
+  /** Spent only before this instant: the grant's slot ends, or (unless lasting) `leaseMs` passes. */
   until: number;
 }
 
@@ -51,6 +59,8 @@ export interface Grant {
   backs: GiveBack[];
   /** The ended leases taken for `backs`, held back by `abandon` if the atomic fails. */
   ended: Lease[];
+  /** Far from the limit: the lease lasts to its slot's end instead of `leaseMs`. */
+  lasting: boolean;
 }
 
 /** Unspent units of an ended lease, to be taken off their slot. */
@@ -94,6 +104,20 @@ export class LeaseLedger {
   /** Leases still held, spendable or waiting to be given back. */
   get leases(): number {
     return this.#leases.length;
+  }
+
+  /** True when `spend` would answer from memory now (a lease to spend, or a recent refusal). */
+  canSpend(now: number, limit: number): boolean {
+    let held = 0;
+    let live = false;
+    for (const l of this.#leases) {
+      held += l.granted - l.spent;
+      if (now < l.until && l.spent < l.granted) live = true;
+    }
+    if (live && this.#window(now).used - held < limit) return true;
+    const refusal = this.#refusal;
+    return refusal !== null && refusal.limit === limit && now < refusal.recheckAt &&
+      now < refusal.decision.resetAt;
   }
 
   /**
@@ -169,10 +193,19 @@ export class LeaseLedger {
     // starting from one unit made its first few requests wait for a grant each (two round trips
     // on Deno Deploy). Small next to what is left, so late instances still find units.
     const first = this.#last === null ? Math.floor(left / (share * share)) : 0;
-    const block = Math.max(1, Math.min(Math.max(this.#want, first), Math.floor(left / share)));
+    // Far from the limit a block is at least a `lastingShare` part of what is left and lasts to
+    // its slot's end: a subject used now and then waits for a grant about once a slot instead of
+    // once a request. Near the limit that part is under one unit, and leases are short again.
+    const lastingShare = this.rules.lastingShare;
+    const far = lastingShare ? Math.floor(left / lastingShare) : 0;
+    const block = Math.max(
+      1,
+      Math.min(Math.max(this.#want, first, far), Math.floor(left / share)),
+    );
     this.#capped = block < this.#want;
     this.#leases = this.#leases.filter((l) => !ended.includes(l));
-    return { slot: slotIndex(now, windowMs), block, backs, ended };
+    const lasting = far >= 1 && block <= far;
+    return { slot: slotIndex(now, windowMs), block, backs, ended, lasting };
   }
 
   /** The planned grant's atomic failed: its ended leases wait for the next give-back again. */
@@ -189,7 +222,7 @@ export class LeaseLedger {
       granted: grant.block,
       spent: 0,
       grantedAt: now,
-      until: Math.min(slotEnd, now + leaseMs),
+      until: grant.lasting ? slotEnd : Math.min(slotEnd, now + leaseMs),
     };
     this.#leases.push(lease);
     this.#last = lease;

@@ -6,7 +6,7 @@
  * record (kv/key_guard.ts).
  */
 import { keyDigest, type KeyMatch } from "../domain/api_key.ts";
-import { findApiKeyByDigest } from "./api_keys.ts";
+import { findApiKeyByDigest, type KeyRef } from "./api_keys.ts";
 import { apiKeys } from "./keys.ts";
 import { PolledCache } from "./polled_cache.ts";
 
@@ -22,11 +22,19 @@ export type ApiKeyCache = PolledCache<CachedKey>;
 /** A key's record as read, with its versionstamp: a request acting for it confirms that. */
 export type CachedKey = KeyMatch & { versionstamp: string };
 
-export function newApiKeyCache(kv: Deno.Kv, now: () => number): ApiKeyCache {
+/**
+ * `onRef` hears the key's owner and id once its digest index is read, so that what the request
+ * needs of them (the user, the key's rate-limit window) is read beside the key's record.
+ */
+export function newApiKeyCache(
+  kv: Deno.Kv,
+  now: () => number,
+  onRef: (ref: KeyRef) => void = () => {},
+): ApiKeyCache {
   return new PolledCache(
     kv,
     now,
     apiKeys.changed(),
-    async (value) => findApiKeyByDigest(kv, await keyDigest(value)),
+    async (value) => findApiKeyByDigest(kv, await keyDigest(value), onRef),
   );
 }

@@ -86,12 +86,21 @@ export async function getApiKey(
  * Resolves a presented key by its digest to its record (revoked or not), its versionstamp (what a
  * request acting for it checks), and which of its values it is; null when unknown.
  */
+/** What a digest index entry names. */
+export interface KeyRef {
+  userId: string;
+  keyId: string;
+}
+
 export async function findApiKeyByDigest(
   kv: Deno.Kv,
   digest: string,
+  onRef: (ref: KeyRef) => void = () => {},
 ): Promise<(KeyMatch & { versionstamp: string }) | null> {
-  const ref = await kv.get<{ userId: string; keyId: string }>(apiKeys.byDigest(digest));
+  const ref = await kv.get<KeyRef>(apiKeys.byDigest(digest));
   if (!ref.value) return null;
+  // What else the request will need of the key's owner and budget can be read beside its record.
+  onRef(ref.value);
   const entry = await kv.get<ApiKeyRecord>(apiKeys.record(ref.value.userId, ref.value.keyId));
   const match = entry.value ? matchDigest(entry.value, digest) : null;
   return match && { ...match, versionstamp: entry.versionstamp! };

@@ -23,6 +23,8 @@ export interface KeyGuardOptions {
   versionstamp: string;
   /** True when that record was read by this request: nothing to confirm before answering. */
   fresh: boolean;
+  /** Settles when the request is counted in its budget: no commit goes before; rejects on 429. */
+  admitted?: Promise<void>;
   /**
    * Judges the record as it is now, when it changed since it was cached: throws the answer of
    * the first check it fails (401, 403), returns when the request is still allowed.
@@ -40,6 +42,7 @@ export class KeyGuard {
   #expected: string;
   /** Settles once the record has been read since the request began; rejects with the refusal. */
   #confirmed: Promise<void> | null;
+  readonly admitted: Promise<void>;
 
   constructor(inner: Deno.Kv, options: KeyGuardOptions) {
     this.#inner = inner;
@@ -47,6 +50,7 @@ export class KeyGuard {
     this.#expected = options.versionstamp;
     this.#rejudge = options.rejudge;
     this.#confirmed = options.fresh ? Promise.resolve() : null;
+    this.admitted = options.admitted ?? Promise.resolve();
     this.kv = this.#view();
   }
 
@@ -175,6 +179,7 @@ class GuardedAtomic implements Deno.AtomicOperation {
     if (this.#checks >= MAX_CHECKS) {
       throw new Error(`an atomic under an API key holds at most ${MAX_CHECKS - 1} checks`);
     }
+    await this.guard.admitted;
     for (let round = 0;; round++) {
       const op = this.inner.atomic();
       for (const step of this.#steps) step(op);

@@ -27,6 +27,8 @@ export class PolledCache<V> {
   #polling: Promise<void> | null = null;
   /** Bumped on every drop, so a read that raced a drop is not cached. */
   #generation = 0;
+  /** Loads started by `warm`, shared by the lookups made while they run. */
+  #warming = new Map<string, Promise<V | null>>();
 
   /**
    * @param marker the key every relevant change rewrites
@@ -51,6 +53,25 @@ export class PolledCache<V> {
     if (now - this.#polledAt > MAX_POLL_AGE_MS) await this.poll();
     const hit = this.#entries.get(key);
     if (hit && now - hit.at <= ENTRY_TTL_MS) return { value: hit.value, loaded: false };
+    const warming = this.#warming.get(key);
+    return { value: await (warming ?? this.#load(key, now)), loaded: true };
+  }
+
+  /**
+   * Starts loading `key` ahead of its lookup, beside another read; a lookup meanwhile shares it.
+   * Only for records whose freshness a request does not rely on (authors, live users): the
+   * shared load may have started before the request did.
+   */
+  warm(key: string): void {
+    const now = this.now();
+    const hit = this.#entries.get(key);
+    if ((hit && now - hit.at <= ENTRY_TTL_MS) || this.#warming.has(key)) return;
+    const loading = this.#load(key, now);
+    this.#warming.set(key, loading);
+    loading.catch(() => {}).finally(() => this.#warming.delete(key));
+  }
+
+  async #load(key: string, now: number): Promise<V | null> {
     const generation = this.#generation;
     const value = await this.load(key);
     if (value !== null && generation === this.#generation) {
@@ -60,7 +81,7 @@ export class PolledCache<V> {
       }
       this.#entries.set(key, { value, at: now });
     }
-    return { value, loaded: true };
+    return value;
   }
 
   /** Replaces one cached record by a newer read of it, or drops it (null). */

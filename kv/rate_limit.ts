@@ -34,6 +34,9 @@ export const LEASE_MS = 1_000;
 // A block is at most this share of what the window has left, so that instances that come late to
 // a subject still find units, and the last units go one at a time.
 const SHARE = 8;
+// A block of at most this share of what is left lasts to its slot's end instead of LEASE_MS: a
+// key used now and then waits for a grant about once a minute, not once a request.
+const LASTING_SHARE = SHARE * SHARE;
 // A subject used within this time has its lease renewed ahead of need by the background, so a
 // request in steady traffic never waits for a grant.
 const ACTIVE_MS = 1_000;
@@ -48,6 +51,8 @@ const MUTATIONS_PER_ATOMIC = 500;
 // Background renewals in flight at once, so that a tick with many subjects in use does not flood KV.
 const GRANTS_IN_FLIGHT = 16;
 const GRANT_ROUNDS = 100;
+// A window read ahead of a decision stands for the decision's own read only this long after it.
+const PREFETCH_MS = SYNC_INTERVAL_MS;
 const U64 = 1n << 64n;
 
 /** A subject in memory: its leases and view of the window (see `LeaseLedger`). */
@@ -61,6 +66,8 @@ interface Subject {
   granting: Promise<WindowDecision | null> | null;
   /** The newest slot this instance has granted into (and so given a sweep marker). */
   marked: number;
+  /** A read of the window started ahead of the subject's first decision (`prefetch`). */
+  prefetched: { at: number; read: ReturnType<typeof readWindow> } | null;
 }
 
 /**
@@ -80,23 +87,7 @@ export class SharedRateLimiter {
   /** Decides one request of `subjectId` under `policy`, counting it when allowed. */
   async take(policy: LimitPolicy, subjectId: string): Promise<WindowDecision> {
     const id = `${policy.name}\u0000${subjectId}`;
-    let subject = this.#subjects.get(id);
-    if (!subject) {
-      subject = {
-        policy,
-        id: subjectId,
-        ledger: new LeaseLedger({
-          windowMs: policy.windowMs,
-          leaseMs: LEASE_MS,
-          share: SHARE,
-          keepMs: KEEP_MS,
-        }),
-        usedAt: -Infinity,
-        granting: null,
-        marked: -Infinity,
-      };
-      this.#subjects.set(id, subject);
-    }
+    const subject = this.#subject(policy, subjectId);
     subject.usedAt = this.now();
     // The latest limit (a PATCH of a key's own) is the one its background renewals ask under.
     subject.policy = policy;
@@ -110,6 +101,56 @@ export class SharedRateLimiter {
       const refused = await (subject.granting ?? this.#grant(subject, policy.limit));
       if (refused) return refused;
     }
+  }
+
+  /**
+   * True when a decision of `subjectId` can be made from memory (a lease to spend, or a recent
+   * refusal); false when it waits for a grant (a read of the window and a commit).
+   */
+  inHand(policy: LimitPolicy, subjectId: string): boolean {
+    const subject = this.#subjects.get(`${policy.name}\u0000${subjectId}`);
+    return subject?.ledger.canSpend(this.now(), policy.limit) ?? false;
+  }
+
+  /**
+   * Starts reading `subjectId`'s window ahead of its first decision, beside another read (a key's
+   * record), when that decision would need one: its grant then only commits. Only the policy's
+   * name and window matter here; its limit is the decision's.
+   */
+  prefetch(policy: LimitPolicy, subjectId: string): void {
+    const subject = this.#subject(policy, subjectId);
+    const now = this.now();
+    if (subject.granting || subject.prefetched || subject.ledger.canSpend(now, policy.limit)) {
+      return;
+    }
+    subject.usedAt = now;
+    const read = readWindow(this.kv, { policy, subject: subjectId, now });
+    read.catch(() => {}); // a failed read is read again by the grant
+    subject.prefetched = { at: now, read };
+  }
+
+  #subject(policy: LimitPolicy, subjectId: string): Subject {
+    const id = `${policy.name}\u0000${subjectId}`;
+    let subject = this.#subjects.get(id);
+    if (!subject) {
+      subject = {
+        policy,
+        id: subjectId,
+        ledger: new LeaseLedger({
+          windowMs: policy.windowMs,
+          leaseMs: LEASE_MS,
+          share: SHARE,
+          lastingShare: LASTING_SHARE,
+          keepMs: KEEP_MS,
+        }),
+        usedAt: -Infinity,
+        granting: null,
+        marked: -Infinity,
+        prefetched: null,
+      };
+      this.#subjects.set(id, subject);
+    }
+    return subject;
   }
 
   /** Gives back ended leases and renews those in use; `all`: gives back every lease (a pause). */
@@ -129,10 +170,11 @@ export class SharedRateLimiter {
     return this.#subjects.size;
   }
 
-  /** Units leased and not yet spent or given back, for tests and shutdown checks. */
-  pending(): number {
+  /** Units leased and not yet spent or given back (of one policy's), for tests and shutdown checks. */
+  pending(policy?: string): number {
     let total = 0;
     for (const subject of this.#subjects.values()) {
+      if (policy !== undefined && subject.policy.name !== policy) continue;
       total += subject.ledger.held + subject.ledger.returning;
     }
     return total;
@@ -179,15 +221,28 @@ export class SharedRateLimiter {
     const { policy, id, ledger } = subject;
     const run = async () => {
       for (let round = 0;; round++) {
-        const now = this.now();
-        const { counts, version } = await readWindow(this.kv, { policy, subject: id, now });
+        let now = this.now();
+        // A read started ahead, moments ago (by this request's key lookup), stands for this one.
+        const ahead = subject.prefetched;
+        subject.prefetched = null;
+        const fresh = ahead !== null && now - ahead.at <= PREFETCH_MS;
+        if (fresh) now = ahead.at;
+        const { counts, version } = await (fresh
+          ? ahead.read.catch(() =>
+            readWindow(this.kv, { policy, subject: id, now: now = this.now() })
+          )
+          : readWindow(this.kv, { policy, subject: id, now }));
         const plan = ledger.plan({ counts, now, limit, recheckMs: SYNC_INTERVAL_MS });
-        if (!isGrant(plan)) return plan;
+        if (!isGrant(plan)) {
+          return plan;
+        }
         const op = this.kv.atomic()
           .check(version)
           .sum(rateLimits.slot(policy.name, id, plan.slot), BigInt(plan.block))
           .sum(rateLimits.version(policy.name, id), 1n)
-          .mutate(...plan.backs.map((back) => giveBack(policy.name, id, back)));
+          .mutate(...plan.backs.map((back) =>
+            giveBack(policy.name, id, back)
+          ));
         if (plan.slot > subject.marked) {
           const leavesAt = slotLeavesAt(plan.slot, policy.windowMs);
           op.mutate(dueMarker({ leavesAt, policy: policy.name, subject: id, index: plan.slot }));

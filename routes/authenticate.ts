@@ -19,7 +19,7 @@ import { AppError } from "../domain/errors.ts";
 import { addressAllowed } from "../domain/ip.ts";
 import { getSession } from "../kv/sessions.ts";
 import type { AppEnv, Deps } from "./env.ts";
-import { enforceRequestBudget } from "./rate_limit.ts";
+import { budgetInHand, enforceRequestBudget } from "./rate_limit.ts";
 
 type Credential =
   | { kind: "api_key"; value: string }
@@ -139,7 +139,12 @@ async function apiKeyPrincipal(deps: Deps, value: string, clientIp: string) {
  * The request's view of the store under its key (kv/key_guard.ts): when the key's record moved
  * since it was cached, it is judged again as it is now, by the same checks in the same order.
  */
-function guardKey(c: Context<AppEnv>, access: Access, key: KeyInUse): KeyGuard {
+function guardKey(
+  c: Context<AppEnv>,
+  access: Access,
+  key: KeyInUse,
+  admitted: Promise<void>,
+): KeyGuard {
   const deps = c.var.deps;
   const value = key.value;
   return new KeyGuard(deps.kv, {
@@ -147,6 +152,7 @@ function guardKey(c: Context<AppEnv>, access: Access, key: KeyInUse): KeyGuard {
     keyId: key.principal.keyId!,
     versionstamp: key.versionstamp,
     fresh: key.loaded,
+    admitted,
     rejudge: async (entry) => {
       const match = entry.value ? matchDigest(entry.value, await keyDigest(value)) : null;
       // The newer read replaces the cached one: a change that still allows the key (its last
@@ -222,19 +228,39 @@ export function authenticate(access: Access): MiddlewareHandler<AppEnv> {
       throw refused;
     }
     if (principal.keyId) c.set("keyInUse", principal.keyId);
-    await enforceRequestBudget(c, deps, principal);
-    checkScope(principal, access);
-    if (access === "session" && principal.via !== "session") {
-      throw new AppError("SESSION_REQUIRED", "This endpoint needs a session token, not an API key");
+    // A key whose budget waits for a grant (its first request on this instance, or a lease ended)
+    // lets the handler read while the grant commits: no write commits and no answer leaves before
+    // the request is counted, and a refusal replaces the answer (docs/rate-limits.md).
+    const ahead = key !== null && !budgetInHand(c, deps, principal);
+    const budget = enforceRequestBudget(c, deps, principal);
+    budget.catch(() => {}); // awaited below, on every path
+    try {
+      if (!ahead) await budget;
+      checkScope(principal, access);
+      if (access === "session" && principal.via !== "session") {
+        throw new AppError(
+          "SESSION_REQUIRED",
+          "This endpoint needs a session token, not an API key",
+        );
+      }
+    } catch (refused) {
+      await budget; // a spent budget answers 429 before any other refusal
+      throw refused;
     }
     c.set("principal", principal);
     if (!key) return await next();
     // The key was judged from this instance's cache: the handler's first read carries its record
     // and its commits check it, and no answer leaves before the key is confirmed as it is now.
-    const guard = guardKey(c, access, key);
+    const guard = guardKey(c, access, key, budget);
     c.set("deps", { ...deps, kv: guard.kv });
-    await next();
     try {
+      await next();
+    } catch (error) {
+      await budget; // a 429 still comes first
+      throw error;
+    }
+    try {
+      await budget;
       await guard.confirm();
     } catch (refused) {
       await c.res.body?.cancel();

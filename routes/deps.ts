@@ -11,6 +11,7 @@ import { POLL_INTERVAL_MS, pollTogether } from "../kv/polled_cache.ts";
 import { HOLD_MS, UsageCounter } from "../kv/usage_counter.ts";
 import { noteStorageFull } from "../kv/storage_writes.ts";
 import type { Deps } from "./env.ts";
+import { requestPolicies } from "./rate_limit.ts";
 
 export async function createDeps(
   kv: Deno.Kv,
@@ -26,7 +27,12 @@ export async function createDeps(
     lastUsed: new LastUsedBuffer(kv),
     // Reads deps.now at each call, so a clock swapped in later drives the limiter too.
     rateLimiter: new SharedRateLimiter(kv, () => deps.now()),
-    apiKeyCache: newApiKeyCache(kv, () => deps.now()),
+    // A cold key's digest index names its user and id: the user and the key's rate-limit window
+    // are read beside the key's record, not after it (docs/round-trips.md).
+    apiKeyCache: newApiKeyCache(kv, () => deps.now(), (ref) => {
+      deps.userCache.warm(ref.userId);
+      deps.rateLimiter.prefetch(requestPolicies(deps.settings).apiKey, ref.keyId);
+    }),
     userCache: newUserCache(kv, () => deps.now()),
     usage: new UsageCounter(
       kv,

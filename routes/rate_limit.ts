@@ -100,6 +100,22 @@ export async function drawPasswordHash(c: Context<AppEnv>, deps: Deps) {
   }
 }
 
+/** The budget a caller draws from: per key, per account for sessions, per address otherwise. */
+function budgetOf(c: Context<AppEnv>, deps: Deps, principal: Principal | null) {
+  const policies = requestPolicies(deps.settings);
+  return principal === null
+    ? { policy: policies.anonymous, subject: addressGroup(c.get("clientIp")) }
+    : principal.via === "api_key"
+    ? { policy: ownLimit(policies.apiKey, principal.rateLimitPerHour), subject: principal.keyId! }
+    : { policy: policies.session, subject: principal.userId };
+}
+
+/** True when the caller's budget decides from memory, without waiting for a grant from KV. */
+export function budgetInHand(c: Context<AppEnv>, deps: Deps, principal: Principal | null) {
+  const { policy, subject } = budgetOf(c, deps, principal);
+  return deps.rateLimiter.inHand(policy, subject);
+}
+
 /**
  * Draws one request from the caller's hourly budget (step 4 of docs/contract.md section 2) and sets the
  * headers; throws 429 RATE_LIMITED when the budget is spent.
@@ -109,12 +125,7 @@ export async function enforceRequestBudget(
   deps: Deps,
   principal: Principal | null,
 ) {
-  const policies = requestPolicies(deps.settings);
-  const [policy, subject] = principal === null
-    ? [policies.anonymous, addressGroup(c.get("clientIp"))]
-    : principal.via === "api_key"
-    ? [ownLimit(policies.apiKey, principal.rateLimitPerHour), principal.keyId!]
-    : [policies.session, principal.userId];
+  const { policy, subject } = budgetOf(c, deps, principal);
   const decision = await deps.rateLimiter.take(policy, subject);
   const headers = rateLimitHeaders(decision, policy.windowMs);
   if (!decision.allowed) {

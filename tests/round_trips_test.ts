@@ -89,3 +89,55 @@ Deno.test("an instance reads what it needs to start in one round trip", async ()
     "later starts read the stored secret together with both caches' change markers",
   );
 });
+
+Deno.test("a cold instance's first keyed request waits for at most three", async () => {
+  await using t = await service();
+  const settings = testSettings();
+  for (
+    const [path, what] of [[`/api/v1/tasks/${t.task.id}`, "GET /tasks/:id"], [
+      "/api/v1/tasks",
+      "list page",
+    ]]
+  ) {
+    // A new instance on the same store: nothing of the key, its user or its budget in memory.
+    const fresh = createApp(
+      await createDeps(t.slow.kv, { ...settings, RATE_LIMIT_PER_HOUR: 1000 }, { now: () => t.now }),
+    );
+    // Calls answered at once could finish before the call meant to overlap them starts: each call
+    // takes a while here, as on Deploy, so that the count is of waits, not of the machine's pace.
+    t.slow.delayMs = 100;
+    const { value, trips } = await t.slow.traced(async () => {
+      const res = await fresh.request(path, { headers: t.keyed }, {
+        remoteAddr: { hostname: "203.0.113.10", port: 40000, transport: "tcp" },
+      });
+      await res.arrayBuffer();
+      assert.match(res.headers.get("RateLimit") ?? "", /r=\d+/, `${what}: the budget's headers`);
+      return res.status;
+    }).finally(() => t.slow.delayMs = 0);
+    assert.equal(value, 200, what);
+    assert.ok(
+      trips.sequential <= 3,
+      `${what}: ${trips.sequential} round trips (the digest index; the key record, its user and ` +
+        "its budget together; then the grant beside the handler's read)",
+    );
+  }
+});
+
+Deno.test("a cold instance's keyed write over the budget answers 429 and writes nothing", async () => {
+  await using t = await service();
+  // The key already spent units in this window (its task); a limit of one leaves it none.
+  const fresh = createApp(
+    await createDeps(t.slow.kv, testSettings({ RATE_LIMIT_PER_HOUR: 1 }), { now: () => t.now }),
+  );
+  const before = await t.svc.request("/api/v1/tasks", { headers: t.keyed }).then((r) => r.json());
+  const res = await fresh.request("/api/v1/tasks", {
+    method: "POST",
+    headers: { ...t.keyed, "Content-Type": "application/json" },
+    body: JSON.stringify(taskBody()),
+  }, { remoteAddr: { hostname: "203.0.113.10", port: 40000, transport: "tcp" } });
+  assert.equal(res.status, 429);
+  assert.ok(res.headers.get("Retry-After"));
+  await res.body?.cancel();
+  const after = await t.svc.request("/api/v1/tasks", { headers: t.keyed }).then((r) => r.json());
+  assert.deepEqual(after, before, "the refused create wrote no task");
+});
