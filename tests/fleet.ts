@@ -3,7 +3,14 @@
  * locked" appears, which two handles in one process never show.
  */
 import { taskRunArgs } from "../scripts/task_line.ts";
-import { bareEnv, root, stopMain, taskCommand, waitForListening } from "./main_process.ts";
+import {
+  bareEnv,
+  denoCommand,
+  root,
+  stopMain,
+  taskCommand,
+  waitForListening,
+} from "./main_process.ts";
 
 export interface Member {
   base: string;
@@ -36,15 +43,7 @@ export const FLEET_ENV = {
 function serveCommand(cwd: string, env: Record<string, string>, queues: boolean): Deno.Command {
   const args = taskRunArgs("serve");
   if (!queues) args.splice(-1, 0, `--preload=${root}tests/without_kv_queues.ts`);
-  return new Deno.Command(Deno.execPath(), {
-    args,
-    cwd,
-    env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  });
+  return denoCommand(args, cwd, env);
 }
 
 /** Starts `size` processes of `main.ts` (`deno task serve`, one worker each) in one directory. */

@@ -77,8 +77,17 @@ export async function stopMain(
  * own flags, so that its relative paths (./data) resolve there as they do for a user.
  */
 export function taskCommand(task: string, cwd: string, env: Record<string, string>): Deno.Command {
+  return denoCommand(taskRunArgs(task), cwd, env);
+}
+
+/** `deno <args>` from `cwd` with exactly `env`, its output piped for the test to read. */
+export function denoCommand(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Deno.Command {
   return new Deno.Command(Deno.execPath(), {
-    args: taskRunArgs(task),
+    args,
     cwd,
     env,
     clearEnv: true,
