@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { parseAddressList } from "./ip.ts";
+import { plainMessages } from "./validation_messages.ts";
 import {
   DEFAULT_DISABLE_AFTER,
   DEFAULT_RETRY_SCHEDULE,
@@ -145,7 +146,7 @@ export function parseSettings(env: Record<string, string | undefined>): Settings
       return text ? [[name, text]] : [];
     }),
   );
-  const result = Settings.safeParse(present);
+  const result = Settings.safeParse(present, plainMessages);
   // The token stays out of Settings (a secret Deno reads itself); only its presence is checked.
   const tokenMissing = isKvConnectUrl(present.KV_PATH) && !present.DENO_KV_ACCESS_TOKEN;
   if (result.success && !tokenMissing) return result.data;

@@ -4,6 +4,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../domain/errors.ts";
+import { installValidationMessages } from "../domain/validation_messages.ts";
 import { apiCors } from "./cors.ts";
 import { registerDashboard } from "./dashboard/register.tsx";
 import { type Register, Router, routerOf } from "./define.ts";
@@ -65,6 +66,7 @@ function knownRoutesOnly(methodsFor: (path: string) => string[]): MiddlewareHand
 
 /** The whole service, ready for `Deno.serve` or `app.request()`. */
 export function createApp(deps: Deps, options: AppOptions = {}): Router {
+  installValidationMessages();
   const app = new Router();
   const onError = errorHandler(deps);
   app.use(requestLifecycle(deps, onError));
