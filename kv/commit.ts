@@ -89,11 +89,6 @@ export async function commit(
   return result;
 }
 
-/** Commits `op` that has no check that can fail on purpose; a failed commit is a bug or a race. */
-export async function commitOrConflict(op: Deno.AtomicOperation, message: string): Promise<void> {
-  if (!(await commit(op)).ok) throw new AppError("CONFLICT", message);
-}
-
 /** What one round of `atomically` decided: a value, and the atomic to commit for it, if any. */
 export interface Round<T> {
   value: T;

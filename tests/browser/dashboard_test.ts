@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { Locator, Page } from "playwright-core";
-import { testSettings } from "../../domain/settings.ts";
+import { testSettings } from "../settings_fixtures.ts";
 import { createApp } from "../../routes/app.ts";
 import { createDeps } from "../../routes/deps.ts";
 import { accessibilityViolations } from "./axe.ts";
