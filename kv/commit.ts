@@ -32,7 +32,7 @@ function backoff(attempt: number): Promise<void> {
 }
 
 /**
- * Runs a store call, retrying it while it fails transiently (at most a few seconds); any other
+ * Runs a store call, retrying it while it fails transiently (for up to TRANSIENT_BUDGET_MS); any other
  * error, or a transient one past the budget, is thrown as it came. Safe for commits: a commit
  * that failed this way wrote nothing, and an atomic can be committed again as it is.
  */
