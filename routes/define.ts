@@ -90,8 +90,9 @@ export class Router extends OpenAPIHono<AppEnv> {
 
   /** Serves `router`'s routes under `prefix`, and takes them into this router's table. */
   serveUnder(prefix: string, router: Router): void {
-    for (const route of router.table().routes) {
-      this.#mounted.push({ ...route, path: prefix + route.path });
+    for (const { method, path, params } of router.table().routes) {
+      // Only what the table matches on: the declaration stays with the router that serves it.
+      this.#mounted.push({ method, path: prefix + path, params });
     }
     this.route(prefix, router);
   }
