@@ -70,8 +70,8 @@ export function createApp(deps: Deps, options: AppOptions = {}): Router {
   const app = new Router();
   const onError = errorHandler(deps);
   app.use(requestLifecycle(deps, onError));
-  // Asked only once requests come, after the last line below has built the table.
-  const allowed = (path: string) => app.table().methodsFor(path);
+  // Asked only once requests come, after the last line below has handed Hono the routes.
+  const allowed = (path: string) => app.methodsFor(path);
   // Before the body limit, so that even a 413 carries the CORS headers a browser needs to read it.
   for (const prefix of API_PREFIXES) {
     app.use(`${prefix}/*`, apiCors(allowed));

@@ -66,6 +66,7 @@ export class Router extends OpenAPIHono<AppEnv> {
   readonly #declared: Declared[] = [];
   readonly #mounted: TableRoute[] = [];
   #table: RouteTable | null = null;
+  #lookup: RouteTable | null = null;
 
   constructor() {
     super({ defaultHook: validationHook });
@@ -89,8 +90,9 @@ export class Router extends OpenAPIHono<AppEnv> {
 
   /** Serves `router`'s routes under `prefix`, and takes them into this router's table. */
   serveUnder(prefix: string, router: Router): void {
-    for (const route of router.table().routes) {
-      this.#mounted.push({ ...route, path: prefix + route.path });
+    for (const { method, path, params } of router.table().routes) {
+      // Only what the table matches on: the declaration stays with the router that serves it.
+      this.#mounted.push({ method, path: prefix + path, params });
     }
     this.route(prefix, router);
   }
@@ -105,6 +107,28 @@ export class Router extends OpenAPIHono<AppEnv> {
       this.#add(declaration.route, declaration.handler as never, declaration.hook);
     }
     return this.#table = table;
+  }
+
+  /**
+   * The methods `path` takes: those of the declared routes, and of routes added to Hono directly
+   * (`app.get`, as tests do) before the first request, when Hono's matcher is built for good.
+   */
+  methodsFor(path: string): string[] {
+    this.#lookup ??= this.#withPlainRoutes();
+    return this.#lookup.methodsFor(path);
+  }
+
+  #withPlainRoutes(): RouteTable {
+    const declared = this.table().routes;
+    const known = new Set(declared.map((r) => `${r.method.toUpperCase()} ${r.path}`));
+    const plain = this.routes
+      .filter((route) => route.method !== "ALL")
+      .map((route) => ({
+        method: route.method,
+        path: route.path.replace(/:(\w+)/g, "{$1}"),
+      }))
+      .filter((route) => !known.has(`${route.method.toUpperCase()} ${route.path}`));
+    return new RouteTable([...declared, ...plain]);
   }
 }
 

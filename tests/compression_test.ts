@@ -102,3 +102,66 @@ Deno.test("a streamed listing is gzipped as it streams: the first items arrive b
   await text.cancel();
   assert.equal(await gunzip(new Response(forCheck)), plain);
 });
+
+Deno.test("a streamed gzip listing delivers its first items while its store read still waits", async () => {
+  // The store's list of the caller's tasks stops after its first 100 entries until the test has
+  // read the first items: only an answer compressed and sent as it streams can deliver them.
+  const inner = await Deno.openKv(":memory:");
+  let gated = false;
+  let open = () => {};
+  const gate = new Promise<void>((resolve) => open = resolve);
+  const kv = new Proxy(inner, {
+    get(target, name) {
+      if (name === "list") {
+        return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
+          const entries = target.list(selector, options);
+          if (!gated) return entries;
+          return (async function* () {
+            let read = 0;
+            for await (const entry of entries) {
+              yield entry;
+              if (++read === 100) await gate;
+            }
+          })();
+        };
+      }
+      const value = Reflect.get(target, name, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  await using svc = await setup({ kv });
+  const me = await signUp(svc);
+  for (let i = 0; i < 150; i++) await postTask(svc, me.token, { title: `Task ${i}` });
+
+  gated = true;
+  const res = await svc.request("/api/v1/tasks/me/created", {
+    headers: { ...GZIP, ...bearer(me.token) },
+  });
+  assert.equal(res.headers.get("Content-Encoding"), "gzip");
+  const text = res.body!.pipeThrough(new DecompressionStream("gzip"))
+    .pipeThrough(new TextDecoderStream()).getReader();
+  let first = "";
+  const firstItems = (async () => {
+    while (!first.includes("},{")) {
+      const { value, done } = await text.read();
+      if (done) throw new Error("the stream ended before its first items");
+      first += value;
+    }
+  })();
+  // A bound against hanging, never a check: an answer held back until its end cannot pass.
+  let bound: ReturnType<typeof setTimeout> | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    bound = setTimeout(() => reject(new Error("no item arrived while the read waited")), 60_000);
+  });
+  try {
+    await Promise.race([firstItems, hung]);
+  } finally {
+    clearTimeout(bound);
+    open();
+  }
+  assert.ok(first.startsWith('[{"id":'), first.slice(0, 40));
+  let rest = "";
+  for (let next = await text.read(); !next.done; next = await text.read()) rest += next.value;
+  assert.equal(JSON.parse(first + rest).length, 150);
+  inner.close();
+});

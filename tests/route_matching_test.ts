@@ -59,6 +59,16 @@ Deno.test("a path id is a UUID: other segments are no path at all", async (t) =>
     });
   }
 
+  await t.step("the API is served under its prefixes only: /tasks is no path", async () => {
+    for (const path of ["/tasks", "/tasks/explore", `/tasks/${id}`, "/users/me"]) {
+      const res = await call("GET", path, bearer(user.token));
+      assert.equal(res.status, 404, path);
+    }
+    // The document lists /tasks once, as a versioned path (no root `servers` of its own).
+    const doc = await (await svc.request("/openapi.json")).json();
+    assert.equal(doc.paths["/tasks"].servers, undefined);
+  });
+
   await t.step("the parameters the API declares are UUIDs, so the rows above hold", async () => {
     const doc = await (await svc.request("/openapi.json")).json();
     let seen = 0;
