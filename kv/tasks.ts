@@ -15,6 +15,7 @@ import {
 } from "./idempotency.ts";
 import { queueImpliedDeclines } from "./application_declines.ts";
 import { atomically } from "./commit.ts";
+import { openReviewWindow } from "./reviews/window.ts";
 import { addEffects, type Effects, subscriptionKey } from "./effects.ts";
 import { tasks } from "./keys.ts";
 import { type TaskSearchEntry, writeTaskTransition } from "./task_indexes.ts";
@@ -134,6 +135,10 @@ export function changeTask<T extends TaskRecord | null>(
     writeTaskTransition(op, entry.value, next);
     // Closing a task declines its pending applications: their events follow from this atomic.
     if (entry.value && isPublic(entry.value) && !isPublic(next)) queueImpliedDeclines(op, next.id);
+    // Completing a task opens its parties' review window, and schedules its close.
+    if (entry.value?.status === "published" && next.status === "completed") {
+      openReviewWindow(op, next);
+    }
     if (request.effects) {
       const effects = { ...request.effects(entry.value, next), userId: next.userId };
       await addEffects(kv, op, { ...effects, subscriptionRead: subscription });

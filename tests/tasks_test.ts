@@ -28,6 +28,7 @@ const DETAIL_FIELDS = [
   ...CREATED_FIELDS,
   "authorFirstName",
   "authorProfilePic",
+  "authorRating",
   "cities",
   "images",
 ].sort();

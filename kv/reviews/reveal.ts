@@ -1,0 +1,40 @@
+/**
+ * Showing a hidden review: the writes that go with it in the atomic that shows it (its place in
+ * the public listing, the reviewee's rating sums, the change marker of rating caches, and the
+ * job that raises `review.published`), so that a rating counts each review exactly once.
+ */
+import type { ReviewRecord } from "../../domain/reviews/review.ts";
+import { addJob } from "../jobs/schedule.ts";
+import { reviews } from "../keys.ts";
+
+/** The key parts a listing entry holds to find its record. */
+export type ReviewRef = [taskId: string, reviewerId: string, revieweeId: string];
+
+export function refOf(review: Pick<ReviewRecord, "taskId" | "reviewerId" | "revieweeId">) {
+  return [review.taskId, review.reviewerId, review.revieweeId] as ReviewRef;
+}
+
+export function recordKey(review: Pick<ReviewRecord, "taskId" | "reviewerId" | "revieweeId">) {
+  return reviews.record(review.taskId, review.reviewerId, review.revieweeId);
+}
+
+/**
+ * Adds to `op` what showing `review` (hidden as read, under the caller's check) writes besides
+ * its record, and returns the record to store. The caller checks the hidden record's entry, so a
+ * review is shown, and counted, once.
+ */
+export function reveal(op: Deno.AtomicOperation, review: ReviewRecord, at: string): ReviewRecord {
+  const shown: ReviewRecord = { ...review, visibleAt: at };
+  op.set(reviews.byReviewee(review.revieweeId, review.orderKey), refOf(review))
+    .sum(reviews.ratingSum(review.revieweeId), BigInt(review.rating))
+    .sum(reviews.ratingCount(review.revieweeId), 1n)
+    // Written blind, as the user cache's marker is (kv/polled_cache.ts).
+    .set(reviews.changed(), review.revieweeId);
+  addJob(op, {
+    kind: "review_published",
+    taskId: review.taskId,
+    reviewerId: review.reviewerId,
+    revieweeId: review.revieweeId,
+  });
+  return shown;
+}
