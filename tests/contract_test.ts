@@ -234,9 +234,62 @@ Object.assign(HAPPY, {
   }),
 });
 
+/** A completed task of the session's user, the other user accepted on it; its id. */
+async function completedTask(s: Session): Promise<string> {
+  const taskId = await newTask(s);
+  const applied = await s.svc.request(`/api/v1/tasks/${taskId}/applications`, {
+    method: "POST",
+    headers: bearer(s.other.token),
+    json: { message: "Me" },
+  });
+  for (
+    const [path, status] of [
+      [`/api/v1/applications/${(await applied.json()).id}`, "accepted"],
+      [`/api/v1/tasks/${taskId}`, "completed"],
+    ]
+  ) {
+    const res = await s.svc.request(path, { method: "PATCH", headers: k(s), json: { status } });
+    await res.body?.cancel();
+  }
+  return taskId;
+}
+
+Object.assign(HAPPY, {
+  "POST /tasks/{id}/reviews": async (s: Session) => ({
+    path: `/api/v1/tasks/${await completedTask(s)}/reviews`,
+    init: {
+      method: "POST",
+      headers: k(s),
+      json: { revieweeId: s.other.id, rating: 5, comment: "Quick and careful" },
+    },
+  }),
+  "GET /users/{id}/reviews": async (s: Session) => {
+    const taskId = await completedTask(s);
+    for (
+      const [headers, revieweeId] of [[k(s), s.other.id], [bearer(s.other.token), s.user.id]] as [
+        HeadersInit,
+        string,
+      ][]
+    ) {
+      const res = await s.svc.request(`/api/v1/tasks/${taskId}/reviews`, {
+        method: "POST",
+        headers,
+        json: { revieweeId, rating: 4 },
+      });
+      await res.body?.cancel();
+    }
+    return { path: `/api/v1/users/${s.other.id}/reviews?limit=1` };
+  },
+  "GET /reviews/me": async (s: Session) => {
+    await HAPPY["GET /users/{id}/reviews"](s);
+    return { path: "/v1/reviews/me?limit=1", init: { headers: k(s) } };
+  },
+});
+
 /** A valid body for an operation whose empty body is refused, so an unknown id answers 404. */
 const VALID_BODY: Record<string, unknown> = {
   "POST /tasks/{id}/applications": { message: "Hello" },
+  "POST /tasks/{id}/reviews": { revieweeId: "00000000-0000-4000-8000-000000000000", rating: 3 },
   "PATCH /applications/{id}": { status: "withdrawn" },
 };
 
