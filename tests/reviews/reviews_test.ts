@@ -238,6 +238,36 @@ Deno.test("the window: a lone review shows when it closes, 14 days after complet
   assert.deepEqual(await ratingOf(svc, o), { average: 4, count: 1 }, "bob's review showed too");
   const again = await review(svc, o, { taskId, revieweeId: bob.id, rating: 5 });
   assert.equal(again.body.code, "REVIEW_WINDOW_CLOSED", "and after the job has run");
+  clock = closesAt - 60_000; // an instance whose clock is a minute behind the job's
+  const behind = await review(svc, o, { taskId, revieweeId: bob.id, rating: 5 });
+  assert.equal(
+    behind.body.code,
+    "REVIEW_WINDOW_CLOSED",
+    "the closed window is stored, not only timed",
+  );
+});
+
+Deno.test("a task completed before reviews existed: its first review opens the window and its job", async () => {
+  await using svc = await workingService();
+  const { jobs, reviews } = await import("../../kv/keys.ts");
+  const { owner, applicants: [ann], taskId } = await completedTask(svc);
+  // What such a store holds: the completed task, no window, no window job.
+  const op = svc.kv.atomic().delete(reviews.window(taskId));
+  for await (const entry of svc.kv.list<{ payload: { kind: string } }>({ prefix: jobs.start() })) {
+    if (entry.value.payload.kind === "review_window") op.delete(entry.key);
+  }
+  await op.commit();
+  const res = await review(svc, owner, { taskId, revieweeId: ann.id, rating: 4 });
+  assert.equal(res.status, 201);
+  const window = await svc.kv.get<{ closesAt: number }>(reviews.window(taskId));
+  const done = await send(svc, `/api/v1/tasks/${taskId}`, { token: owner.token });
+  const closesAt = Date.parse(done.body.completedAt) + REVIEW_WINDOW_MS;
+  assert.equal(window.value?.closesAt, closesAt);
+  const due: number[] = [];
+  for await (const entry of svc.kv.list<{ payload: { kind: string } }>({ prefix: jobs.start() })) {
+    if (entry.value.payload.kind === "review_window") due.push(entry.key[1] as number);
+  }
+  assert.deepEqual(due, [closesAt]);
 });
 
 Deno.test("the window's close is a job due 14 days after completion, written by the completion", async () => {
@@ -275,6 +305,25 @@ Deno.test("a completed task deleted afterwards keeps its window; a deleted accou
   const ofGone = await review(svc, owner, { taskId, revieweeId: bob.id, rating: 1 });
   assert.equal(ofGone.status, 404);
   assert.equal(ofGone.body.code, "NOT_FOUND");
+});
+
+Deno.test("an account's purge keeps its reviews, shown without a profile link, and every rating", async () => {
+  await using svc = await workingService();
+  const { owner, applicants: [ann], taskId } = await completedTask(svc);
+  await review(svc, owner, { taskId, revieweeId: ann.id, rating: 2, comment: "Slow" });
+  await review(svc, ann, { taskId, revieweeId: owner.id, rating: 5 });
+  const gone = await send(svc, `/v1/users/${owner.id}`, { method: "DELETE", token: owner.token });
+  assert.equal(gone.status, 200);
+  await svc.jobs.drain(); // the purge has run to its end
+  const about = (await reviewsAbout(svc, ann.id)).body;
+  assert.equal(about.length, 1);
+  assert.equal(about[0].reviewerId, null, "no link to the deleted profile");
+  assert.equal(about[0].reviewerFirstName, null);
+  assert.equal(about[0].comment, "Slow", "the review itself stays");
+  assert.deepEqual(await ratingOf(svc, ann), { average: 2, count: 1 });
+  const mine = await send(svc, "/api/v1/reviews/me", { token: ann.token });
+  assert.equal(mine.body[0].revieweeId, owner.id, "the author's own copy names whom it was about");
+  assert.equal((await send(svc, `/v1/users/${owner.id}/reviews`)).status, 404);
 });
 
 Deno.test("scopes: reviews:write to write, reviews:read for one's own; the public listing needs none", async () => {
