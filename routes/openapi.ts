@@ -126,6 +126,11 @@ const TAGS = [
     description: "Apply to tasks; creators accept or decline, applicants withdraw",
   },
   {
+    name: "Reviews",
+    description: "After completion, creator and accepted applicants review each other, " +
+      "double-blind; ratings on profiles and tasks",
+  },
+  {
     name: "Webhooks",
     description: "Signed event deliveries (Standard Webhooks) to the account's endpoints",
   },
