@@ -19,22 +19,23 @@ export function recordKey(review: Pick<ReviewRecord, "taskId" | "reviewerId" | "
 }
 
 /**
- * Adds to `op` what showing `review` (hidden as read, under the caller's check) writes besides
- * its record, and returns the record to store. The caller checks the hidden record's entry, so a
- * review is shown, and counted, once.
+ * Adds to `op` the shown records of `hidden` (each hidden as read, under the caller's check, so
+ * that a review is shown, and counted, once) and what showing them writes besides: one or both
+ * reviews of a pair, each key written once.
  */
-export function reveal(op: Deno.AtomicOperation, review: ReviewRecord, at: string): ReviewRecord {
-  const shown: ReviewRecord = { ...review, visibleAt: at };
-  op.set(reviews.byReviewee(review.revieweeId, review.orderKey), refOf(review))
-    .sum(reviews.ratingSum(review.revieweeId), BigInt(review.rating))
-    .sum(reviews.ratingCount(review.revieweeId), 1n)
-    // Written blind, as the user cache's marker is (kv/polled_cache.ts).
-    .set(reviews.changed(), review.revieweeId);
-  addJob(op, {
-    kind: "review_published",
-    taskId: review.taskId,
-    reviewerId: review.reviewerId,
-    revieweeId: review.revieweeId,
-  });
-  return shown;
+export function reveal(op: Deno.AtomicOperation, hidden: ReviewRecord[], at: string) {
+  for (const review of hidden) {
+    op.set(recordKey(review), { ...review, visibleAt: at })
+      .set(reviews.byReviewee(review.revieweeId, review.orderKey), refOf(review))
+      .sum(reviews.ratingSum(review.revieweeId), BigInt(review.rating))
+      .sum(reviews.ratingCount(review.revieweeId), 1n);
+    addJob(op, {
+      kind: "review_published",
+      taskId: review.taskId,
+      reviewerId: review.reviewerId,
+      revieweeId: review.revieweeId,
+    });
+  }
+  // Written blind, as the user cache's marker is (kv/polled_cache.ts).
+  op.set(reviews.changed(), hidden[0].revieweeId);
 }

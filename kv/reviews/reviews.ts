@@ -78,14 +78,14 @@ export function createReview(
     const window = windowEntry.value ?? { closesAt: windowClosesAt(task)!, closed: false };
     assertWindowOpen(window, now);
     const at = new Date(now).toISOString();
-    let review: ReviewRecord = { ...draft, taskTitle: task.title, visibleAt: null };
+    const review: ReviewRecord = { ...draft, taskTitle: task.title, visibleAt: null };
     const op = kv.atomic().check(windowEntry).check(mine).check(theirs).check(reviewee)
       .set(reviews.byReviewer(reviewerId, draft.orderKey), refOf(review));
     // A task completed before reviews existed has no window yet: its first review opens it.
     if (!windowEntry.value) openReviewWindow(op, task);
     if (theirs.value && theirs.value.visibleAt === null) {
-      op.set(theirs.key, reveal(op, theirs.value, at));
-      review = reveal(op, review, at);
+      reveal(op, [theirs.value, review], at);
+      return { value: { ...review, visibleAt: at }, op };
     }
     op.set(recordKey(review), review);
     return { value: review, op };

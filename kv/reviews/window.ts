@@ -50,7 +50,7 @@ async function showAlone(kv: Deno.Kv, key: Deno.KvKey, at: string): Promise<void
     const entry = await kv.get<ReviewRecord>(key);
     if (!entry.value || entry.value.visibleAt !== null) return { value: null };
     const op = kv.atomic().check(entry);
-    op.set(key, reveal(op, entry.value, at));
+    reveal(op, [entry.value], at);
     return { value: null, op };
   });
 }
