@@ -26,7 +26,7 @@ export interface Deps {
   userCache: UserCache;
   /** Users' ratings (task authors'), cached; cleared across instances by a polled marker. */
   ratingCache: RatingCache;
-  /** Request budgets shared through KV; counts in memory, flushed by `main.ts` every tick. */
+  /** Request budgets shared through KV; leased and spent in memory, synced by a background job. */
   rateLimiter: SharedRateLimiter;
   /** API keys' request counts by hour, day and outcome, flushed with the rate limiter's. */
   usage: UsageCounter;
