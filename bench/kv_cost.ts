@@ -230,6 +230,8 @@ const bare = new JobRunner({
     webhook_delivery: noop,
     api_key_notice: noop,
     task_declines: noop,
+    review_window: noop,
+    review_published: noop,
   } satisfies JobHandlers,
   context: { kv: metered.kv, now: Date.now, webhooks: deliveryPolicy(deps.settings) },
 });

@@ -12,6 +12,8 @@ export const SCOPES = [
   "webhooks:write",
   "applications:read",
   "applications:write",
+  "reviews:read",
+  "reviews:write",
 ] as const;
 
 export const Scope = z.enum(SCOPES).meta({ id: "Scope" });

@@ -3,6 +3,7 @@
  * and the functions that make them from a stored task.
  */
 import { z } from "zod";
+import { Rating } from "./reviews/review.ts";
 import { acceptedOf, Location, spotsLeftOf, type TaskRecord, TaskStatus } from "./task.ts";
 
 /** How many people the task has taken, and how many more it takes (never below 0). */
@@ -47,6 +48,7 @@ export const TaskDetail = TaskCreated.extend({
   authorProfilePic: z.string(),
   images: z.array(z.string()),
   cities: z.array(z.string()),
+  authorRating: Rating,
 }).meta({ id: "TaskDetail" });
 export type TaskDetail = z.infer<typeof TaskDetail>;
 
@@ -55,6 +57,7 @@ export interface TaskAuthor {
   id: string;
   firstName: string;
   profilePic: string | null;
+  rating: Rating;
 }
 
 /** The list item of a task: every listing shows it, explore with the location added. */
@@ -123,5 +126,6 @@ export function toTaskDetail(task: TaskRecord, author: TaskAuthor): TaskDetail {
     spotsLeft: created.spotsLeft,
     updatedAt: created.updatedAt,
     completedAt: created.completedAt,
+    authorRating: author.rating,
   };
 }

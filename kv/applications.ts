@@ -24,7 +24,7 @@ import { writeTaskTransition } from "./task_indexes.ts";
 const CONFLICT = "The application or its task changed too often to complete the request; try again";
 
 /** The values of `keys`, ten per getMany (Deno KV's limit), all at once; null where absent. */
-async function getAll<T>(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<(T | null)[]> {
+export async function getAll<T>(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<(T | null)[]> {
   const groups: Deno.KvKey[][] = [];
   for (let i = 0; i < keys.length; i += GETMANY_MAX) groups.push(keys.slice(i, i + GETMANY_MAX));
   const read = await Promise.all(groups.map((group) => kv.getMany<T[]>(group)));

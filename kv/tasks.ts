@@ -15,6 +15,7 @@ import {
 } from "./idempotency.ts";
 import { queueImpliedDeclines } from "./application_declines.ts";
 import { atomically } from "./commit.ts";
+import { openReviewWindow } from "./reviews/window.ts";
 import { addEffects, type Effects, subscriptionKey } from "./effects.ts";
 import { tasks } from "./keys.ts";
 import { type TaskSearchEntry, writeTaskTransition } from "./task_indexes.ts";
@@ -53,6 +54,8 @@ async function addTaskWrite(kv: Deno.Kv, op: Deno.AtomicOperation, write: TaskWr
   writeTaskTransition(op, before, after);
   // Closing a task declines its pending applications: their events follow from this atomic.
   if (before && isPublic(before) && !isPublic(after)) queueImpliedDeclines(op, after.id);
+  // Completing a task opens its parties' review window, and schedules its close.
+  if (before?.status === "published" && after.status === "completed") openReviewWindow(op, after);
   if (!effects) return;
   const raised = { ...effects(before, after), userId: after.userId };
   await addEffects(kv, op, { ...raised, subscriptionRead: write.subscription });

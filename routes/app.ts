@@ -26,6 +26,7 @@ import { registerWebhooks } from "./webhooks.ts";
 import { registerWebhookDeliveries } from "./webhook_deliveries.ts";
 import { registerSecurityLog } from "./security_log.ts";
 import { registerApplications } from "./applications.ts";
+import { registerReviews } from "./reviews/reviews.ts";
 
 export const API_PREFIXES = ["/api/v1", "/v1"] as const;
 
@@ -48,6 +49,7 @@ export function createApi(...more: Register[]): Router {
     registerTasks,
     registerExplore,
     registerApplications,
+    registerReviews,
     ...more,
   );
 }

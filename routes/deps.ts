@@ -5,6 +5,7 @@ import type { Settings } from "../domain/settings.ts";
 import { loadJwtSecret } from "../kv/config.ts";
 import { newApiKeyCache } from "../kv/api_key_cache.ts";
 import { newUserCache } from "../kv/user_cache.ts";
+import { newRatingCache } from "../kv/reviews/ratings.ts";
 import { FLUSH_INTERVAL_MS, LastUsedBuffer } from "../kv/last_used.ts";
 import { SharedRateLimiter, SYNC_INTERVAL_MS } from "../kv/rate_limit.ts";
 import { POLL_INTERVAL_MS, pollTogether } from "../kv/polled_cache.ts";
@@ -31,9 +32,12 @@ export async function createDeps(
     // are read beside the key's record, not after it (docs/round-trips.md).
     apiKeyCache: newApiKeyCache(kv, () => deps.now(), (ref) => {
       deps.userCache.warm(ref.userId);
+      // A key's own tasks show its user's rating: read beside the user, not after the task.
+      deps.ratingCache.warm(ref.userId);
       deps.rateLimiter.prefetch(requestPolicies(deps.settings).apiKey, ref.keyId);
     }),
     userCache: newUserCache(kv, () => deps.now()),
+    ratingCache: newRatingCache(kv, () => deps.now()),
     usage: new UsageCounter(
       kv,
       () => deps.now(),
@@ -46,7 +50,7 @@ export async function createDeps(
   // so that an instance's first requests need not poll them before their own reads.
   const [jwtSecret] = await Promise.all([
     overrides.jwtSecret ?? settings.JWT_SECRET ?? loadJwtSecret(kv),
-    pollTogether(kv, [deps.apiKeyCache, deps.userCache]),
+    pollTogether(kv, [deps.apiKeyCache, deps.userCache, deps.ratingCache]),
   ]);
   deps.jwtSecret = jwtSecret;
   return deps;
@@ -81,9 +85,9 @@ export function backgroundJobs(deps: Deps): Background {
       flushes: true,
     })
     .add({
-      name: "API-key and user changes poll",
+      name: "API-key, user and rating changes poll",
       everyMs: POLL_INTERVAL_MS,
-      run: () => pollTogether(deps.kv, [deps.apiKeyCache, deps.userCache]),
+      run: () => pollTogether(deps.kv, [deps.apiKeyCache, deps.userCache, deps.ratingCache]),
     })
     .add({
       name: "last-use flush",

@@ -4,6 +4,7 @@ import type { Principal } from "../domain/auth.ts";
 import type { Settings } from "../domain/settings.ts";
 import type { ApiKeyCache } from "../kv/api_key_cache.ts";
 import type { UserCache } from "../kv/user_cache.ts";
+import type { RatingCache } from "../kv/reviews/ratings.ts";
 import type { LastUsedBuffer } from "../kv/last_used.ts";
 import type { SharedRateLimiter } from "../kv/rate_limit.ts";
 import type { UsageCounter } from "../kv/usage_counter.ts";
@@ -23,6 +24,8 @@ export interface Deps {
   apiKeyCache: ApiKeyCache;
   /** Live user records (task authors), cached; cleared across instances by a polled marker. */
   userCache: UserCache;
+  /** Users' ratings (task authors'), cached; cleared across instances by a polled marker. */
+  ratingCache: RatingCache;
   /** Request budgets shared through KV; leased and spent in memory, synced by a background job. */
   rateLimiter: SharedRateLimiter;
   /** API keys' request counts by hour, day and outcome, flushed with the rate limiter's. */

@@ -33,6 +33,7 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
   SCOPE_INSUFFICIENT: "the key lacks the endpoint's scope; `scope` names it",
   SESSION_REQUIRED: "an API key where a session token is required",
   FORBIDDEN: "acting on another user's visible resource",
+  NOT_A_PARTY: "reviewing someone who is not one's counterpart on the task",
   NOT_FOUND: "unknown resource or route, or another user's private resource",
   METHOD_NOT_ALLOWED: "known path, wrong method (see `Allow`)",
   EMAIL_TAKEN: "sign-up with an email already in use",
@@ -42,6 +43,9 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
   TASK_FULL: "accepting an application past the task's maxPeople",
   ALREADY_APPLIED: "a second active (pending or accepted) application to one task",
   APPLICATION_DECLINED: "applying again to a task whose creator declined one's application",
+  TASK_NOT_COMPLETED: "reviewing on a task that is not completed yet",
+  ALREADY_REVIEWED: "a second review of the same person on the same task",
+  REVIEW_WINDOW_CLOSED: "reviewing from 14 days after the task's completion",
   CONFLICT: "concurrent changes kept the request from completing; retry",
   PAYLOAD_TOO_LARGE: "body over 64 KiB",
   UNSUPPORTED_MEDIA_TYPE: "a body that is not application/json",
@@ -120,6 +124,11 @@ const TAGS = [
   {
     name: "Applications",
     description: "Apply to tasks; creators accept or decline, applicants withdraw",
+  },
+  {
+    name: "Reviews",
+    description: "After completion, creator and accepted applicants review each other, " +
+      "double-blind; ratings on profiles and tasks",
   },
   {
     name: "Webhooks",

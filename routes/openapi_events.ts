@@ -7,6 +7,7 @@ import { ApiKeyMetadata } from "../domain/api_key.ts";
 import { Application } from "../domain/application.ts";
 import { EVENT_TYPES, type EventType } from "../domain/event.ts";
 import { EVENT_READERS } from "../domain/event_access.ts";
+import { Review } from "../domain/reviews/review.ts";
 import { TaskDetail } from "../domain/task_view.ts";
 import { WebhookView } from "../domain/webhook.ts";
 import type { AppEnv } from "./env.ts";
@@ -23,6 +24,11 @@ const DATA: Record<EventResource, { schema: z.ZodType; what: string }> = {
     schema: Application,
     what: "the application as the API shows it, sent to both parties (the task's creator and " +
       "the applicant)",
+  },
+  review: {
+    schema: Review,
+    what: "the review as its author sees it (visible: true), sent to both its reviewer and its " +
+      "reviewee",
   },
 };
 
@@ -43,6 +49,8 @@ const SUMMARIES: Record<EventType, string> = {
     "An application the account is a party to was declined (also when its task was completed or deleted while it was pending)",
   "application.withdrawn":
     "An application the account is a party to was withdrawn (also by the applicant's account deletion)",
+  "review.published":
+    "A review the account wrote or received became visible: its counterpart reviewed back, or the 14-day window closed",
 };
 
 const Headers = z.object({

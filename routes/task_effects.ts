@@ -5,13 +5,14 @@ import type { TaskRecord } from "../domain/task.ts";
 import { toTaskDetail } from "../domain/task_view.ts";
 import type { TaskEffects } from "../kv/tasks.ts";
 import type { Deps } from "./env.ts";
+import { authorOf } from "./reviews/author.ts";
 
 /**
  * What a write of one's own task raises: its event, whose data is the task as GET shows it. The
  * author is the caller, read before the write's atomic.
  */
 export async function taskEffects(deps: Deps, userId: string): Promise<TaskEffects> {
-  const author = await deps.userCache.find(userId);
+  const author = await authorOf(deps, userId);
   if (!author) throw notFound("User");
   return (before: TaskRecord | null, after: TaskRecord) => ({
     now: deps.now(),

@@ -39,6 +39,7 @@ import {
   pageUserTasksByStatus,
 } from "../kv/tasks.ts";
 import { taskEffects } from "./task_effects.ts";
+import { authorOf } from "./reviews/author.ts";
 import {
   ConditionalHeaders,
   JSON_UTF8,
@@ -187,7 +188,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * and on every other within a second, as a revoked API key does.
  */
 async function detailOf(deps: Deps, task: TaskRecord) {
-  const author = await deps.userCache.find(task.userId);
+  const author = await authorOf(deps, task.userId);
   if (!author) throw notFound("Task");
   return toTaskDetail(task, author);
 }

@@ -13,6 +13,8 @@ import {
   UserUpdate,
 } from "../domain/user.ts";
 import { AppError, notFound } from "../domain/errors.ts";
+import { RatedPrivateProfile, RatedPublicProfile } from "../domain/reviews/profile.ts";
+import { readRating } from "../kv/reviews/ratings.ts";
 import { revokeAllApiKeys } from "../kv/api_keys.ts";
 import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
 import { deleteUserSessions } from "../kv/sessions.ts";
@@ -44,7 +46,7 @@ const meRoute = defineRoute({ scope: "profile:read" }, {
   tags: ["Users"],
   summary: "The caller's private profile",
   responses: {
-    200: jsonContent(PrivateProfile, "The caller's private profile"),
+    200: jsonContent(RatedPrivateProfile, "The caller's private profile, with their rating"),
     ...problems(401, 403, 429),
   },
 });
@@ -69,8 +71,8 @@ const getRoute = defineRoute({ scope: "profile:read" }, {
   request: { params: UserId },
   responses: {
     200: jsonContent(
-      z.union([PrivateProfile, PublicProfile]),
-      "The private profile for the caller's own id, else the public profile",
+      z.union([RatedPrivateProfile, RatedPublicProfile]),
+      "The private profile for the caller's own id, else the public profile; with the rating",
     ),
     ...problems(401, 403, 404, 429),
   },
@@ -134,9 +136,11 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(meRoute, async (c) => {
-    const user = await getUser(c.var.deps.kv, principalOf(c).userId);
+    const { kv } = c.var.deps;
+    const userId = principalOf(c).userId;
+    const [user, rating] = await Promise.all([getUser(kv, userId), readRating(kv, userId)]);
     if (!user) throw notFound("User");
-    return c.json(toPrivateProfile(user), 200);
+    return c.json({ ...toPrivateProfile(user), rating }, 200);
   });
 
   api.openapi(listRoute, async (c) => {
@@ -151,10 +155,11 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
 
   api.openapi(getRoute, async (c) => {
     const { id } = c.req.valid("param");
-    const user = await getUser(c.var.deps.kv, id);
+    const { kv } = c.var.deps;
+    const [user, rating] = await Promise.all([getUser(kv, id), readRating(kv, id)]);
     if (!user) throw notFound("User");
     const own = principalOf(c).userId === id;
-    return c.json(own ? toPrivateProfile(user) : toPublicProfile(user), 200);
+    return c.json({ ...(own ? toPrivateProfile(user) : toPublicProfile(user)), rating }, 200);
   });
 
   api.openapi(updateRoute, async (c) => {

@@ -287,7 +287,8 @@ Deno.test("GET /v1/users/me answers the caller's private profile", async (t) => 
     const res = await svc.request("/v1/users/me", { headers: bearer(user.token) });
     assert.equal(res.status, 200);
     const body = await res.json();
-    assert.deepEqual(Object.keys(body).sort(), PRIVATE_FIELDS);
+    assert.deepEqual(Object.keys(body).sort(), [...PRIVATE_FIELDS, "rating"].sort());
+    assert.deepEqual(body.rating, { average: null, count: 0 }, "with the rating (section 16)");
     assert.equal(body.id, user.id);
     assert.equal(body.email, user.email);
     assert.equal(body.firstName, "Me");

@@ -1,5 +1,6 @@
 /** The contract test's calls: a successful request for each operation, and the records they need. */
 import { apiKey, bearer, createKey, signUp, type TestContext } from "./helpers.ts";
+import { REVIEW_BODIES, REVIEW_CALLS } from "./reviews/contract_calls.ts";
 
 type Call = { path: string; init?: Parameters<TestContext["request"]>[1] };
 
@@ -225,6 +226,7 @@ Object.assign(HAPPY, {
 export const VALID_BODY: Record<string, unknown> = {
   "POST /tasks/{id}/applications": { message: "Hello" },
   "PATCH /applications/{id}": { status: "withdrawn" },
+  ...REVIEW_BODIES,
 };
 
 const PUBLIC_HOOK = "https://93.184.215.14/hook";
@@ -317,6 +319,8 @@ Object.assign(HAPPY, {
     return { path: "/v1/security-log?limit=1", init: { headers: bearer(again.token) } };
   },
 });
+
+Object.assign(HAPPY, REVIEW_CALLS);
 
 function k(s: Session): HeadersInit {
   return apiKey(s.key);

@@ -31,6 +31,8 @@ async function bench(handle: (p: JobPayload) => Promise<JobOutcome> = () => Prom
     webhook_delivery: run,
     api_key_notice: run,
     task_declines: run,
+    review_window: run,
+    review_published: run,
   };
   const runners: JobRunner[] = [];
   const runner = (leaseMs = 10_000) => {

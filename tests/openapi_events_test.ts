@@ -12,6 +12,7 @@ Deno.test("the document describes every event type's request, headers and payloa
     api_key: "#/components/schemas/ApiKey",
     webhook: "#/components/schemas/Webhook",
     application: "#/components/schemas/Application",
+    review: "#/components/schemas/Review",
   };
   for (const type of EVENT_TYPES) {
     const op = doc.webhooks[type].post;

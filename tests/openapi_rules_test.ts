@@ -116,13 +116,31 @@ async function world(svc: TestContext) {
   const application = await json(`/tasks/${task.id}/applications`, applicant.token, {
     message: "I can do it",
   });
+  // A completed task whose creator may review its accepted applicant.
+  const done = await json("/tasks", owner.token, taskBody());
+  const accepted = await json(`/tasks/${done.id}/applications`, applicant.token, {
+    message: "Done it",
+  });
+  for (
+    const [path, body] of [
+      [`/applications/${accepted.id}`, { status: "accepted" }],
+      [`/tasks/${done.id}`, { status: "completed" }],
+    ] as const
+  ) {
+    const res = await svc.request(`/v1${path}`, {
+      method: "PATCH",
+      headers: bearer(owner.token),
+      json: body,
+    });
+    assert.equal(res.status, 200, await res.text());
+  }
   const project = await json("/projects", owner.token, { name: "Home" });
   const key = await createKey(svc, owner.token);
   const hook = await json("/webhooks", owner.token, {
     url: "https://1.1.1.1/hook",
     events: ["*"],
   });
-  return { owner, applicant, third, task, application, project, key, hook };
+  return { owner, applicant, third, task, application, project, key, hook, done };
 }
 
 function bodyCases(w: Awaited<ReturnType<typeof world>>): Record<string, BodyCase> {
@@ -205,6 +223,11 @@ function bodyCases(w: Awaited<ReturnType<typeof world>>): Record<string, BodyCas
       path: `/tasks/${w.task.id}/applications`,
       token: w.third.token,
       valid: { message: "Me too", price: 70 },
+    },
+    "post /tasks/{id}/reviews": {
+      path: `/tasks/${w.done.id}/reviews`,
+      token: owner.token,
+      valid: { revieweeId: applicant.id, rating: 4, comment: "On time, tidy work" },
     },
     "patch /applications/{id}": {
       path: `/applications/${w.application.id}`,

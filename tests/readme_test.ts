@@ -45,6 +45,13 @@ Deno.test({
       assert.match(out, /"status":"accepted"/, "Ada accepted Bob's application");
       assert.match(out, /"acceptedCount":1,"spotsLeft":1/);
       assert.match(out, /"type":"FeatureCollection"/, "the map answer is GeoJSON");
+      assert.match(out, /"rating":5,"comment":"Careful","createdAt":"[^"]+","visible":false/);
+      assert.match(out, /"rating":4,"comment":null,"createdAt":"[^"]+","visible":true/);
+      assert.match(
+        out,
+        /"taskTitle":"Move a piano","reviewerId":"[^"]+","reviewerFirstName":"Ada"/,
+      );
+      assert.match(out, /"rating":\{"average":5,"count":1\}/, "Bob's rating shows");
     } finally {
       const { status } = await stopMain(child, rest);
       assert.equal(status.code, 0);

@@ -26,6 +26,7 @@ export const DETAIL_FIELDS = [
   ...CREATED_FIELDS,
   "authorFirstName",
   "authorProfilePic",
+  "authorRating",
   "cities",
   "images",
 ].sort();

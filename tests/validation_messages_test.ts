@@ -93,7 +93,7 @@ Deno.test("validation errors name each field with a plain message", async (t) =>
       {
         path: "scopes.1",
         message:
-          "must be one of: tasks:read, tasks:write, profile:read, profile:write, projects:read, projects:write, webhooks:read, webhooks:write, applications:read, applications:write",
+          "must be one of: tasks:read, tasks:write, profile:read, profile:write, projects:read, projects:write, webhooks:read, webhooks:write, applications:read, applications:write, reviews:read, reviews:write",
       },
     ],
     [

@@ -1,6 +1,8 @@
 /** The handler of each kind of job. */
 import { settleImpliedDeclines } from "../application_declines.ts";
 import { keyNotice } from "../key_notices.ts";
+import { publishReview } from "../reviews/events.ts";
+import { closeReviewWindow } from "../reviews/window.ts";
 import { purgeUser } from "../user_purge.ts";
 import { deliver, fanOutEvent } from "../webhook_sender.ts";
 import type { JobHandlers } from "./types.ts";
@@ -11,4 +13,6 @@ export const jobHandlers: JobHandlers = {
   webhook_delivery: deliver,
   api_key_notice: keyNotice,
   task_declines: settleImpliedDeclines,
+  review_window: closeReviewWindow,
+  review_published: publishReview,
 };

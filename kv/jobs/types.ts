@@ -33,7 +33,11 @@ export type JobPayload =
   /** Raises a key's expiry notice at `dueAt`. */
   | { kind: "api_key_notice"; userId: string; keyId: string; notice: KeyNotice; dueAt: number }
   /** Declines a closed task's pending applications, from the index entry `after` on. */
-  | { kind: "task_declines"; taskId: string; after?: string };
+  | { kind: "task_declines"; taskId: string; after?: string }
+  /** Closes a completed task's review window and shows its hidden reviews, from `after` on. */
+  | { kind: "review_window"; taskId: string; after?: string }
+  /** Raises `review.published` for both parties of a review that became visible. */
+  | { kind: "review_published"; taskId: string; reviewerId: string; revieweeId: string };
 
 export type JobKind = JobPayload["kind"];
 

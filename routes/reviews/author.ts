@@ -1,0 +1,19 @@
+/**
+ * A task's author as the single task shape shows them: the live user and their rating, read
+ * through the two caches at once (one round trip when either is cold, none when both are warm).
+ */
+import type { Rating } from "../../domain/reviews/review.ts";
+import type { StoredUser } from "../../kv/users.ts";
+import type { Deps } from "../env.ts";
+
+/** The live author with their rating; null when the account is gone. */
+export async function authorOf(
+  deps: Deps,
+  userId: string,
+): Promise<(StoredUser & { rating: Rating }) | null> {
+  const [user, rating] = await Promise.all([
+    deps.userCache.find(userId),
+    deps.ratingCache.find(userId),
+  ]);
+  return user && rating ? { ...user, rating } : null;
+}
