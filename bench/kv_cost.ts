@@ -229,6 +229,8 @@ const bare = new JobRunner({
     webhook_delivery: noop,
     api_key_notice: noop,
     task_declines: noop,
+    alert_match: noop,
+    alert_forget: noop,
   } satisfies JobHandlers,
   context: { kv: metered.kv, now: Date.now, webhooks: deliveryPolicy(deps.settings) },
 });

@@ -12,6 +12,8 @@ export const SCOPES = [
   "webhooks:write",
   "applications:read",
   "applications:write",
+  "alerts:read",
+  "alerts:write",
 ] as const;
 
 export const Scope = z.enum(SCOPES).meta({ id: "Scope" });

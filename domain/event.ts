@@ -20,6 +20,7 @@ export const EVENT_TYPES = [
   "application.accepted",
   "application.declined",
   "application.withdrawn",
+  "task.matched",
 ] as const;
 
 export const EventType = z.enum(EVENT_TYPES).meta({ id: "EventType" });

@@ -28,6 +28,7 @@ export const EVENT_READERS: { readonly [T in EventType]: EventReader } = {
   "application.accepted": "applications:read",
   "application.declined": "applications:read",
   "application.withdrawn": "applications:read",
+  "task.matched": "alerts:read",
 };
 
 /** Who chose an endpoint's URL and events: their rights bound what it hears. */

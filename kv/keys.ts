@@ -333,3 +333,33 @@ export const keyNotices = {
   /** Set once a key's expiry notice (expiring_7d, expiring_1d, expired) was raised. */
   sent: (keyId: string, notice: string): Deno.KvKey => ["api_key_notices", keyId, notice],
 };
+
+/**
+ * Task alerts (kv/alerts/): records, a per-account count that serializes creation (the limit of
+ * 20), the inverted index a new task reads (docs/alerts.md) and each alert's matches.
+ */
+export const alerts = {
+  record: (userId: string, alertId: string): Deno.KvKey => ["alerts", userId, alertId],
+  byUserPrefix: (userId: string): Deno.KvKey => ["alerts", userId],
+  count: (userId: string): Deno.KvKey => ["alert_counts", userId],
+  /** One alert filed under a name, country, geo cell or nothing (`any`); value: its filters. */
+  byName: (name: string, alertId: string): Deno.KvKey => ["alert_index", "n", name, alertId],
+  byNamePrefix: (name: string): Deno.KvKey => ["alert_index", "n", name],
+  byCountry: (code: string, alertId: string): Deno.KvKey => ["alert_index", "c", code, alertId],
+  byCountryPrefix: (code: string): Deno.KvKey => ["alert_index", "c", code],
+  byCell: (layer: number, cell: string, alertId: string): Deno.KvKey => [
+    "alert_index",
+    "g",
+    layer,
+    cell,
+    alertId,
+  ],
+  byCellPrefix: (layer: number, cell: string): Deno.KvKey => ["alert_index", "g", layer, cell],
+  anyFilter: (alertId: string): Deno.KvKey => ["alert_index", "a", alertId],
+  anyPrefix: (): Deno.KvKey => ["alert_index", "a"],
+  /** A page of the alerts filed under a word's first letters, so `getMany` reads ten at once. */
+  wordPage: (prefix: string, page: number): Deno.KvKey => ["alert_words", prefix, page],
+  /** A task an alert matched, newest first; its presence makes the match happen once. */
+  match: (alertId: string, orderKey: string): Deno.KvKey => ["alert_matches", alertId, orderKey],
+  matchesPrefix: (alertId: string): Deno.KvKey => ["alert_matches", alertId],
+};

@@ -13,6 +13,7 @@ import {
   idempotencySlot,
   idempotencySlotKey,
 } from "./idempotency.ts";
+import { queueAlertMatching } from "./alerts/matching.ts";
 import { queueImpliedDeclines } from "./application_declines.ts";
 import { atomically } from "./commit.ts";
 import { addEffects, type Effects, subscriptionKey } from "./effects.ts";
@@ -34,6 +35,7 @@ export function createTask(kv: Deno.Kv, task: TaskRecord, effects?: Effects): Pr
   return atomically(CONFLICT, async () => {
     const op = kv.atomic().check({ key: tasks.record(task.id), versionstamp: null });
     writeTaskTransition(op, null, task);
+    queueAlertMatching(op, task);
     if (effects) {
       await addEffects(kv, op, {
         ...effects,
@@ -88,6 +90,7 @@ export function createTaskOnce<R>(
     const op = kv.atomic().check({ key: tasks.record(task.id), versionstamp: null });
     claimIdempotencySlot(op, slot, record);
     writeTaskTransition(op, null, task);
+    queueAlertMatching(op, task);
     if (request.effects) {
       const effects = { ...request.effects, userId: task.userId, now: request.now };
       await addEffects(kv, op, { ...effects, subscriptionRead: subscription });

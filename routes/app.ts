@@ -26,6 +26,7 @@ import { registerWebhooks } from "./webhooks.ts";
 import { registerWebhookDeliveries } from "./webhook_deliveries.ts";
 import { registerSecurityLog } from "./security_log.ts";
 import { registerApplications } from "./applications.ts";
+import { registerAlerts } from "./alerts/alerts.ts";
 
 export const API_PREFIXES = ["/api/v1", "/v1"] as const;
 
@@ -43,6 +44,7 @@ export function createApi(): OpenAPIHono<AppEnv> {
     registerTasks,
     registerExplore,
     registerApplications,
+    registerAlerts,
   );
 }
 

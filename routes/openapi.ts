@@ -42,6 +42,7 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
   TASK_FULL: "accepting an application past the task's maxPeople",
   ALREADY_APPLIED: "a second active (pending or accepted) application to one task",
   APPLICATION_DECLINED: "applying again to a task whose creator declined one's application",
+  ALERT_LIMIT: "a 21st task alert",
   CONFLICT: "concurrent changes kept the request from completing; retry",
   PAYLOAD_TOO_LARGE: "body over 64 KiB",
   UNSUPPORTED_MEDIA_TYPE: "a body that is not application/json",

@@ -7,6 +7,7 @@ import { ApiKeyMetadata } from "../domain/api_key.ts";
 import { Application } from "../domain/application.ts";
 import { EVENT_TYPES, type EventType } from "../domain/event.ts";
 import { EVENT_READERS } from "../domain/event_access.ts";
+import { TaskMatched } from "../domain/alerts/match.ts";
 import { TaskDetail } from "../domain/task_view.ts";
 import { WebhookView } from "../domain/webhook.ts";
 import type { AppEnv } from "./env.ts";
@@ -23,6 +24,14 @@ const DATA: Record<EventResource, { schema: z.ZodType; what: string }> = {
     schema: Application,
     what: "the application as the API shows it, sent to both parties (the task's creator and " +
       "the applicant)",
+  },
+};
+
+/** Types whose data is not their resource's usual shape. */
+const TYPE_DATA: Partial<Record<EventType, { schema: z.ZodType; what: string }>> = {
+  "task.matched": {
+    schema: TaskMatched,
+    what: "the alert's id and the task as explore lists it (distanceKm on a geo alert)",
   },
 };
 
@@ -43,6 +52,7 @@ const SUMMARIES: Record<EventType, string> = {
     "An application the account is a party to was declined (also when its task was completed or deleted while it was pending)",
   "application.withdrawn":
     "An application the account is a party to was withdrawn (also by the applicant's account deletion)",
+  "task.matched": "A task was published that one of the account's enabled alerts matches",
 };
 
 const Headers = z.object({
@@ -67,7 +77,7 @@ function hearers(type: EventType): string {
 /** Registers one OpenAPI webhook per event type. */
 export function registerEventDocs(app: OpenAPIHono<AppEnv>) {
   for (const type of EVENT_TYPES) {
-    const data = DATA[type.split(".")[0] as EventResource];
+    const data = TYPE_DATA[type] ?? DATA[type.split(".")[0] as EventResource];
     const name = type.split(/[._]/).map((w) => w[0].toUpperCase() + w.slice(1)).join("");
     const envelope = z.object({
       id: z.string().openapi({ example: "evt_01JD3YQ5G7N9J7M2X4W8T6V0KC" }),

@@ -30,6 +30,8 @@ async function bench(handle: (p: JobPayload) => Promise<JobOutcome> = () => Prom
     webhook_delivery: run,
     api_key_notice: run,
     task_declines: run,
+    alert_match: run,
+    alert_forget: run,
   };
   const runners: JobRunner[] = [];
   const runner = (leaseMs = 10_000) => {

@@ -1,4 +1,6 @@
 /** The handler of each kind of job. */
+import { matchTask } from "../alerts/matching.ts";
+import { forgetMatches } from "../alerts/store.ts";
 import { settleImpliedDeclines } from "../application_declines.ts";
 import { keyNotice } from "../key_notices.ts";
 import { purgeUser } from "../user_purge.ts";
@@ -11,4 +13,6 @@ export const jobHandlers: JobHandlers = {
   webhook_delivery: deliver,
   api_key_notice: keyNotice,
   task_declines: settleImpliedDeclines,
+  alert_match: matchTask,
+  alert_forget: forgetMatches,
 };

@@ -33,7 +33,11 @@ export type JobPayload =
   /** Raises a key's expiry notice at `dueAt`. */
   | { kind: "api_key_notice"; userId: string; keyId: string; notice: KeyNotice; dueAt: number }
   /** Declines a closed task's pending applications, from the index entry `after` on. */
-  | { kind: "task_declines"; taskId: string; after?: string };
+  | { kind: "task_declines"; taskId: string; after?: string }
+  /** Matches a newly published task against the alerts (kv/alerts/matching.ts). */
+  | { kind: "alert_match"; taskId: string }
+  /** Deletes a deleted alert's matches. */
+  | { kind: "alert_forget"; alertId: string };
 
 export type JobKind = JobPayload["kind"];
 

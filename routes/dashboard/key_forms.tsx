@@ -14,6 +14,8 @@ const SCOPE_HINTS: Record<Scope, string> = {
   "webhooks:write": "Add, change, test and delete webhook endpoints",
   "applications:read": "List applications to your tasks and your own",
   "applications:write": "Apply to tasks; accept, decline or withdraw applications",
+  "alerts:read": "List your task alerts and the tasks they matched",
+  "alerts:write": "Create, change and delete your task alerts",
 };
 
 const EXPIRY_DAYS = [7, 30, 90, 365] as const;
