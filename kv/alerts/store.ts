@@ -120,6 +120,8 @@ export function deleteAlert(kv: Deno.Kv, userId: string, alertId: string): Promi
 /** Deletes every alert of an account (its purge). */
 export async function deleteUserAlerts(kv: Deno.Kv, userId: string): Promise<void> {
   for (const alert of await listAlerts(kv, userId)) await deleteAlert(kv, userId, alert.id);
+  // The account is deleted, so no creation can race this.
+  await commit(kv.atomic().delete(alerts.count(userId)));
 }
 
 /** Matches forgotten per run of a deleted alert's job. */
