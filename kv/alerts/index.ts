@@ -21,17 +21,17 @@ export interface Placement {
 }
 
 /** A word page: the alerts filed under the first letters; page 0 counts the pages after it. */
-interface WordPage {
+export interface WordPage {
   more?: number;
   entries: IndexedAlert[];
 }
 
 // Values are stored as UTF-8 JSON bytes, so their size is known exactly; under KV's 64 KiB.
-const PAGE_BYTES = 60_000;
+export const PAGE_BYTES = 60_000;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-function encodePage(page: WordPage): Uint8Array {
+export function encodePage(page: WordPage): Uint8Array {
   return encoder.encode(JSON.stringify(page));
 }
 
@@ -96,7 +96,7 @@ export class WordPages {
   }
 }
 
-function entryKey(anchor: Exclude<Anchor, { kind: "word" }>, alertId: string): Deno.KvKey {
+export function anchorEntryKey(anchor: Exclude<Anchor, { kind: "word" }>, alertId: string): Deno.KvKey {
   switch (anchor.kind) {
     case "name":
       return alerts.byName(anchor.name, alertId);
@@ -122,7 +122,7 @@ export async function fileAlert(
       const page = await pages.add(anchor.prefix, indexed);
       placement.word = { prefix: anchor.prefix, page };
     } else {
-      const key = entryKey(anchor, alert.id);
+      const key = anchorEntryKey(anchor, alert.id);
       op.set(key, indexed);
       placement.keys.push(key);
     }
