@@ -96,7 +96,10 @@ export class WordPages {
   }
 }
 
-export function anchorEntryKey(anchor: Exclude<Anchor, { kind: "word" }>, alertId: string): Deno.KvKey {
+export function anchorEntryKey(
+  anchor: Exclude<Anchor, { kind: "word" }>,
+  alertId: string,
+): Deno.KvKey {
   switch (anchor.kind) {
     case "name":
       return alerts.byName(anchor.name, alertId);

@@ -21,6 +21,7 @@ import keyActionsPart from "./script/key_actions.js" with { type: "text" };
 import keyUsagePart from "./script/key_usage.js" with { type: "text" };
 import webhooksPart from "./script/webhooks.js" with { type: "text" };
 import securityLogPart from "./script/security_log.js" with { type: "text" };
+import alertsPart from "./script/alerts.js" with { type: "text" };
 import baseStyle from "./styles/base.css" with { type: "text" };
 import controlsStyle from "./styles/controls.css" with { type: "text" };
 import formsStyle from "./styles/forms.css" with { type: "text" };
@@ -73,6 +74,7 @@ const script = await asset(
     keyUsagePart,
     webhooksPart,
     securityLogPart,
+    alertsPart,
   ].join("\n"),
   "text/javascript; charset=utf-8",
 );

@@ -4,6 +4,7 @@
 const VIEWS = {
   "api-keys": "API Keys",
   "webhooks": "Webhooks",
+  "alerts": "Task alerts",
   "security-log": "Security log",
   "profile": "Profile",
 };
