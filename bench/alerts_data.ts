@@ -8,6 +8,7 @@ import { alertCriteria, AlertFilters, type AlertRecord } from "../domain/alerts/
 import { anchorsOf } from "../domain/alerts/anchors.ts";
 import {
   anchorEntryKey,
+  ANY_PAGE,
   encodePage,
   type IndexedAlert,
   PAGE_BYTES,
@@ -107,10 +108,11 @@ export async function loadAlerts(
     const alert = benchAlert(i, n);
     const indexed: IndexedAlert = { id: alert.id, userId: alert.userId, filters: alert.filters };
     for (const anchor of anchorsOf(alertCriteria(alert.filters))) {
-      if (anchor.kind === "word") {
-        const list = byPrefix.get(anchor.prefix) ?? [];
+      if (anchor.kind === "word" || anchor.kind === "any") {
+        const prefix = anchor.kind === "word" ? anchor.prefix : ANY_PAGE;
+        const list = byPrefix.get(prefix) ?? [];
         list.push(indexed);
-        byPrefix.set(anchor.prefix, list);
+        byPrefix.set(prefix, list);
         continue;
       }
       op.set(anchorEntryKey(anchor, alert.id), indexed);

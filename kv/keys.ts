@@ -342,7 +342,7 @@ export const alerts = {
   record: (userId: string, alertId: string): Deno.KvKey => ["alerts", userId, alertId],
   byUserPrefix: (userId: string): Deno.KvKey => ["alerts", userId],
   count: (userId: string): Deno.KvKey => ["alert_counts", userId],
-  /** One alert filed under a name, country, geo cell or nothing (`any`); value: its filters. */
+  /** One alert filed under a name, country or geo cell; value: its filters. */
   byName: (name: string, alertId: string): Deno.KvKey => ["alert_index", "n", name, alertId],
   byNamePrefix: (name: string): Deno.KvKey => ["alert_index", "n", name],
   byCountry: (code: string, alertId: string): Deno.KvKey => ["alert_index", "c", code, alertId],
@@ -355,9 +355,10 @@ export const alerts = {
     alertId,
   ],
   byCellPrefix: (layer: number, cell: string): Deno.KvKey => ["alert_index", "g", layer, cell],
-  anyFilter: (alertId: string): Deno.KvKey => ["alert_index", "a", alertId],
-  anyPrefix: (): Deno.KvKey => ["alert_index", "a"],
-  /** A page of the alerts filed under a word's first letters, so `getMany` reads ten at once. */
+  /**
+   * A page of the alerts filed under a word's first letters (or under nothing: "*"), so that
+   * `getMany` reads ten places at once.
+   */
   wordPage: (prefix: string, page: number): Deno.KvKey => ["alert_words", prefix, page],
   /** A task an alert matched, newest first; its presence makes the match happen once. */
   match: (alertId: string, orderKey: string): Deno.KvKey => ["alert_matches", alertId, orderKey],

@@ -13,7 +13,7 @@ import type { AlertCriteria } from "./alert.ts";
  * A place in the index. `name`: a city or region name (normalized); `country`: a country code;
  * `geo`: a geohash cell of the alert's circle widened by its layer's reach; `word`: the first
  * letters of a search word; `any`: alerts with nothing to file them under (payment, minBudget or
- * words too short), which every task examines.
+ * words too short), which every task examines (kept on a page read with the word pages).
  */
 export type Anchor =
   | { kind: "name"; name: string }

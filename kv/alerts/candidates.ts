@@ -1,11 +1,11 @@
 /**
  * The read side of the alerts' inverted index: the alerts a new task may match, from its probes
- * (domain/alerts/anchors.ts): one list per name, country, geo cell and `any`, and the word pages
- * ten keys to a `getMany`. Never a read of every alert.
+ * (domain/alerts/anchors.ts): one list per name, country and geo cell, and the word pages (with
+ * the page of alerts filed under nothing) ten keys to a `getMany`. Never a read of every alert.
  */
 import type { TaskProbes } from "../../domain/alerts/anchors.ts";
 import { alerts } from "../keys.ts";
-import { decodePage, type IndexedAlert } from "./index.ts";
+import { ANY_PAGE, decodePage, type IndexedAlert } from "./index.ts";
 
 const GETMANY_MAX = 10;
 const LIST_BATCH = 1_000;
@@ -38,9 +38,9 @@ export async function findCandidates(kv: Deno.Kv, probes: TaskProbes): Promise<C
     ...probes.names.map((n) => alerts.byNamePrefix(n)),
     ...probes.countries.map((c) => alerts.byCountryPrefix(c)),
     ...probes.geo.map((g) => alerts.byCellPrefix(g.layer, g.cell)),
-    alerts.anyPrefix(),
   ];
-  const heads = probes.words.map((w) => alerts.wordPage(w, 0));
+  const places = [...probes.words, ANY_PAGE];
+  const heads = places.map((w) => alerts.wordPage(w, 0));
   const [lists, headPages] = await Promise.all([
     Promise.all(prefixes.map((p) => listed(kv, p))),
     pagesOf(kv, heads),
@@ -51,7 +51,7 @@ export async function findCandidates(kv: Deno.Kv, probes: TaskProbes): Promise<C
   headPages.forEach((bytes, i) => {
     const page = decodePage(bytes);
     found.push(...page.entries);
-    for (let n = 1; n <= (page.more ?? 0); n++) more.push(alerts.wordPage(probes.words[i], n));
+    for (let n = 1; n <= (page.more ?? 0); n++) more.push(alerts.wordPage(places[i], n));
   });
   if (more.length > 0) {
     for (const bytes of await pagesOf(kv, more)) found.push(...decodePage(bytes).entries);

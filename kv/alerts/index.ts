@@ -7,6 +7,12 @@ import { alertCriteria, type AlertFilters, type AlertRecord } from "../../domain
 import { type Anchor, anchorsOf } from "../../domain/alerts/anchors.ts";
 import { alerts } from "../keys.ts";
 
+/**
+ * The page of the alerts filed under nothing (`any`): read with the word pages, in the same
+ * `getMany`. No word holds "*" (words are letters, digits and marks).
+ */
+export const ANY_PAGE = "*";
+
 /** An alert as the index holds it: enough to decide a match without reading its record. */
 export interface IndexedAlert {
   id: string;
@@ -97,7 +103,7 @@ export class WordPages {
 }
 
 export function anchorEntryKey(
-  anchor: Exclude<Anchor, { kind: "word" }>,
+  anchor: Exclude<Anchor, { kind: "word" | "any" }>,
   alertId: string,
 ): Deno.KvKey {
   switch (anchor.kind) {
@@ -107,8 +113,6 @@ export function anchorEntryKey(
       return alerts.byCountry(anchor.code, alertId);
     case "geo":
       return alerts.byCell(anchor.layer, anchor.cell, alertId);
-    case "any":
-      return alerts.anyFilter(alertId);
   }
 }
 
@@ -121,9 +125,9 @@ export async function fileAlert(
   const indexed: IndexedAlert = { id: alert.id, userId: alert.userId, filters: alert.filters };
   const placement: Placement = { keys: [] };
   for (const anchor of anchorsOf(alertCriteria(alert.filters))) {
-    if (anchor.kind === "word") {
-      const page = await pages.add(anchor.prefix, indexed);
-      placement.word = { prefix: anchor.prefix, page };
+    if (anchor.kind === "word" || anchor.kind === "any") {
+      const prefix = anchor.kind === "word" ? anchor.prefix : ANY_PAGE;
+      placement.word = { prefix, page: await pages.add(prefix, indexed) };
     } else {
       const key = anchorEntryKey(anchor, alert.id);
       op.set(key, indexed);
