@@ -80,7 +80,7 @@ const head = [
   "alerts",
   "new tasks",
   "reads p50 / max",
-  "round trips p50 / max",
+  "calls with list batches p50 / max",
   "p50 ms",
   "p99 ms",
   "examined / task",
@@ -98,9 +98,10 @@ const path = await writeResults({
   body: [
     `${TASKS} new tasks per set, matched in-process (find the candidates through the index, ` +
     "check each with explore's predicate; recording a match and its event come after, one read " +
-    "and one commit per match). Reads: KV read calls (kv/meter.ts: a list is one call). Round " +
-    "trips: list batches of 1,000 and getMany calls of 10 keys, one after another at most two " +
-    "deep. The task's author owns no alert.",
+    "and one commit per match). Reads: KV read calls (kv/meter.ts: a list is one call, a getMany " +
+    "of up to 10 keys one). Calls with list batches: the same, a list counted once per 1,000 " +
+    "entries it returns. All of them go out at once but the further word pages (two waits deep). " +
+    "The task's author owns no alert.",
     "",
     table,
   ].join("\n"),
