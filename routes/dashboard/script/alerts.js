@@ -1,6 +1,12 @@
 // The dashboard's task alerts view. A part of the page's one script module (see api.js and
 // register.tsx), so it uses the earlier parts' helpers.
 
+import { $, api, ApiProblem, statusLines } from "./api.js";
+import { $form, clearErrors, onSubmit } from "./forms.js";
+import { dateFormat, el, timeElement } from "./format.js";
+import { closeDialog, confirmAction, openDialog } from "./dialogs.js";
+import { LOADERS } from "./views.js";
+
 let alertList = [];
 
 const alertsBody = $("#alerts-body");
@@ -100,7 +106,7 @@ alertsBody.addEventListener("click", (event) => {
 // ---- add an alert ----
 
 const alertDialog = $("#alert-dialog");
-const alertForm = $("#alert-form");
+const alertForm = $form("#alert-form");
 
 const FILTER_FIELDS = {
   search: "#alert-search",
