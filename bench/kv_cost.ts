@@ -232,6 +232,8 @@ const bare = new JobRunner({
     task_declines: noop,
     review_window: noop,
     review_published: noop,
+    alert_match: noop,
+    alert_forget: noop,
   } satisfies JobHandlers,
   context: { kv: metered.kv, now: Date.now, webhooks: deliveryPolicy(deps.settings) },
 });

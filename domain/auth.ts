@@ -14,6 +14,8 @@ export const SCOPES = [
   "applications:write",
   "reviews:read",
   "reviews:write",
+  "alerts:read",
+  "alerts:write",
 ] as const;
 
 export const Scope = z.enum(SCOPES).meta({ id: "Scope" });

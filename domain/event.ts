@@ -21,6 +21,7 @@ export const EVENT_TYPES = [
   "application.declined",
   "application.withdrawn",
   "review.published",
+  "task.matched",
 ] as const;
 
 export const EventType = z.enum(EVENT_TYPES).meta({ id: "EventType" });

@@ -29,6 +29,7 @@ export const EVENT_READERS: { readonly [T in EventType]: EventReader } = {
   "application.declined": "applications:read",
   "application.withdrawn": "applications:read",
   "review.published": "reviews:read",
+  "task.matched": "alerts:read",
 };
 
 /** Who chose an endpoint's URL and events: their rights bound what it hears. */

@@ -368,3 +368,34 @@ export const reviews = {
   /** Rewritten by every reveal; instances poll it (the authors' rating cache). */
   changed: (): Deno.KvKey => ["reviews_changed"],
 };
+
+/**
+ * Task alerts (kv/alerts/): records, a per-account count that serializes creation (the limit of
+ * 20), the inverted index a new task reads (docs/alerts.md) and each alert's matches.
+ */
+export const alerts = {
+  record: (userId: string, alertId: string): Deno.KvKey => ["alerts", userId, alertId],
+  byUserPrefix: (userId: string): Deno.KvKey => ["alerts", userId],
+  count: (userId: string): Deno.KvKey => ["alert_counts", userId],
+  /** One alert filed under a name, country or geo cell; value: its filters. */
+  byName: (name: string, alertId: string): Deno.KvKey => ["alert_index", "n", name, alertId],
+  byNamePrefix: (name: string): Deno.KvKey => ["alert_index", "n", name],
+  byCountry: (code: string, alertId: string): Deno.KvKey => ["alert_index", "c", code, alertId],
+  byCountryPrefix: (code: string): Deno.KvKey => ["alert_index", "c", code],
+  byCell: (layer: number, cell: string, alertId: string): Deno.KvKey => [
+    "alert_index",
+    "g",
+    layer,
+    cell,
+    alertId,
+  ],
+  byCellPrefix: (layer: number, cell: string): Deno.KvKey => ["alert_index", "g", layer, cell],
+  /**
+   * A page of the alerts filed under a word's first letters (or under nothing: "*"), so that
+   * `getMany` reads ten places at once.
+   */
+  wordPage: (prefix: string, page: number): Deno.KvKey => ["alert_words", prefix, page],
+  /** A task an alert matched, newest first; its presence makes the match happen once. */
+  match: (alertId: string, orderKey: string): Deno.KvKey => ["alert_matches", alertId, orderKey],
+  matchesPrefix: (alertId: string): Deno.KvKey => ["alert_matches", alertId],
+};

@@ -13,6 +13,7 @@ import {
   idempotencySlot,
   idempotencySlotKey,
 } from "./idempotency.ts";
+import { queueAlertMatching } from "./alerts/matching.ts";
 import { queueImpliedDeclines } from "./application_declines.ts";
 import { atomically } from "./commit.ts";
 import { openReviewWindow } from "./reviews/window.ts";
@@ -52,6 +53,8 @@ interface TaskWrite {
 async function addTaskWrite(kv: Deno.Kv, op: Deno.AtomicOperation, write: TaskWrite) {
   const { before, after, effects } = write;
   writeTaskTransition(op, before, after);
+  // A task published now is matched against the alerts, after the commit, by a job.
+  if (!before) queueAlertMatching(op, after);
   // Closing a task declines its pending applications: their events follow from this atomic.
   if (before && isPublic(before) && !isPublic(after)) queueImpliedDeclines(op, after.id);
   // Completing a task opens its parties' review window, and schedules its close.

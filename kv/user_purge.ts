@@ -1,11 +1,12 @@
 /**
  * The background half of account deletion: revokes what may have slipped past the request
- * (a key created concurrently), deletes its webhook endpoints, soft-deletes the account's projects,
+ * (a key created concurrently), deletes its webhook endpoints and task alerts, soft-deletes the account's projects,
  * withdraws its applications, soft-deletes its tasks (which declines their pending applications,
  * see domain `effective`), then lifts the purge marker. Applications and tasks go in batches,
  * each batch a run of the job of its own, so an account of any size never holds one handler for
  * long. Every step is idempotent: a job run again does no harm.
  */
+import { deleteUserAlerts } from "./alerts/store.ts";
 import { revokeAllApiKeys } from "./api_keys.ts";
 import { withdrawUserApplications } from "./applications.ts";
 import { deleteOwnerProjects } from "./projects.ts";
@@ -29,6 +30,7 @@ export async function purgeUser(
   await revokeAllApiKeys(kv, userId, now());
   await deleteUserSessions(kv, userId);
   await deleteAllWebhooks(kv, userId, now());
+  await deleteUserAlerts(kv, userId);
   await deleteOwnerProjects(kv, userId, at);
   // Maybe more: the job runs again at once for the rest.
   const again = { again: { at: 0 } };

@@ -27,6 +27,7 @@ import { registerWebhookDeliveries } from "./webhook_deliveries.ts";
 import { registerSecurityLog } from "./security_log.ts";
 import { registerApplications } from "./applications.ts";
 import { registerReviews } from "./reviews/reviews.ts";
+import { registerAlerts } from "./alerts/alerts.ts";
 
 export const API_PREFIXES = ["/api/v1", "/v1"] as const;
 
@@ -50,6 +51,7 @@ export function createApi(...more: Register[]): Router {
     registerExplore,
     registerApplications,
     registerReviews,
+    registerAlerts,
     ...more,
   );
 }

@@ -8,6 +8,7 @@ import { Application } from "../domain/application.ts";
 import { EVENT_TYPES, type EventType } from "../domain/event.ts";
 import { EVENT_READERS } from "../domain/event_access.ts";
 import { Review } from "../domain/reviews/review.ts";
+import { TaskMatched } from "../domain/alerts/match.ts";
 import { TaskDetail } from "../domain/task_view.ts";
 import { WebhookView } from "../domain/webhook.ts";
 import type { AppEnv } from "./env.ts";
@@ -32,6 +33,14 @@ const DATA: Record<EventResource, { schema: z.ZodType; what: string }> = {
   },
 };
 
+/** Types whose data is not their resource's usual shape. */
+const TYPE_DATA: Partial<Record<EventType, { schema: z.ZodType; what: string }>> = {
+  "task.matched": {
+    schema: TaskMatched,
+    what: "the alert's id and the task as explore lists it (distanceKm on a geo alert)",
+  },
+};
+
 const SUMMARIES: Record<EventType, string> = {
   "task.created": "One of the account's tasks was created",
   "task.updated": "One of the account's tasks was edited",
@@ -51,6 +60,7 @@ const SUMMARIES: Record<EventType, string> = {
     "An application the account is a party to was withdrawn (also by the applicant's account deletion)",
   "review.published":
     "A review the account wrote or received became visible: its counterpart reviewed back, or the 14-day window closed",
+  "task.matched": "A task was published that one of the account's enabled alerts matches",
 };
 
 const Headers = z.object({
@@ -75,7 +85,7 @@ function hearers(type: EventType): string {
 /** Registers one OpenAPI webhook per event type. */
 export function registerEventDocs(app: OpenAPIHono<AppEnv>) {
   for (const type of EVENT_TYPES) {
-    const data = DATA[type.split(".")[0] as EventResource];
+    const data = TYPE_DATA[type] ?? DATA[type.split(".")[0] as EventResource];
     const name = type.split(/[._]/).map((w) => w[0].toUpperCase() + w.slice(1)).join("");
     const envelope = z.object({
       id: z.string().openapi({ example: "evt_01JD3YQ5G7N9J7M2X4W8T6V0KC" }),

@@ -33,6 +33,8 @@ async function bench(handle: (p: JobPayload) => Promise<JobOutcome> = () => Prom
     task_declines: run,
     review_window: run,
     review_published: run,
+    alert_match: run,
+    alert_forget: run,
   };
   const runners: JobRunner[] = [];
   const runner = (leaseMs = 10_000) => {

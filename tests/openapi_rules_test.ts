@@ -140,7 +140,8 @@ async function world(svc: TestContext) {
     url: "https://1.1.1.1/hook",
     events: ["*"],
   });
-  return { owner, applicant, third, task, application, project, key, hook, done };
+  const alert = await json("/alerts", owner.token, { name: "a", filters: { countryCode: "FR" } });
+  return { owner, applicant, third, task, application, project, key, hook, done, alert };
 }
 
 function bodyCases(w: Awaited<ReturnType<typeof world>>): Record<string, BodyCase> {
@@ -233,6 +234,19 @@ function bodyCases(w: Awaited<ReturnType<typeof world>>): Record<string, BodyCas
       path: `/applications/${w.application.id}`,
       token: applicant.token,
       valid: { status: "withdrawn" },
+    },
+    "post /alerts": {
+      path: "/alerts",
+      token: owner.token,
+      valid: {
+        name: "Pianos",
+        filters: { search: "piano", payment: "Paid", latitude: 48.8, longitude: 2.3, radiusKm: 9 },
+      },
+    },
+    "patch /alerts/{id}": {
+      path: `/alerts/${w.alert.id}`,
+      token: owner.token,
+      valid: { name: "Paris", filters: { cityName: "Paris", minBudget: 10 }, enabled: true },
     },
   };
 }

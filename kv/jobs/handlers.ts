@@ -1,4 +1,6 @@
 /** The handler of each kind of job. */
+import { matchTask } from "../alerts/matching.ts";
+import { forgetMatches } from "../alerts/store.ts";
 import { settleImpliedDeclines } from "../application_declines.ts";
 import { keyNotice } from "../key_notices.ts";
 import { publishReview } from "../reviews/events.ts";
@@ -15,4 +17,6 @@ export const jobHandlers: JobHandlers = {
   task_declines: settleImpliedDeclines,
   review_window: closeReviewWindow,
   review_published: publishReview,
+  alert_match: matchTask,
+  alert_forget: forgetMatches,
 };

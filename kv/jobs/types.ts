@@ -37,7 +37,11 @@ export type JobPayload =
   /** Closes a completed task's review window and shows its hidden reviews, from `after` on. */
   | { kind: "review_window"; taskId: string; after?: string }
   /** Raises `review.published` for both parties of a review that became visible. */
-  | { kind: "review_published"; taskId: string; reviewerId: string; revieweeId: string };
+  | { kind: "review_published"; taskId: string; reviewerId: string; revieweeId: string }
+  /** Matches a newly published task against the alerts (kv/alerts/matching.ts). */
+  | { kind: "alert_match"; taskId: string }
+  /** Deletes a deleted alert's matches. */
+  | { kind: "alert_forget"; alertId: string };
 
 export type JobKind = JobPayload["kind"];
 

@@ -16,6 +16,8 @@ const SCOPE_HINTS: Record<Scope, string> = {
   "applications:write": "Apply to tasks; accept, decline or withdraw applications",
   "reviews:read": "List your own reviews, hidden ones included",
   "reviews:write": "Review the other side of a completed task",
+  "alerts:read": "List your task alerts and the tasks they matched",
+  "alerts:write": "Create, change and delete your task alerts",
 };
 
 const EXPIRY_DAYS = [7, 30, 90, 365] as const;

@@ -3,6 +3,7 @@
  * view, Settings' navigation and views, and the dialogs, each from its own module. The data
  * arrives later from the JSON API.
  */
+import { AlertMatchesDialog, AlertsView, CreateAlertDialog } from "./alerts_page.tsx";
 import { AuthView } from "./auth_view.tsx";
 import { ConfirmDialog, SecretDialog } from "./common_dialogs.tsx";
 import { CreateKeyDialog, EditKeyDialog } from "./key_forms.tsx";
@@ -39,6 +40,9 @@ function SideNav() {
               <a href="#webhooks" data-view="webhooks">Webhooks</a>
             </li>
           </ul>
+        </li>
+        <li>
+          <a href="#alerts" data-view="alerts">Task alerts</a>
         </li>
         <li>
           <a href="#security-log" data-view="security-log">Security log</a>
@@ -82,6 +86,7 @@ export function DashboardPage(props: { assets: PageAssets }) {
             <div class="content">
               <KeysView />
               <WebhooksView />
+              <AlertsView />
               <SecurityLogView />
               <ProfileView />
             </div>
@@ -94,6 +99,8 @@ export function DashboardPage(props: { assets: PageAssets }) {
         <UsageDialog />
         <CreateWebhookDialog />
         <DeliveriesDialog />
+        <CreateAlertDialog />
+        <AlertMatchesDialog />
         <ConfirmDialog />
       </body>
     </html>

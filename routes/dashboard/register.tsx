@@ -21,6 +21,7 @@ import keyActionsPart from "./script/key_actions.js" with { type: "text" };
 import keyUsagePart from "./script/key_usage.js" with { type: "text" };
 import webhooksPart from "./script/webhooks.js" with { type: "text" };
 import securityLogPart from "./script/security_log.js" with { type: "text" };
+import alertsPart from "./script/alerts.js" with { type: "text" };
 import baseStyle from "./styles/base.css" with { type: "text" };
 import controlsStyle from "./styles/controls.css" with { type: "text" };
 import formsStyle from "./styles/forms.css" with { type: "text" };
@@ -75,6 +76,7 @@ const script = await asset(
     { name: "key_usage.js", source: keyUsagePart },
     { name: "webhooks.js", source: webhooksPart },
     { name: "security_log.js", source: securityLogPart },
+    { name: "alerts.js", source: alertsPart },
   ], ["chart.js"]),
   "text/javascript; charset=utf-8",
 );

@@ -11,6 +11,7 @@ import { loadKeys } from "./keys_table.js";
 const VIEWS = {
   "api-keys": "API Keys",
   "webhooks": "Webhooks",
+  "alerts": "Task alerts",
   "security-log": "Security log",
   "profile": "Profile",
 };

@@ -1,0 +1,147 @@
+/**
+ * Alerts for the alerts bench, spread like the explore bench's tasks: alert `i` is drawn around
+ * explore task `i`'s place and words (bench/explore_data.ts), a pure function of `i`; and a bulk
+ * loader that files them as the service's index does (same anchors, same pages), without the
+ * per-alert atomics that a load of 100,000 does not need.
+ */
+import { alertCriteria, AlertFilters, type AlertRecord } from "../domain/alerts/alert.ts";
+import { anchorsOf } from "../domain/alerts/anchors.ts";
+import {
+  anchorEntryKey,
+  ANY_PAGE,
+  encodePage,
+  type IndexedAlert,
+  PAGE_BYTES,
+  type WordPage,
+} from "../kv/alerts/index.ts";
+import { alerts } from "../kv/keys.ts";
+import { seededRandom } from "../scripts/seeded_random.ts";
+import { generateTask } from "./explore_data.ts";
+
+/**
+ * Shares of the alert kinds (the rest, 1%: payment or minBudget only, matching tasks anywhere).
+ * Most alerts are what the issue's example is, "near me, this kind of job": a place, often with
+ * a word; a tenth are country-wide on a word, a few worldwide on a word.
+ */
+const KINDS: [string, number][] = [
+  ["geo", 0.55],
+  ["city", 0.20],
+  ["region", 0.05],
+  ["country", 0.10],
+  ["search", 0.09],
+];
+
+// The words of explore's title openings ("Looking for help with"): a job alert names the job.
+const GENERIC = new Set([
+  "help",
+  "with",
+  "need",
+  "someone",
+  "looking",
+  "quick",
+  "job:",
+  "weekend",
+  "help:",
+  "urgent:",
+  "volunteer",
+  "needed",
+  "paid",
+  "gig:",
+]);
+
+function pick<T>(list: readonly T[], rnd: () => number): T {
+  return list[Math.floor(rnd() * list.length)];
+}
+
+/** Alert `i` of `n`: its kind, place and words from explore bench task `i`. */
+export function benchAlert(i: number, n: number): AlertRecord {
+  const rnd = seededRandom(0xa1e7 + i * 2654435761);
+  rnd();
+  const task = generateTask(i, n, 7);
+  const loc = task.location;
+  const words = task.title.split(/\s+/).filter((w) =>
+    w.length >= 4 && !GENERIC.has(w.toLowerCase())
+  );
+  let r = rnd();
+  const kind = KINDS.find(([, share]) => (r -= share) < 0)?.[0] ?? "any";
+  const f: Record<string, unknown> = {};
+  const [lon, lat] = loc.coordinates;
+  if (kind === "geo") {
+    Object.assign(f, { latitude: lat, longitude: lon, radiusKm: pick([1, 2, 5, 10, 25], rnd) });
+  }
+  if (kind === "city") f.cityName = loc.name;
+  if (kind === "region") f.regionName = loc.name;
+  if (kind === "country") f.countryCode = loc.countryCode ?? "FR";
+  const withWord = kind === "country" || kind === "search" || (kind !== "any" && rnd() < 0.6);
+  if (withWord) f.search = pick(words, rnd) ?? "help";
+  if (rnd() < 0.2) f.payment = "Paid";
+  if (kind === "any" || rnd() < 0.1) f.minBudget = pick([20, 50, 100, 200], rnd);
+  const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+  return {
+    id: `a${i.toString(16).padStart(7, "0")}-0000-4000-8000-000000000000`,
+    userId: `00000000-0000-4000-b000-${(i % 20_000).toString(16).padStart(12, "0")}`,
+    name: `alert ${i}`,
+    filters: AlertFilters.parse(f),
+    enabled: true,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+const encoder = new TextEncoder();
+
+/** Files alerts 0..n-1 in the index; answers the number of index entries and word pages. */
+export async function loadAlerts(
+  kv: Deno.Kv,
+  n: number,
+): Promise<{ entries: number; pages: number }> {
+  const byPrefix = new Map<string, IndexedAlert[]>();
+  let op = kv.atomic();
+  let mutations = 0;
+  let entries = 0;
+  const flush = async () => {
+    if (mutations > 0 && !(await op.commit()).ok) throw new Error("bulk load failed");
+    op = kv.atomic();
+    mutations = 0;
+  };
+  for (let i = 0; i < n; i++) {
+    const alert = benchAlert(i, n);
+    const indexed: IndexedAlert = { id: alert.id, userId: alert.userId, filters: alert.filters };
+    for (const anchor of anchorsOf(alertCriteria(alert.filters))) {
+      if (anchor.kind === "word" || anchor.kind === "any") {
+        const prefix = anchor.kind === "word" ? anchor.prefix : ANY_PAGE;
+        const list = byPrefix.get(prefix) ?? [];
+        list.push(indexed);
+        byPrefix.set(prefix, list);
+        continue;
+      }
+      op.set(anchorEntryKey(anchor, alert.id), indexed);
+      entries++;
+      if (++mutations >= 500) await flush();
+    }
+  }
+  await flush();
+  let pageCount = 0;
+  for (const [prefix, list] of byPrefix) {
+    const pages: WordPage[] = [{ entries: [] }];
+    // Sizes added up entry by entry, with room for the page's own members ("more").
+    let bytes = 64;
+    for (const entry of list) {
+      const size = encoder.encode(JSON.stringify(entry)).byteLength + 1;
+      if (bytes + size > PAGE_BYTES) {
+        pages.push({ entries: [] });
+        bytes = 64;
+      }
+      pages[pages.length - 1].entries.push(entry);
+      bytes += size;
+    }
+    if (pages.length > 1) pages[0].more = pages.length - 1;
+    for (const [k, page] of pages.entries()) {
+      op.set(alerts.wordPage(prefix, k), encodePage(page));
+      pageCount++;
+      if (++mutations >= 10) await flush();
+    }
+  }
+  await flush();
+  return { entries, pages: pageCount };
+}
