@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import type { ExploreFilters } from "../domain/explore.ts";
 import { queryWords } from "../domain/text.ts";
+import { exploreByDistance } from "../kv/explore_distance.ts";
 import { exploreTasks } from "../kv/explore_query.ts";
 import { withLatency } from "../kv/latency.ts";
 import { generateTasks, reference, writeTask } from "./explore_fixtures.ts";
@@ -50,6 +51,29 @@ Deno.test("explore's first pages wait for at most two round trips, three with a 
       assert.ok(await page({ search, geo: paris, payment: "Pro-bono" }) <= 3);
       assert.ok(await page({ search, countryCode: "JP", payment: "Paid" }) <= 3);
       assert.ok(await page({ search, geo: { ...paris, radiusKm: 3 } }) <= 3);
+    },
+  );
+
+  await t.step(
+    "rule: a nearest-first page reads its counters and the point's cells, then the cells that hold it",
+    async () => {
+      // Read cell after cell, a page waited for one list per cell and per finer level: 8 to 22
+      // round trips. The whole page's cells, sized by the density the probes find, go in one batch.
+      const nearest = async (geo: { lon: number; lat: number; radiusKm: number }) => {
+        const filters: ExploreFilters = { search: [], geo };
+        const { value, trips } = await slow.traced(() =>
+          exploreByDistance(slow.kv, { filters, limit: 20 })
+        );
+        const want = reference(tasks, filters).length;
+        assert.equal(value.items.length, Math.min(20, want), JSON.stringify(geo));
+        return trips.sequential;
+      };
+      const paris = { lon: 2.3522, lat: 48.8566 };
+      assert.ok(await nearest({ ...paris, radiusKm: 10 }) <= 2);
+      assert.ok(await nearest({ ...paris, radiusKm: 100 }) <= 2);
+      assert.ok(await nearest({ lon: 139.6917, lat: 35.6895, radiusKm: 500 }) <= 2);
+      // A sparse area: the counters' even spread sizes the batch.
+      assert.ok(await nearest({ lon: 30, lat: 0, radiusKm: 2000 }) <= 2);
     },
   );
 });
