@@ -206,7 +206,7 @@ export async function exploreByDistance(
       extraKm: layer.maxRadiusKm,
     }).cells.map((hash) => ({ layer, hash }))
   );
-  const probeCells = probeAround(kv, geo, splitAbove);
+  const probeCells = probeAround(kv, geo, { limit: splitAbove });
   work.lists += probeCells.length;
   const [hidden, sizes, probes] = await Promise.all([
     pendingPurges(kv),

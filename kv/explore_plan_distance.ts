@@ -28,9 +28,13 @@ export interface Probe {
 }
 
 /** Reads the city layer's cells around the point, each up to `limit` entries, in parallel. */
-export function probeAround(kv: Deno.Kv, geo: GeoFilter, limit: number): Promise<Probe>[] {
+export function probeAround(
+  kv: Deno.Kv,
+  geo: GeoFilter,
+  { limit, precisions = PROBE_PRECISIONS }: { limit: number; precisions?: number[] },
+): Promise<Probe>[] {
   const layer = GEO_LAYERS[0];
-  return PROBE_PRECISIONS.map(async (p) => {
+  return precisions.map(async (p) => {
     const hash = geohashEncode(geo.lon, geo.lat, p);
     const entries: Probe["entries"] = [];
     const iter = kv.list<ExploreCard>(explore.byPointRange(layer.name, hash), {
@@ -88,6 +92,11 @@ export class Density {
     const { layer, hash, size } = cell;
     if (cell.at > local) return size / 32 ** (hash.length - COUNT_PRECISION);
     return Math.min(size, (this.#perLayer.get(layer.name) ?? 0) * cellAreaKm2(hash));
+  }
+
+  /** Tasks per km² of the layer around the point. */
+  perKm2(layer: GeoLayer): number {
+    return this.#perLayer.get(layer.name) ?? 0;
   }
 
   /**

@@ -8,7 +8,8 @@ import { queryWords } from "../domain/text.ts";
 import { exploreByDistance } from "../kv/explore_distance.ts";
 import { exploreTasks } from "../kv/explore_query.ts";
 import { withLatency } from "../kv/latency.ts";
-import { generateTasks, reference, writeTask } from "./explore_fixtures.ts";
+import { generateTasks, near, PLACES, reference, writeTask } from "./explore_fixtures.ts";
+import { seededRandom } from "../scripts/seeded_random.ts";
 
 Deno.test("explore's first pages wait for at most two round trips, three with a search and a place", async (t) => {
   await using kv = await Deno.openKv(":memory:");
@@ -51,6 +52,32 @@ Deno.test("explore's first pages wait for at most two round trips, three with a 
       assert.ok(await page({ search, geo: paris, payment: "Pro-bono" }) <= 3);
       assert.ok(await page({ search, countryCode: "JP", payment: "Paid" }) <= 3);
       assert.ok(await page({ search, geo: { ...paris, radiusKm: 3 } }) <= 3);
+    },
+  );
+
+  await t.step(
+    "rule: a small circle in a city reads deep enough in its first lists for the page",
+    async () => {
+      // Sized by an even spread over precision-2 cells, a city's first lists were far too
+      // shallow: the page waited for two refills one after another. (A 3 km circle here holds a
+      // dozen tasks among 600: its page reads past one list's largest first batch, 3 round trips.)
+      await using dense = await Deno.openKv(":memory:");
+      const rnd = seededRandom(52);
+      const city = generateTasks(52, 600).map((task) => ({
+        ...task,
+        status: "published" as const,
+        location: { ...task.location, type: "city" as const, coordinates: near(rnd, PLACES[0]) },
+      }));
+      for (const task of city) await writeTask(dense, null, task);
+      const counted = withLatency(dense, 0);
+      for (const radiusKm of [10, 20]) {
+        const filters = { search: [], geo: { lon: 2.3522, lat: 48.8566, radiusKm } };
+        const { value, trips } = await counted.traced(() =>
+          exploreTasks(counted.kv, { filters, limit: 20 })
+        );
+        assert.deepEqual(value.items, reference(city, filters).slice(0, 20));
+        assert.ok(trips.sequential <= 2, `${radiusKm} km: ${trips.sequential} round trips`);
+      }
     },
   );
 
