@@ -35,7 +35,7 @@ const PROBED_RADIUS_KM = 30;
 const PROBE_PRECISIONS = [5, 6];
 const PROBE_LIMIT = 32;
 /** First lists read this many times what the centre's density says (it falls off within a city). */
-const DENSITY_SAFETY = 2.5;
+const DENSITY_SAFETY = 2;
 
 interface CellPlan {
   cell: string;
@@ -182,8 +182,14 @@ function localDepth(
     for (const cell of coarse) byCell.set(countId(layer, cell), counts[at++]);
   }
   const density = new Density(geo, probes, byCell);
-  const area = capAreaKm2(geo.radiusKm);
-  const matches = GEO_LAYERS.reduce((sum, layer) => sum + density.perKm2(layer) * area, 0);
+  // A radius-type task matches from as far as the circle plus its own radius (taken at half its
+  // class's largest), but no layer holds more than its counter cells' tasks.
+  const matches = layers.reduce((sum, { layer, coarse }, l) => {
+    const reach = capAreaKm2(geo.radiusKm + layer.maxRadiusKm / 2);
+    const before = layers.slice(0, l).reduce((n, x) => n + x.coarse.length, 0);
+    const inCells = counts.slice(before, before + coarse.length).reduce((a, b) => a + b, 0);
+    return sum + Math.min(inCells, density.perKm2(layer) * reach);
+  }, 0);
   const share = Math.min(1, (limit + 1) / Math.max(1, matches));
   return (layer, cell, parentCount) => {
     const held = Math.min(parentCount, density.perKm2(layer) * cellAreaKm2(cell));
