@@ -252,10 +252,11 @@ export async function exploreByDistance(
   const local = 2 * density.reach(0, limit + 1);
   const from = after?.d ?? 0;
   const status = ({ layer, hash, size, at }: CellNode) => {
-    if (layer === cityLayer) {
-      if (whole.some((w) => hash.startsWith(w))) return "read";
-      if (whole.some((w) => w.startsWith(hash))) return "split";
-    }
+    if (layer === cityLayer && whole.some((w) => hash.startsWith(w))) return "read";
+    // A counter cell of few tasks is read whole in one list (a probe's tasks read again enter
+    // the queue once): split, its finer cells within reach would take a list each.
+    if (hash.length === COUNT_PRECISION && size <= splitAbove) return "fetch";
+    if (layer === cityLayer && whole.some((w) => w.startsWith(hash))) return "split";
     const splittable = hash.length < POINT_PRECISION;
     if (splittable && density.expected({ layer, hash, size, at }, local) > splitAbove) {
       return "split";
