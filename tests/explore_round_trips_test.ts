@@ -56,7 +56,7 @@ Deno.test("explore's first pages wait for at most two round trips, three with a 
   );
 
   await t.step(
-    "rule: a small circle in a city reads deep enough in its first lists for the page",
+    "rule: a small circle or viewport in a city reads as deep as the page needs in its first lists",
     async () => {
       // Sized by an even spread over precision-2 cells, a city's first lists were far too
       // shallow: the page waited for two refills one after another. (A 3 km circle here holds a
@@ -78,6 +78,16 @@ Deno.test("explore's first pages wait for at most two round trips, three with a 
         assert.deepEqual(value.items, reference(city, filters).slice(0, 20));
         assert.ok(trips.sequential <= 2, `${radiusKm} km: ${trips.sequential} round trips`);
       }
+      // A city viewport: its first lists sized by the same density read what the page needs,
+      // not each stream whole.
+      const bbox = { minLon: 2.25, minLat: 48.8, maxLon: 2.45, maxLat: 48.92 };
+      const { value, trips } = await counted.traced(() =>
+        exploreTasks(counted.kv, { filters: { search: [], bbox }, limit: 20 })
+      );
+      assert.deepEqual(value.items, reference(city, { search: [], bbox }).slice(0, 20));
+      assert.ok(trips.sequential <= 2, `viewport: ${trips.sequential} round trips`);
+      // Sized by an even spread, its streams were read whole: 291 entries here.
+      assert.ok(value.work.entries <= 260, `viewport: ${value.work.entries} entries`);
     },
   );
 
