@@ -4,11 +4,18 @@
  * cells only have to hold every task in the box, never only those.
  */
 import { bboxParts, type BoundingBox } from "../domain/bbox.ts";
-import { geohashBounds, geohashEncode } from "../domain/geohash.ts";
-import type { GeoBox } from "../domain/geo.ts";
+import { cellAreaKm2, geohashBounds, geohashEncode } from "../domain/geohash.ts";
+import { EARTH_RADIUS_KM, type GeoBox } from "../domain/geo.ts";
 import { COUNT_PRECISION, GEO_LAYERS } from "./explore_index.ts";
 import type { CounterReader, Driver, PlanQuery } from "./explore_plan.ts";
-import { FIRST_BATCH, MAX_FIRST_BATCH, PrefixStream } from "./explore_stream.ts";
+import { countId, Density, probeAround } from "./explore_plan_distance.ts";
+import {
+  ENTRY_COST,
+  FIRST_BATCH,
+  LIST_COST,
+  MAX_FIRST_BATCH,
+  PrefixStream,
+} from "./explore_stream.ts";
 import { explore } from "./keys.ts";
 
 /** Past this many counter cells per layer the box is no narrower than a whole scan: no driver. */
@@ -17,6 +24,22 @@ export const MAX_BOX_CELLS = 64;
 const MAX_FINE_CELLS = 32;
 /** A counter cell holding more tasks than this is read through finer cells where it can be. */
 const SPLIT_ABOVE = 64;
+/**
+ * A box up to this area (km², a city viewport) also reads the city cells around its centre with
+ * its counters: their density sizes the first lists, which an even spread over precision-2 cells
+ * turns into whole-stream reads in a city.
+ */
+const PROBED_AREA_KM2 = 5000;
+const PROBE_PRECISIONS = [5, 6];
+const PROBE_LIMIT = 32;
+/** First lists read this many times what the centre's density says the page needs. */
+const DENSITY_SAFETY = 2;
+const RAD = Math.PI / 180;
+
+function areaKm2(box: GeoBox): number {
+  return EARTH_RADIUS_KM ** 2 * (box.maxLon - box.minLon) * RAD *
+    Math.abs(Math.sin(box.maxLat * RAD) - Math.sin(box.minLat * RAD));
+}
 
 /** The overlap of two rectangles that do not wrap, or null. */
 function intersect(a: GeoBox, b: GeoBox): GeoBox | null {
@@ -72,10 +95,32 @@ export async function bboxDriver(
   }
   if (coarse.size > MAX_BOX_CELLS) return null;
   const parents = [...coarse];
-  const n = await counts(
-    GEO_LAYERS.flatMap((layer) => parents.map((cell) => explore.count("cell", layer.name, cell))),
-  );
-  const plans: { layer: string; cell: string; size: number }[] = [];
+  const boxKm2 = parts.reduce((sum, p) => sum + areaKm2(p), 0);
+  const centre = parts.length === 1 && after === null && boxKm2 <= PROBED_AREA_KM2
+    ? { lon: (bbox.minLon + bbox.maxLon) / 2, lat: (bbox.minLat + bbox.maxLat) / 2, radiusKm: 0 }
+    : null;
+  const probing = centre
+    ? Promise.all(probeAround(kv, centre, { limit: PROBE_LIMIT, precisions: PROBE_PRECISIONS }))
+    : null;
+  const [n, probes] = await Promise.all([
+    counts(
+      GEO_LAYERS.flatMap((layer) => parents.map((cell) => explore.count("cell", layer.name, cell))),
+    ),
+    probing,
+  ]);
+  let density: Density | null = null;
+  if (centre && probes) {
+    work.lists += probes.length;
+    for (const p of probes) work.entries += p.entries.length;
+    work.units += probes.reduce((u, p) => u + LIST_COST + p.entries.length * ENTRY_COST, 0);
+    const byCell = new Map<string, number>();
+    let i = 0;
+    for (const layer of GEO_LAYERS) {
+      for (const cell of parents) byCell.set(countId(layer, cell), n[i++]);
+    }
+    density = new Density(centre, probes, byCell);
+  }
+  const plans: { layer: string; cell: string; size: number; local: number }[] = [];
   let estimate = 0;
   let upper = 0;
   let at = 0;
@@ -97,10 +142,20 @@ export async function bboxDriver(
         }
       }
       const size = count / chosen.length;
-      for (const cell of chosen) plans.push({ layer: layer.name, cell, size });
+      for (const cell of chosen) {
+        // Tasks the cell holds at the centre's density, at most its counter cell's.
+        const local = density ? Math.min(count, density.perKm2(layer) * cellAreaKm2(cell)) : -1;
+        plans.push({ layer: layer.name, cell, size, local });
+      }
     }
   }
   const pageShare = Math.min(1, (limit + 1) / Math.max(estimate, 1));
+  // With the centre's density: the page reads the same newest share of every stream, (limit + 1)
+  // over the matches the box holds at that density.
+  const matches = density
+    ? GEO_LAYERS.reduce((sum, layer) => sum + density.perKm2(layer) * boxKm2, 0)
+    : 0;
+  const localShare = Math.min(1, (limit + 1) / Math.max(1, matches));
   return {
     name: "bbox",
     estimate,
@@ -108,10 +163,8 @@ export async function bboxDriver(
     wordsFromDocs: true,
     streams: () =>
       plans.map((p) => {
-        const batch = Math.min(
-          MAX_FIRST_BATCH,
-          Math.max(FIRST_BATCH, Math.ceil(pageShare * p.size) + 1),
-        );
+        const wanted = p.local >= 0 ? DENSITY_SAFETY * localShare * p.local : pageShare * p.size;
+        const batch = Math.min(MAX_FIRST_BATCH, Math.max(FIRST_BATCH, Math.ceil(wanted) + 1));
         const prefix = explore.byCellPrefix(p.layer, p.cell);
         return new PrefixStream(kv, { prefix, before: after, work, batch });
       }),

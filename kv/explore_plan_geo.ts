@@ -6,7 +6,7 @@ import { cellAreaKm2 } from "../domain/geohash.ts";
 import { coverCircle } from "../domain/geohash_cover.ts";
 import { capAreaKm2 } from "../domain/geo.ts";
 import type { GeoFilter } from "../domain/explore.ts";
-import { COUNT_PRECISION, GEO_LAYERS } from "./explore_index.ts";
+import { COUNT_PRECISION, GEO_LAYERS, type GeoLayer } from "./explore_index.ts";
 import type { CounterReader, Driver, PlanQuery } from "./explore_plan.ts";
 import {
   ENTRY_COST,
@@ -16,6 +16,7 @@ import {
   PrefixStream,
 } from "./explore_stream.ts";
 import { explore } from "./keys.ts";
+import { countId, Density, type Probe, probeAround } from "./explore_plan_distance.ts";
 
 /** Most cells a finer cover may take before the planner stops considering it (CPU bound). */
 export const MAX_FINE_CELLS = 32;
@@ -24,6 +25,17 @@ export const MAX_FINE_CELLS = 32;
  * entries and lists at 100k and 1M bench tasks among 1, 2, 3 and 10.
  */
 const SHARE_SAFETY = 3;
+/**
+ * A circle up to this radius (km) also reads the city cells around its centre (probes of about
+ * 4.9 and 1.2 km) alongside its counters: the local density sizes its first lists, which an
+ * even spread over precision-2 cells sets far too shallow in a city (a page then waited for two
+ * refills, one after another).
+ */
+const PROBED_RADIUS_KM = 30;
+const PROBE_PRECISIONS = [5, 6];
+const PROBE_LIMIT = 32;
+/** First lists read this many times what the centre's density says (it falls off within a city). */
+const DENSITY_SAFETY = 2;
 
 interface CellPlan {
   cell: string;
@@ -92,7 +104,15 @@ export async function geoDriver(
   for (const { layer, coarse } of layers) {
     for (const cell of coarse) counterKeys.push(explore.count("cell", layer.name, cell));
   }
-  const n = await counts(counterKeys);
+  const probing = geo.radiusKm <= PROBED_RADIUS_KM && after === null
+    ? Promise.all(probeAround(kv, geo, { limit: PROBE_LIMIT, precisions: PROBE_PRECISIONS }))
+    : null;
+  const [n, probes] = await Promise.all([counts(counterKeys), probing]);
+  if (probes) {
+    work.lists += probes.length;
+    for (const p of probes) work.entries += p.entries.length;
+    work.units += probes.reduce((u, p) => u + LIST_COST + p.entries.length * ENTRY_COST, 0);
+  }
   let estimate = 0;
   let upper = 0;
   let at = 0;
@@ -117,12 +137,15 @@ export async function geoDriver(
   // up to its largest radius and assumes an even spread, so it runs high outside cities, and a
   // coarse cell read deeper than planned costs in proportion to its whole size.
   const planShare = Math.min(1, SHARE_SAFETY * share);
+  const deep = probes ? localDepth(geo, { layers, counts: n, probes, limit }) : null;
   const plans: { prefix: Deno.KvKey; batch: number }[] = [];
   for (const { layer, parents, finer } of sized) {
     for (const parent of parents) {
       for (const { cell, size } of cheapestCells(parent, finer, planShare)) {
         // One more than expected, so that a stream read whole knows it is done.
-        const batch = Math.min(MAX_FIRST_BATCH, Math.max(FIRST_BATCH, Math.ceil(share * size) + 1));
+        const even = Math.ceil(share * size) + 1;
+        const local = deep ? deep(layer, cell, parent.count) : 0;
+        const batch = Math.min(MAX_FIRST_BATCH, Math.max(FIRST_BATCH, even, local));
         plans.push({ prefix: explore.byCellPrefix(layer.name, cell), batch });
       }
     }
@@ -136,5 +159,40 @@ export async function geoDriver(
       plans.map((p) =>
         new PrefixStream(kv, { prefix: p.prefix, before: after, work, batch: p.batch })
       ),
+  };
+}
+
+/**
+ * First batches from the density around a small circle's centre: with matches spread evenly in
+ * time, the page reads the same newest share of every stream, (limit + 1) / the matches the
+ * circle holds, of a cell holding at most its counter cell's tasks.
+ */
+function localDepth(
+  geo: GeoFilter,
+  { layers, counts, probes, limit }: {
+    layers: { layer: GeoLayer; coarse: string[] }[];
+    counts: number[];
+    probes: Probe[];
+    limit: number;
+  },
+): (layer: GeoLayer, cell: string, parentCount: number) => number {
+  const byCell = new Map<string, number>();
+  let at = 0;
+  for (const { layer, coarse } of layers) {
+    for (const cell of coarse) byCell.set(countId(layer, cell), counts[at++]);
+  }
+  const density = new Density(geo, probes, byCell);
+  // A radius-type task matches from as far as the circle plus its own radius (taken at half its
+  // class's largest), but no layer holds more than its counter cells' tasks.
+  const matches = layers.reduce((sum, { layer, coarse }, l) => {
+    const reach = capAreaKm2(geo.radiusKm + layer.maxRadiusKm / 2);
+    const before = layers.slice(0, l).reduce((n, x) => n + x.coarse.length, 0);
+    const inCells = counts.slice(before, before + coarse.length).reduce((a, b) => a + b, 0);
+    return sum + Math.min(inCells, density.perKm2(layer) * reach);
+  }, 0);
+  const share = Math.min(1, (limit + 1) / Math.max(1, matches));
+  return (layer, cell, parentCount) => {
+    const held = Math.min(parentCount, density.perKm2(layer) * cellAreaKm2(cell));
+    return Math.ceil(DENSITY_SAFETY * share * held) + 1;
   };
 }
