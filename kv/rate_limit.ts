@@ -5,9 +5,10 @@
  * (one atomic per use) are in `kv/exact_limit.ts`.
  */
 import { commit } from "./commit.ts";
-import { type GiveBack, type Grant, LeaseLedger } from "../domain/lease_ledger.ts";
+import { type GiveBack, type Grant, type Lease, LeaseLedger } from "../domain/lease_ledger.ts";
+import type { Reclaim } from "../domain/lease_claims.ts";
 import { slotLeavesAt, type WindowDecision, type WindowLimit } from "../domain/rate_window.ts";
-import { readWindow } from "./exact_limit.ts";
+import { type LeaseValue, readWindow } from "./exact_limit.ts";
 import { rateLimits } from "./keys.ts";
 import { dueMarker, sweepRateSlots } from "./rate_sweep.ts";
 
@@ -46,6 +47,12 @@ const SWEEP_INTERVAL_MS = 5_000;
 // Unspent units of a slot that leaves its window sooner than this are not given back (they stay
 // counted until it leaves): a give-back landing on a slot already swept would wrap around.
 const KEEP_MS = 10 * 60_000;
+// Blocks are claimed a slice at a time: a quarter of the block, at least 8 units (a block of 8 or
+// fewer is claimed whole at its grant and has no record). A dead instance keeps counted at most
+// what it spent and a slice and a half; smaller slices would cost a commit more per slice.
+const SLICES = { min: 8, parts: 4 };
+// Run-out leases a grant reclaims at most: with its version check, within denokv's 10 checks.
+const MAX_RECLAIMS = 8;
 // Mutations per atomic (KV takes at most 1,000), and grant attempts before a request fails.
 const MUTATIONS_PER_ATOMIC = 500;
 // Background renewals in flight at once, so that a tick with many subjects in use does not flood KV.
@@ -68,6 +75,8 @@ interface Subject {
   marked: number;
   /** A read of the window started ahead of the subject's first decision (`prefetch`). */
   prefetched: { at: number; read: ReturnType<typeof readWindow> } | null;
+  /** The raise of a lease's claim mark under way, which requests out of claimed units wait on. */
+  claiming: Promise<void> | null;
 }
 
 /**
@@ -95,8 +104,16 @@ export class SharedRateLimiter {
       const decision = subject.ledger.spend(this.now(), policy.limit);
       if (decision) {
         // A tick may have dropped it while the grant ran: keep it, or its lease is never given back.
-        if (decision.allowed) this.#subjects.set(id, subject);
+        if (decision.allowed) {
+          this.#subjects.set(id, subject);
+          // Half the slice spent: the next one is claimed in the background, nobody waits for it.
+          this.#claim(subject, false).catch(() => {});
+        }
         return decision;
+      }
+      if (subject.ledger.waitsForClaim(this.now())) {
+        await this.#claim(subject, true);
+        continue;
       }
       const refused = await (subject.granting ?? this.#grant(subject, policy.limit));
       if (refused) return refused;
@@ -142,11 +159,14 @@ export class SharedRateLimiter {
           share: SHARE,
           lastingShare: LASTING_SHARE,
           keepMs: KEEP_MS,
+          slices: SLICES,
+          maxReclaims: MAX_RECLAIMS,
         }),
         usedAt: -Infinity,
         granting: null,
         marked: -Infinity,
         prefetched: null,
+        claiming: null,
       };
       this.#subjects.set(id, subject);
     }
@@ -227,35 +247,63 @@ export class SharedRateLimiter {
         subject.prefetched = null;
         const fresh = ahead !== null && now - ahead.at <= PREFETCH_MS;
         if (fresh) now = ahead.at;
-        const { counts, version } = await (fresh
+        const { counts, version, records } = await (fresh
           ? ahead.read.catch(() =>
             readWindow(this.kv, { policy, subject: id, now: now = this.now() })
           )
           : readWindow(this.kv, { policy, subject: id, now }));
-        const plan = ledger.plan({ counts, now, limit, recheckMs: SYNC_INTERVAL_MS });
+        const plan = ledger.plan({
+          counts,
+          now,
+          limit,
+          recheckMs: SYNC_INTERVAL_MS,
+          records: records.map(({ key, value }) => ({ ...value, id: key[4] as string })),
+        });
         if (!isGrant(plan)) {
           return plan;
         }
         const op = this.kv.atomic()
           .check(version)
-          .sum(rateLimits.slot(policy.name, id, plan.slot), BigInt(plan.block))
-          .sum(rateLimits.version(policy.name, id), 1n)
           .mutate(...plan.backs.map((back) =>
             giveBack(policy.name, id, back)
           ));
-        if (plan.slot > subject.marked) {
+        // Leases that ran out (a dead instance's among them): each checked, so that its holder's
+        // raise of the claim mark and this give-back never both commit.
+        for (const reclaim of plan.reclaims) {
+          const entry = records.find((r) => r.key[4] === reclaim.id)!;
+          op.check(entry).delete(entry.key);
+          if (reclaim.count > 0) op.mutate(giveBack(policy.name, id, reclaim));
+        }
+        let record: string | null = null;
+        if (plan.block > 0) {
+          op.sum(rateLimits.slot(policy.name, id, plan.slot), BigInt(plan.block))
+            .sum(rateLimits.version(policy.name, id), 1n);
+        }
+        if (plan.claim < plan.block) {
+          record = crypto.randomUUID();
+          const value: LeaseValue = {
+            slot: plan.slot,
+            block: plan.block,
+            claimed: plan.claim,
+            until: plan.until,
+          };
+          op.set(rateLimits.lease(policy.name, id, record), value, {
+            expireIn: recordLife(plan.slot, policy.windowMs, now),
+          });
+        }
+        if (plan.block > 0 && plan.slot > subject.marked) {
           const leavesAt = slotLeavesAt(plan.slot, policy.windowMs);
           op.mutate(dueMarker({ leavesAt, policy: policy.name, subject: id, index: plan.slot }));
         }
-        let committed = false;
+        let result: Deno.KvCommitResult | Deno.KvCommitError | null = null;
         try {
-          committed = (await commit(op)).ok;
+          result = await commit(op);
         } finally {
-          if (!committed) ledger.abandon(plan);
+          if (!result?.ok) ledger.abandon(plan);
         }
-        if (committed) {
-          subject.marked = Math.max(subject.marked, plan.slot);
-          ledger.granted(plan, now);
+        if (result.ok) {
+          if (plan.block > 0) subject.marked = Math.max(subject.marked, plan.slot);
+          ledger.granted(plan, now, record ? { id: record, stamp: result.versionstamp } : null);
           return null;
         }
         if (round >= GRANT_ROUNDS) throw new Error("rate-limit lease kept conflicting");
@@ -270,12 +318,78 @@ export class SharedRateLimiter {
     return granting;
   }
 
+  /**
+   * Raises a live lease's claim mark by a slice when it is due (`force`: when its claimed units
+   * are all spent and requests wait), in an atomic checked against its record: a record reclaimed
+   * meanwhile (its lease ran out, as another instance's clock tells) fails it, and the lease is
+   * then spent no further than it had claimed.
+   */
+  #claim(subject: Subject, force: boolean): Promise<void> {
+    if (subject.claiming) return subject.claiming;
+    const due = subject.ledger.claimDue(this.now(), force);
+    if (!due) return Promise.resolve();
+    const { lease, to } = due;
+    const run = async () => {
+      let outcome: { to: number; stamp: string | null } | "lost" = "lost";
+      try {
+        outcome = await this.#raise(subject, lease, to);
+      } catch {
+        // Unknown whether it committed: spent no further than claimed (a grant reports the error).
+      } finally {
+        subject.ledger.claimSettled(lease, outcome);
+      }
+    };
+    const claiming = run().finally(() => {
+      subject.claiming = null;
+    });
+    subject.claiming = claiming;
+    return claiming;
+  }
+
+  async #raise(subject: Subject, lease: Lease, to: number) {
+    const { policy, id } = subject;
+    const record = lease.record!;
+    const key = rateLimits.lease(policy.name, id, record.id);
+    const op = this.kv.atomic().check({ key, versionstamp: record.stamp });
+    // Claimed whole: nothing is left to reclaim, and the record goes.
+    if (to >= lease.granted) op.delete(key);
+    else {
+      const value: LeaseValue = {
+        slot: lease.slot,
+        block: lease.granted,
+        claimed: to,
+        until: lease.until,
+      };
+      op.set(key, value, { expireIn: recordLife(lease.slot, policy.windowMs, this.now()) });
+    }
+    const result = await commit(op);
+    if (!result.ok) return "lost" as const;
+    return { to, stamp: to >= lease.granted ? null : result.versionstamp };
+  }
+
+  /**
+   * At a pause or a stop: reclaims this instance's own records, so that the unclaimed units of
+   * its live leases go back now, not when they run out. A record that moved was reclaimed already.
+   */
+  async #reclaimOwn(subject: Subject, records: (Reclaim & { stamp: string })[]) {
+    const { policy, id } = subject;
+    await Promise.all(records.map(async (reclaim) => {
+      const key = rateLimits.lease(policy.name, id, reclaim.id);
+      const op = this.kv.atomic().check({ key, versionstamp: reclaim.stamp }).delete(key);
+      if (reclaim.count > 0) op.mutate(giveBack(policy.name, id, reclaim));
+      if ((await commit(op)).ok) subject.ledger.reclaimed(reclaim);
+    }));
+  }
+
   /** Gives back the unspent units of ended leases, with the riders' mutations. */
   async #flush(all: boolean) {
     const now = this.now();
     const groups: { mutations: Deno.KvMutation[]; settle(ok: boolean): void }[] = [];
+    const own: Promise<void>[] = [];
+    if (all) await Promise.all([...this.#subjects.values()].map((s) => s.claiming));
     for (const subject of this.#subjects.values()) {
-      const { backs, settle } = subject.ledger.giveBack(now, all);
+      const { backs, records, settle } = subject.ledger.giveBack(now, all);
+      if (records.length > 0) own.push(this.#reclaimOwn(subject, records));
       if (backs.length === 0) continue;
       const mutations = backs.map((back) => giveBack(subject.policy.name, subject.id, back));
       groups.push({ mutations, settle });
@@ -310,15 +424,22 @@ export class SharedRateLimiter {
       // What was not committed goes again at the next flush.
       for (const group of groups.slice(next)) group.settle(false);
       throw error;
+    } finally {
+      await Promise.allSettled(own);
     }
   }
 }
 
 /** Takes a lease's unspent units off its slot. */
-function giveBack(policy: string, subject: string, back: GiveBack): Deno.KvMutation {
+function giveBack(policy: string, subject: string, back: GiveBack | Reclaim): Deno.KvMutation {
   // A KvU64 sum wraps around: adding 2^64 − n takes off n of the units its grant put there.
   const value = new Deno.KvU64(U64 - BigInt(back.count));
   return { type: "sum", key: rateLimits.slot(policy, subject, back.slot), value };
+}
+
+/** A record is worth keeping until its slot leaves the window (then there is nothing to give). */
+function recordLife(slot: number, windowMs: number, now: number): number {
+  return Math.max(1_000, slotLeavesAt(slot, windowMs) - now);
 }
 
 function isGrant(plan: Grant | WindowDecision): plan is Grant {
