@@ -4,6 +4,7 @@
  * gives back what is left at the flush after the lease ends. The exact limits of rare actions
  * (one atomic per use) are in `kv/exact_limit.ts`.
  */
+import { AsyncResource } from "node:async_hooks";
 import { commit } from "./commit.ts";
 import { type GiveBack, type Grant, type Lease, LeaseLedger } from "../domain/lease_ledger.ts";
 import type { Reclaim } from "../domain/lease_claims.ts";
@@ -90,6 +91,11 @@ export class SharedRateLimiter {
   #lastSync: Promise<void> = Promise.resolve();
   #sweptAt = -Infinity;
   #riders: FlushRider[] = [];
+  /**
+   * Runs work outside the request that started it (a claim raised ahead): no request waits for it,
+   * and a request's traced round trips (kv/latency.ts) do not count it.
+   */
+  #detached = AsyncResource.bind((work: () => void) => work());
 
   constructor(private readonly kv: Deno.Kv, private readonly now: () => number) {}
 
@@ -107,7 +113,7 @@ export class SharedRateLimiter {
         if (decision.allowed) {
           this.#subjects.set(id, subject);
           // Half the slice spent: the next one is claimed in the background, nobody waits for it.
-          this.#claim(subject, false).catch(() => {});
+          this.#detached(() => this.#claim(subject, false).catch(() => {}));
         }
         return decision;
       }
