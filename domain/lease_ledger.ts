@@ -130,6 +130,13 @@ export class LeaseLedger {
     return held;
   }
 
+  /** Units claimed and not spent: what stays counted if this instance dies now. */
+  get claimedUnspent(): number {
+    let units = 0;
+    for (const lease of this.#leases) units += lease.claimed - lease.spent;
+    return units;
+  }
+
   /** Leases still held, spendable or waiting to be given back. */
   get leases(): number {
     return this.#leases.length;
