@@ -53,18 +53,27 @@ export interface Reclaim {
 }
 
 /**
- * The records a grant at `now` reclaims: those whose lease has run out, the largest unclaimed
- * first, at most `max` (each is one check of the grant's atomic). A record's unclaimed units go
- * back unless its slot leaves the window within `keepMs` (a give-back landing on a swept slot
- * would wrap around); the record is deleted either way.
+ * The records a grant at `now` reclaims: those whose lease has run out and, when `live` (the
+ * window is full without them), also the live leases of other instances (not in `mine`), whose
+ * holders then spend no further than they had claimed. The largest unclaimed first, at most `max`
+ * (each is one check of the grant's atomic). A record's unclaimed units go back unless its slot
+ * leaves the window within `keepMs` (a give-back landing on a swept slot would wrap around); the
+ * record is deleted either way.
  */
 export function reclaimable(
   records: readonly LeaseRecord[],
-  at: { now: number; windowMs: number; keepMs: number; max: number },
+  at: {
+    now: number;
+    windowMs: number;
+    keepMs: number;
+    max: number;
+    live?: boolean;
+    mine?: ReadonlySet<string>;
+  },
 ): Reclaim[] {
   const { now, windowMs, keepMs, max } = at;
   return records
-    .filter((r) => r.until <= now)
+    .filter((r) => r.until <= now || (at.live === true && !at.mine?.has(r.id)))
     .map((r) => ({
       id: r.id,
       slot: r.slot,

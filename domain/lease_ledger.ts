@@ -221,18 +221,21 @@ export class LeaseLedger {
     // lease (none: a request gets here when every live one is spent) would stay counted.
     const ended = this.#leases.filter((l) => !l.claiming && now >= l.until);
     const backs = this.#backsOf(ended, now);
-    // Leases of any instance (this one's included) that ran out: their unclaimed units go back.
-    const reclaims = reclaimable(read.records ?? [], {
-      now,
-      windowMs,
-      keepMs: this.rules.keepMs,
-      max: this.rules.maxReclaims ?? 0,
-    });
-    const freed = new Map(counts);
-    for (const { slot, count } of [...backs, ...reclaims]) {
-      freed.set(slot, (freed.get(slot) ?? 0) - count);
+    // Leases of any instance (this one's included) that ran out: their unclaimed units go back;
+    // when the window is full even so, other instances' live leases give up their unclaimed units.
+    const at = { now, windowMs, keepMs: this.rules.keepMs, max: this.rules.maxReclaims ?? 0 };
+    let reclaims = reclaimable(read.records ?? [], at);
+    let freed = freedBy(counts, [...backs, ...reclaims]);
+    let decision = decide(freed, now, { limit, windowMs });
+    if (!decision.allowed && at.max > 0) {
+      const mine = new Set(this.#leases.flatMap((l) => l.record ? [l.record.id] : []));
+      const more = reclaimable(read.records ?? [], { ...at, live: true, mine });
+      if (more.some((r) => r.count > 0)) {
+        reclaims = more;
+        freed = freedBy(counts, [...backs, ...reclaims]);
+        decision = decide(freed, now, { limit, windowMs });
+      }
     }
-    const decision = decide(freed, now, { limit, windowMs });
     const left = limit - tally(freed, now, windowMs).used;
     const slot = slotIndex(now, windowMs);
     if (!decision.allowed || left < 1) {
@@ -447,6 +450,13 @@ export class LeaseLedger {
     }
     return window;
   }
+}
+
+/** The window's counts less what `backs` take off. */
+function freedBy(counts: SlotCounts, backs: readonly GiveBack[]): Map<number, number> {
+  const freed = new Map(counts);
+  for (const { slot, count } of backs) freed.set(slot, (freed.get(slot) ?? 0) - count);
+  return freed;
 }
 
 function secondsUntil(at: number, now: number): number {
