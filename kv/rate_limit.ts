@@ -6,12 +6,17 @@
  */
 import { AsyncResource } from "node:async_hooks";
 import { commit } from "./commit.ts";
-import { type GiveBack, type Grant, type Lease, LeaseLedger } from "../domain/lease_ledger.ts";
-import type { Reclaim } from "../domain/lease_claims.ts";
-import { slotLeavesAt, type WindowDecision, type WindowLimit } from "../domain/rate_window.ts";
-import { type LeaseValue, readWindow } from "./exact_limit.ts";
-import { rateLimits } from "./keys.ts";
-import { dueMarker, sweepRateSlots } from "./rate_sweep.ts";
+import { type Grant, LeaseLedger } from "../domain/lease_ledger.ts";
+import type { WindowDecision, WindowLimit } from "../domain/rate_window.ts";
+import { readWindow } from "./exact_limit.ts";
+import {
+  giveBack,
+  grantAtomic,
+  type LeaseSubject,
+  raiseClaim,
+  reclaimOwn,
+} from "./lease_records.ts";
+import { sweepRateSlots } from "./rate_sweep.ts";
 
 /** A named budget: `limit` requests per sliding window of `windowMs`. */
 export interface LimitPolicy extends WindowLimit {
@@ -61,7 +66,6 @@ const GRANTS_IN_FLIGHT = 16;
 const GRANT_ROUNDS = 100;
 // A window read ahead of a decision stands for the decision's own read only this long after it.
 const PREFETCH_MS = SYNC_INTERVAL_MS;
-const U64 = 1n << 64n;
 
 /** A subject in memory: its leases and view of the window (see `LeaseLedger`). */
 interface Subject {
@@ -253,68 +257,50 @@ export class SharedRateLimiter {
         subject.prefetched = null;
         const fresh = ahead !== null && now - ahead.at <= PREFETCH_MS;
         if (fresh) now = ahead.at;
-        const { counts, version, records } = await (fresh
+        const read = await (fresh
           ? ahead.read.catch(() =>
             readWindow(this.kv, { policy, subject: id, now: now = this.now() })
           )
           : readWindow(this.kv, { policy, subject: id, now }));
         const plan = ledger.plan({
-          counts,
+          counts: read.counts,
           now,
           limit,
           recheckMs: SYNC_INTERVAL_MS,
-          records: records.map(({ key, value }) => ({ ...value, id: key[4] as string })),
+          records: read.records.map(({ key, value }) => ({ ...value, id: key[4] as string })),
         });
         if (!isGrant(plan)) {
           return plan;
         }
-        const op = this.kv.atomic()
-          .check(version)
-          .mutate(...plan.backs.map((back) =>
-            giveBack(policy.name, id, back)
-          ));
-        // Leases that ran out (a dead instance's among them): each checked, so that its holder's
-        // raise of the claim mark and this give-back never both commit.
-        for (const reclaim of plan.reclaims) {
-          const entry = records.find((r) => r.key[4] === reclaim.id)!;
-          op.check(entry).delete(entry.key);
-          if (reclaim.count > 0) op.mutate(giveBack(policy.name, id, reclaim));
-        }
-        let record: string | null = null;
-        if (plan.block > 0) {
-          op.sum(rateLimits.slot(policy.name, id, plan.slot), BigInt(plan.block))
-            .sum(rateLimits.version(policy.name, id), 1n);
-        }
-        if (plan.claim < plan.block) {
-          record = crypto.randomUUID();
-          const value: LeaseValue = {
-            slot: plan.slot,
-            block: plan.block,
-            claimed: plan.claim,
-            until: plan.until,
-          };
-          op.set(rateLimits.lease(policy.name, id, record), value, {
-            expireIn: recordLife(plan.slot, policy.windowMs, now),
-          });
-        }
-        if (plan.block > 0 && plan.slot > subject.marked) {
-          const leavesAt = slotLeavesAt(plan.slot, policy.windowMs);
-          op.mutate(dueMarker({ leavesAt, policy: policy.name, subject: id, index: plan.slot }));
-        }
+        const { op, record } = grantAtomic(this.kv, {
+          ...leaseSubject(subject),
+          read,
+          plan,
+          now,
+          marked: subject.marked,
+        });
         let result: Deno.KvCommitResult | Deno.KvCommitError | null = null;
         try {
           result = await commit(op);
         } finally {
-          if (!result?.ok) ledger.abandon(plan);
+          if (!result?.ok) {
+            ledger.abandon(plan);
+          }
         }
         if (result.ok) {
-          if (plan.block > 0) subject.marked = Math.max(subject.marked, plan.slot);
+          if (plan.block > 0) {
+            subject.marked = Math.max(subject.marked, plan.slot);
+          }
           ledger.granted(plan, now, record ? { id: record, stamp: result.versionstamp } : null);
           return null;
         }
-        if (round >= GRANT_ROUNDS) throw new Error("rate-limit lease kept conflicting");
+        if (round >= GRANT_ROUNDS) {
+          throw new Error("rate-limit lease kept conflicting");
+        }
         // Another instance granted in between: read again after a short, spread-out pause.
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20, round)));
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.random() * Math.min(20, round))
+        );
       }
     };
     const granting = run().finally(() => {
@@ -338,7 +324,12 @@ export class SharedRateLimiter {
     const run = async () => {
       let outcome: { to: number; stamp: string | null } | "lost" = "lost";
       try {
-        outcome = await this.#raise(subject, lease, to);
+        outcome = await raiseClaim(this.kv, {
+          ...leaseSubject(subject),
+          lease,
+          to,
+          now: this.now(),
+        });
       } catch {
         // Unknown whether it committed: spent no further than claimed (a grant reports the error).
       } finally {
@@ -352,41 +343,6 @@ export class SharedRateLimiter {
     return claiming;
   }
 
-  async #raise(subject: Subject, lease: Lease, to: number) {
-    const { policy, id } = subject;
-    const record = lease.record!;
-    const key = rateLimits.lease(policy.name, id, record.id);
-    const op = this.kv.atomic().check({ key, versionstamp: record.stamp });
-    // Claimed whole: nothing is left to reclaim, and the record goes.
-    if (to >= lease.granted) op.delete(key);
-    else {
-      const value: LeaseValue = {
-        slot: lease.slot,
-        block: lease.granted,
-        claimed: to,
-        until: lease.until,
-      };
-      op.set(key, value, { expireIn: recordLife(lease.slot, policy.windowMs, this.now()) });
-    }
-    const result = await commit(op);
-    if (!result.ok) return "lost" as const;
-    return { to, stamp: to >= lease.granted ? null : result.versionstamp };
-  }
-
-  /**
-   * At a pause or a stop: reclaims this instance's own records, so that the unclaimed units of
-   * its live leases go back now, not when they run out. A record that moved was reclaimed already.
-   */
-  async #reclaimOwn(subject: Subject, records: (Reclaim & { stamp: string })[]) {
-    const { policy, id } = subject;
-    await Promise.all(records.map(async (reclaim) => {
-      const key = rateLimits.lease(policy.name, id, reclaim.id);
-      const op = this.kv.atomic().check({ key, versionstamp: reclaim.stamp }).delete(key);
-      if (reclaim.count > 0) op.mutate(giveBack(policy.name, id, reclaim));
-      if ((await commit(op)).ok) subject.ledger.reclaimed(reclaim);
-    }));
-  }
-
   /** Gives back the unspent units of ended leases, with the riders' mutations. */
   async #flush(all: boolean) {
     const now = this.now();
@@ -395,9 +351,16 @@ export class SharedRateLimiter {
     if (all) await Promise.all([...this.#subjects.values()].map((s) => s.claiming));
     for (const subject of this.#subjects.values()) {
       const { backs, records, settle } = subject.ledger.giveBack(now, all);
-      if (records.length > 0) own.push(this.#reclaimOwn(subject, records));
+      // At a pause: this instance's own records go too, so their unclaimed units are back now.
+      for (const reclaim of records) {
+        own.push(
+          reclaimOwn(this.kv, { ...leaseSubject(subject), reclaim }).then((ok: boolean) => {
+            if (ok) subject.ledger.reclaimed(reclaim);
+          }),
+        );
+      }
       if (backs.length === 0) continue;
-      const mutations = backs.map((back) => giveBack(subject.policy.name, subject.id, back));
+      const mutations = backs.map((back) => giveBack(leaseSubject(subject), back));
       groups.push({ mutations, settle });
     }
     for (const rider of this.#riders) groups.push(rider.send());
@@ -436,16 +399,9 @@ export class SharedRateLimiter {
   }
 }
 
-/** Takes a lease's unspent units off its slot. */
-function giveBack(policy: string, subject: string, back: GiveBack | Reclaim): Deno.KvMutation {
-  // A KvU64 sum wraps around: adding 2^64 − n takes off n of the units its grant put there.
-  const value = new Deno.KvU64(U64 - BigInt(back.count));
-  return { type: "sum", key: rateLimits.slot(policy, subject, back.slot), value };
-}
-
-/** A record is worth keeping until its slot leaves the window (then there is nothing to give). */
-function recordLife(slot: number, windowMs: number, now: number): number {
-  return Math.max(1_000, slotLeavesAt(slot, windowMs) - now);
+/** The names a subject's keys are built from. */
+function leaseSubject({ policy, id }: Subject): LeaseSubject {
+  return { policy: policy.name, subject: id, windowMs: policy.windowMs };
 }
 
 function isGrant(plan: Grant | WindowDecision): plan is Grant {
