@@ -29,7 +29,8 @@ export function giveBack(at: LeaseSubject, back: GiveBack | Reclaim): Deno.KvMut
 
 /** A record is worth keeping until its slot leaves the window (then there is nothing to give). */
 function recordLife(slot: number, windowMs: number, now: number): number {
-  return Math.max(1_000, slotLeavesAt(slot, windowMs) - now);
+  // KV takes a whole number of milliseconds.
+  return Math.max(1_000, Math.ceil(slotLeavesAt(slot, windowMs) - now));
 }
 
 /**

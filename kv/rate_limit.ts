@@ -7,6 +7,7 @@
 import { AsyncResource } from "node:async_hooks";
 import { commit } from "./commit.ts";
 import { type Grant, LeaseLedger } from "../domain/lease_ledger.ts";
+import type { SliceRule } from "../domain/lease_claims.ts";
 import type { WindowDecision, WindowLimit } from "../domain/rate_window.ts";
 import { readWindow } from "./exact_limit.ts";
 import {
@@ -53,10 +54,10 @@ const SWEEP_INTERVAL_MS = 5_000;
 // Unspent units of a slot that leaves its window sooner than this are not given back (they stay
 // counted until it leaves): a give-back landing on a slot already swept would wrap around.
 const KEEP_MS = 10 * 60_000;
-// Blocks are claimed a slice at a time: a quarter of the block, at least 8 units (a block of 8 or
-// fewer is claimed whole at its grant and has no record). A dead instance keeps counted at most
-// what it spent and a slice and a half; smaller slices would cost a commit more per slice.
-const SLICES = { min: 8, parts: 4 };
+// Blocks are claimed a slice at a time: a quarter of the block, at least 16 units (a block of 16
+// or fewer is claimed whole at its grant and has no record). A dead instance keeps counted at most
+// what it spent and a slice and a half; smaller slices cost a commit more per slice raised.
+export const SLICES: SliceRule = { min: 16, parts: 4 };
 // Run-out leases a grant reclaims at most: with its version check, within denokv's 10 checks.
 const MAX_RECLAIMS = 8;
 // Mutations per atomic (KV takes at most 1,000), and grant attempts before a request fails.
@@ -101,7 +102,15 @@ export class SharedRateLimiter {
    */
   #detached = AsyncResource.bind((work: () => void) => work());
 
-  constructor(private readonly kv: Deno.Kv, private readonly now: () => number) {}
+  /**
+   * `options.slices`: how blocks are claimed ahead (null: whole at the grant, as before claim
+   * marks; for the cost bench's comparison).
+   */
+  constructor(
+    private readonly kv: Deno.Kv,
+    private readonly now: () => number,
+    private readonly options: { slices?: SliceRule | null } = {},
+  ) {}
 
   /** Decides one request of `subjectId` under `policy`, counting it when allowed. */
   async take(policy: LimitPolicy, subjectId: string): Promise<WindowDecision> {
@@ -169,7 +178,7 @@ export class SharedRateLimiter {
           share: SHARE,
           lastingShare: LASTING_SHARE,
           keepMs: KEEP_MS,
-          slices: SLICES,
+          slices: this.options.slices === undefined ? SLICES : this.options.slices ?? undefined,
           maxReclaims: MAX_RECLAIMS,
         }),
         usedAt: -Infinity,

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { rateLimits } from "../kv/keys.ts";
 import { apiKey, createKey, sharedInstances, signUp, type TestContext } from "./helpers.ts";
 
-const LIMIT = 1000;
+const LIMIT = 2000;
 const HALF_PAST = Date.parse("2030-03-01T12:30:00.000Z");
 
 async function status(svc: TestContext, key: string): Promise<number> {
@@ -56,20 +56,20 @@ Deno.test("a full window takes back what another instance's live lease has not c
     "A's first request leases a block that lasts its minute, a slice claimed",
     async () => {
       assert.equal(await status(a, key.value), 200);
-      assert.deepEqual((await records(a.kv, key.id)).map((r) => [r.block, r.claimed]), [[15, 8]]);
+      assert.deepEqual((await records(a.kv, key.id)).map((r) => [r.block, r.claimed]), [[31, 16]]);
     },
   );
 
   let byB = 0;
-  await t.step("B admits all but what A claimed: A's unclaimed 7 come back to it", async () => {
+  await t.step("B admits all but what A claimed: A's unclaimed 15 come back to it", async () => {
     byB = await spendAll(b, key.value);
-    assert.equal(byB, LIMIT - 8);
+    assert.equal(byB, LIMIT - 16);
     assert.deepEqual(await records(a.kv, key.id), [], "A's record was reclaimed");
   });
 
   await t.step("A spends what it had claimed and not one more: the limit, exactly", async () => {
     const byA = 1 + await spendAll(a, key.value);
-    assert.equal(byA, 8);
+    assert.equal(byA, 16);
     assert.equal(byA + byB, LIMIT);
   });
 });
@@ -89,26 +89,26 @@ Deno.test("an instance that stops (dies) holding a lease: its unclaimed units co
     }
     return total;
   };
-  // A's first block lasts its minute (15, 8 claimed); then it is never called again, as if killed.
+  // A's first block lasts its minute (31, 16 claimed); then it is never called again, as if killed.
   assert.equal(await status(a, key.value), 200);
-  assert.equal(await counted(), 15);
+  assert.equal(await counted(), 31);
 
   await t.step(
-    "once the lease has ended, B's next grant reclaims its 7 unclaimed units",
+    "once the lease has ended, B's next grant reclaims its 15 unclaimed units",
     async () => {
       now += 60_000;
       assert.equal(await status(b, key.value), 200);
       assert.deepEqual(
         await records(b.kv, key.id),
-        [{ block: 15, claimed: 8, until: HALF_PAST + 120_000 }],
-        "A's record gone; B's own first block (a 64th of the 992 left, claimed a slice)",
+        [{ block: 31, claimed: 16, until: HALF_PAST + 120_000 }],
+        "A's record gone; B's own first block (a 64th of the 1,984 left, claimed a slice)",
       );
-      assert.equal(await counted(), 8 + 15, "A's 8 claimed, and B's block");
+      assert.equal(await counted(), 16 + 31, "A's 16 claimed, and B's block");
     },
   );
 
   await t.step("B admits the limit less what A had claimed: exactly", async () => {
-    assert.equal(1 + await spendAll(b, key.value), LIMIT - 8);
+    assert.equal(1 + await spendAll(b, key.value), LIMIT - 16);
     now += 60_000;
     await b.deps.rateLimiter.sync();
     assert.equal(await counted(), LIMIT, "A's claimed, unspent units stay counted: never over");

@@ -250,9 +250,9 @@ for (const workers of [2, 4]) {
 }
 
 Deno.test("a worker killed (SIGKILL) while holding a large lease: what it had not claimed comes back at the lease's end, and the budget is never exceeded", async (t) => {
-  // Far from this limit blocks grow past a slice (8 units), so the dead worker's lease has a claim
-  // mark below its block.
-  const limit = 400;
+  // Far from this limit blocks grow past a slice (at least 16 units), so the dead worker's lease
+  // has a claim mark below its block.
+  const limit = 800;
   await using fleet = await startFleet(2, { ...ENV, RATE_LIMIT_PER_HOUR: String(limit) });
   const who = await owner(fleet);
   const created = await call(`${fleet.base(0)}/api/v1/keys`, {
@@ -282,9 +282,9 @@ Deno.test("a worker killed (SIGKILL) while holding a large lease: what it had no
 
   let before = 0;
   let held = 0;
-  await t.step("worker 0 serves until it holds a block of 32 units or more unspent", async () => {
-    // Blocks double while spent out (6, 12, 24, 48...), at most an eighth of what is left.
-    while (held < 32) {
+  await t.step("worker 0 serves until it holds a block of 64 units or more unspent", async () => {
+    // Blocks double while spent out (12, 24, 48, 96...), at most an eighth of what is left.
+    while (held < 64) {
       assert.equal(await send(0), 200);
       before++;
       held = (await window()).counted - before;
