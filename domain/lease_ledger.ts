@@ -6,6 +6,7 @@
 import {
   decide,
   firstSlot,
+  secondsUntil,
   type SlotCounts,
   slotIndex,
   slotLeavesAt,
@@ -457,8 +458,4 @@ function freedBy(counts: SlotCounts, backs: readonly GiveBack[]): Map<number, nu
   const freed = new Map(counts);
   for (const { slot, count } of backs) freed.set(slot, (freed.get(slot) ?? 0) - count);
   return freed;
-}
-
-function secondsUntil(at: number, now: number): number {
-  return Math.max(1, Math.ceil((at - now) / 1000));
 }
