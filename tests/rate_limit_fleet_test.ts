@@ -102,8 +102,9 @@ async function checkBursts(fleet: Target, budget: Budget, seed: number) {
   const random = generator(seed);
   for (let round = 0; round < 4; round++) {
     const { limit, request } = await budget.subject(random);
-    // Round 0 asks for less than the limit: refused only while other workers hold units unspent,
-    // so still at least 90 % of the limit (docs/rate-limits.md, "The guarantee").
+    // Round 0 asks for less than the limit: refused only while other workers hold claimed units
+    // unspent (near this limit blocks are claimed whole), so still at least 90 % of the limit
+    // (docs/rate-limits.md, "The guarantee": what a refused request cannot reach).
     const demand = round === 0
       ? Math.max(1, limit - random.int(1, 3))
       : Math.ceil(limit * (1.1 + random.next() * 1.6));
