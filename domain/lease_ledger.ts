@@ -15,6 +15,14 @@ import {
   type WindowDecision,
   type WindowTally,
 } from "./rate_window.ts";
+import {
+  type LeaseRecord,
+  nextClaim,
+  type Reclaim,
+  reclaimable,
+  sliceOf,
+  type SliceRule,
+} from "./lease_claims.ts";
 
 /** How an instance sizes and holds its leases. */
 export interface LeaseRules {
@@ -40,13 +48,27 @@ export interface LeaseRules {
    * count nearly 2^64.)
    */
   keepMs: number;
+  /**
+   * Blocks larger than a slice are claimed a slice at a time (`domain/lease_claims.ts`), so that a
+   * dead instance keeps counted only what it claimed. None: a block is claimed whole at its grant.
+   */
+  slices?: SliceRule;
+  /** Records of ended leases a grant reclaims at most (each is a check of its atomic). */
+  maxReclaims?: number;
 }
 
 /** Units leased from the shared window: counted there at the grant, in the grant's slot. */
-interface Lease {
+export interface Lease {
   slot: number;
   granted: number;
   spent: number;
+  /** Units that may be spent: claimed in the lease's record (all of them when it has none). */
+  claimed: number;
+  slice: number;
+  /** A raise of `claimed` under way. */
+  claiming: boolean;
+  /** Its record in the window and the record's versionstamp, while its unclaimed units have one. */
+  record: { id: string; stamp: string } | null;
   grantedAt: number;
   /** Spent only before this instant: the grant's slot ends, or (unless lasting) `leaseMs` passes. */
   until: number;
@@ -55,7 +77,14 @@ interface Lease {
 /** Units to add to the window's current slot, in one atomic checked against the window's read. */
 export interface Grant {
   slot: number;
+  /** Units to count; 0 when the grant only reclaims (the window is full even without them). */
   block: number;
+  /** Units claimed at the grant: the whole block, or its first slice (then a record is written). */
+  claim: number;
+  /** Run-out leases of any instance whose unclaimed units go back in the same atomic. */
+  reclaims: Reclaim[];
+  /** When the lease ends. */
+  until: number;
   /** This instance's ended leases, given back in the same atomic: the block may use them. */
   backs: GiveBack[];
   /** The ended leases taken for `backs`, held back by `abandon` if the atomic fails. */
@@ -102,6 +131,13 @@ export class LeaseLedger {
     return held;
   }
 
+  /** Units claimed and not spent: what stays counted if this instance dies now. */
+  get claimedUnspent(): number {
+    let units = 0;
+    for (const lease of this.#leases) units += lease.claimed - lease.spent;
+    return units;
+  }
+
   /** Leases still held, spendable or waiting to be given back. */
   get leases(): number {
     return this.#leases.length;
@@ -113,7 +149,7 @@ export class LeaseLedger {
     let live = false;
     for (const l of this.#leases) {
       held += l.granted - l.spent;
-      if (now < l.until && l.spent < l.granted) live = true;
+      if (now < l.until && l.spent < l.claimed) live = true;
     }
     if (live && this.#window(now).used - held < limit) return true;
     const refusal = this.#refusal;
@@ -130,7 +166,7 @@ export class LeaseLedger {
     let held = 0;
     for (const l of this.#leases) {
       held += l.granted - l.spent;
-      if (lease === null && now < l.until && l.spent < l.granted) lease = l;
+      if (lease === null && now < l.until && l.spent < l.claimed) lease = l;
     }
     if (lease) {
       const window = this.#window(now);
@@ -168,7 +204,14 @@ export class LeaseLedger {
    * left; or the refusal, answered again until `recheckMs` has passed.
    */
   plan(
-    read: { counts: SlotCounts; now: number; limit: number; recheckMs: number },
+    read: {
+      counts: SlotCounts;
+      now: number;
+      limit: number;
+      recheckMs: number;
+      /** The lease records read with the window. */
+      records?: readonly LeaseRecord[];
+    },
   ): Grant | WindowDecision {
     const { counts, now, limit } = read;
     const { windowMs, share } = this.rules;
@@ -177,16 +220,32 @@ export class LeaseLedger {
     this.#readAt = now;
     // This instance's ended leases go back in the grant's atomic; its unspent units of a live
     // lease (none: a request gets here when every live one is spent) would stay counted.
-    const ended = this.#leases.filter((l) => now >= l.until);
+    const ended = this.#leases.filter((l) => !l.claiming && now >= l.until);
     const backs = this.#backsOf(ended, now);
-    const freed = new Map(counts);
-    for (const { slot, count } of backs) freed.set(slot, (freed.get(slot) ?? 0) - count);
-    const decision = decide(freed, now, { limit, windowMs });
+    // Leases of any instance (this one's included) that ran out: their unclaimed units go back;
+    // when the window is full even so, other instances' live leases give up their unclaimed units.
+    const at = { now, windowMs, keepMs: this.rules.keepMs, max: this.rules.maxReclaims ?? 0 };
+    let reclaims = reclaimable(read.records ?? [], at);
+    let freed = freedBy(counts, [...backs, ...reclaims]);
+    let decision = decide(freed, now, { limit, windowMs });
+    if (!decision.allowed && at.max > 0) {
+      const mine = new Set(this.#leases.flatMap((l) => l.record ? [l.record.id] : []));
+      const more = reclaimable(read.records ?? [], { ...at, live: true, mine });
+      if (more.some((r) => r.count > 0)) {
+        reclaims = more;
+        freed = freedBy(counts, [...backs, ...reclaims]);
+        decision = decide(freed, now, { limit, windowMs });
+      }
+    }
     const left = limit - tally(freed, now, windowMs).used;
+    const slot = slotIndex(now, windowMs);
     if (!decision.allowed || left < 1) {
       const refused = { ...decision, allowed: false, remaining: 0 };
       this.#refusal = { decision: refused, recheckAt: now + read.recheckMs, limit };
-      return refused;
+      if (reclaims.length === 0) return refused;
+      // Nothing to grant, but run-out leases to reclaim: committed alone, then read again.
+      this.#leases = this.#leases.filter((l) => !ended.includes(l));
+      return { slot, block: 0, claim: 0, reclaims, backs, ended, lasting: false, until: now };
     }
     this.#refusal = null;
     this.#learnPace(now);
@@ -206,7 +265,10 @@ export class LeaseLedger {
     this.#capped = block < this.#want;
     this.#leases = this.#leases.filter((l) => !ended.includes(l));
     const lasting = far >= 1 && block <= far;
-    return { slot: slotIndex(now, windowMs), block, backs, ended, lasting };
+    const slotEnd = slotLeavesAt(slot, windowMs) - windowMs + slotMs(windowMs);
+    const until = lasting ? slotEnd : Math.min(slotEnd, now + this.rules.leaseMs);
+    const claim = sliceOf(block, this.rules.slices);
+    return { slot, block, claim, reclaims, backs, ended, lasting, until };
   }
 
   /** The planned grant's atomic failed: its ended leases wait for the next give-back again. */
@@ -214,35 +276,101 @@ export class LeaseLedger {
     this.#leases.push(...grant.ended);
   }
 
-  /** The planned block was committed at `now`: it is held, and counted in this view. */
-  granted(grant: Grant, now: number): void {
-    const { windowMs, leaseMs } = this.rules;
-    const slotEnd = slotLeavesAt(grant.slot, windowMs) - windowMs + slotMs(windowMs);
-    const lease = {
+  /**
+   * The planned grant was committed at `now`: its block is held, and counted in this view. `record`
+   * names the lease's record when its block is claimed a slice at a time.
+   */
+  granted(grant: Grant, now: number, record: { id: string; stamp: string } | null = null): void {
+    for (const back of [...grant.backs, ...grant.reclaims]) this.#add(back.slot, -back.count);
+    if (grant.block === 0) return;
+    const lease: Lease = {
       slot: grant.slot,
       granted: grant.block,
       spent: 0,
+      claimed: grant.claim,
+      slice: sliceOf(grant.block, this.rules.slices),
+      claiming: false,
+      record: grant.claim < grant.block ? record : null,
       grantedAt: now,
-      until: grant.lasting ? slotEnd : Math.min(slotEnd, now + leaseMs),
+      until: grant.until,
     };
     this.#leases.push(lease);
     this.#last = lease;
     this.#add(grant.slot, grant.block);
-    for (const back of grant.backs) this.#add(back.slot, -back.count);
+  }
+
+  /**
+   * A live lease whose claim mark is due to rise (half its slice spent; all of it when `force`),
+   * now marked as being raised, with the mark to raise it to; null when none is due.
+   */
+  claimDue(now: number, force: boolean): { lease: Lease; to: number } | null {
+    for (const lease of this.#leases) {
+      if (lease.claiming || now >= lease.until || !lease.record) continue;
+      const to = nextClaim(lease, force);
+      if (to === null) continue;
+      lease.claiming = true;
+      return { lease, to };
+    }
+    return null;
+  }
+
+  /**
+   * A raise is over: `stamp` is its record's new versionstamp (null once the block is claimed
+   * whole: the record was deleted); `lost`: the record had been reclaimed, so the lease is spent
+   * only up to what it had claimed.
+   */
+  claimSettled(lease: Lease, outcome: { to: number; stamp: string | null } | "lost"): void {
+    lease.claiming = false;
+    if (outcome === "lost") {
+      // Its unclaimed units went back with the record: no longer this instance's.
+      this.#add(lease.slot, -(lease.granted - lease.claimed));
+      lease.granted = lease.claimed;
+      lease.record = null;
+    } else {
+      lease.claimed = outcome.to;
+      lease.record = outcome.stamp && lease.record
+        ? { ...lease.record, stamp: outcome.stamp }
+        : null;
+    }
+    if (lease.spent >= lease.granted) this.#leases = this.#leases.filter((l) => l !== lease);
+  }
+
+  /** True when no unit can be spent now only because a live lease waits for its next claim. */
+  waitsForClaim(now: number): boolean {
+    return this.#leases.some((l) => now < l.until && l.spent >= l.claimed && l.claimed < l.granted);
   }
 
   /**
    * At a flush: the ended leases (all of them when `all`, at a pause or a stop) leave, and their
    * unspent units are to be given back. `settle(false)` keeps them to give back at the next flush.
    */
-  giveBack(now: number, all: boolean): { backs: GiveBack[]; settle(ok: boolean): void } {
-    const ended = this.#leases.filter((l) => all || now >= l.until);
-    if (ended.length === 0) return { backs: [], settle() {} };
+  giveBack(now: number, all: boolean): {
+    backs: GiveBack[];
+    /** At a pause, the taken leases' records, whose unclaimed units this instance reclaims. */
+    records: (Reclaim & { stamp: string })[];
+    settle(ok: boolean): void;
+  } {
+    const ended = this.#leases.filter((l) => !l.claiming && (all || now >= l.until));
+    if (ended.length === 0) return { backs: [], records: [], settle() {} };
     this.#leases = this.#leases.filter((l) => !ended.includes(l));
     const backs = this.#backsOf(ended, now);
     for (const back of backs) this.#returning += back.count;
+    const { windowMs, keepMs } = this.rules;
+    const records = all
+      ? ended.flatMap(({ record, slot, granted, claimed }) =>
+        record
+          ? [{
+            id: record.id,
+            stamp: record.stamp,
+            slot,
+            count: slotLeavesAt(slot, windowMs) - now < keepMs ? 0 : granted - claimed,
+          }]
+          : []
+      )
+      : [];
     return {
       backs,
+      records,
       settle: (ok) => {
         for (const back of backs) this.#returning -= back.count;
         if (ok) { for (const back of backs) this.#add(back.slot, -back.count); }
@@ -257,11 +385,17 @@ export class LeaseLedger {
     const { windowMs, keepMs } = this.rules;
     const bySlot = new Map<number, number>();
     for (const lease of leases) {
-      const unspent = lease.granted - lease.spent;
+      // The unclaimed rest, if any, goes back with the lease's record (`reclaimable`).
+      const unspent = lease.claimed - lease.spent;
       if (unspent <= 0 || slotLeavesAt(lease.slot, windowMs) - now < keepMs) continue;
       bySlot.set(lease.slot, (bySlot.get(lease.slot) ?? 0) + unspent);
     }
     return [...bySlot].map(([slot, count]) => ({ slot, count }));
+  }
+
+  /** A record this instance reclaimed itself (at a pause) is out of the window. */
+  reclaimed(reclaim: Reclaim): void {
+    this.#add(reclaim.slot, -reclaim.count);
   }
 
   /** The next decision reads the window again instead of repeating the last refusal. */
@@ -317,4 +451,11 @@ export class LeaseLedger {
     }
     return window;
   }
+}
+
+/** The window's counts less what `backs` take off. */
+function freedBy(counts: SlotCounts, backs: readonly GiveBack[]): Map<number, number> {
+  const freed = new Map(counts);
+  for (const { slot, count } of backs) freed.set(slot, (freed.get(slot) ?? 0) - count);
+  return freed;
 }

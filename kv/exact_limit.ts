@@ -14,6 +14,14 @@ import { rateLimits } from "./keys.ts";
 import type { LimitPolicy } from "./rate_limit.ts";
 import { dueMarker } from "./rate_sweep.ts";
 
+/** A lease's record as stored (`rateLimits.lease`; its id is the key's last part). */
+export interface LeaseValue {
+  slot: number;
+  block: number;
+  claimed: number;
+  until: number;
+}
+
 /** One subject's use of a policy at `now`. */
 export interface ExactUse {
   policy: LimitPolicy;
@@ -22,11 +30,12 @@ export interface ExactUse {
 }
 
 /**
- * The window's slots and the subject's version marker, from one `kv.list` (one snapshot): the
- * marker sorts after every slot.
+ * The window's slots, the subject's version marker and its leases' records (kv/rate_limit.ts),
+ * from one `kv.list` (one snapshot): the marker and the records sort after every slot.
  */
 export async function readWindow(kv: Deno.Kv, { policy, subject, now }: ExactUse) {
   const counts = new Map<number, number>();
+  const records: Deno.KvEntry<LeaseValue>[] = [];
   let version: Deno.KvEntryMaybe<unknown> = {
     key: rateLimits.version(policy.name, subject),
     value: null,
@@ -39,9 +48,10 @@ export async function readWindow(kv: Deno.Kv, { policy, subject, now }: ExactUse
   for await (const entry of entries) {
     const part = entry.key[3];
     if (typeof part === "number") counts.set(part, Number((entry.value as Deno.KvU64).value));
+    else if (entry.key.length === 5) records.push(entry as Deno.KvEntry<LeaseValue>);
     else version = entry;
   }
-  return { counts, version };
+  return { counts, version, records };
 }
 
 /** Counts one unit now: the slot's sum, its cleanup marker, and a bump of the version marker. */

@@ -133,6 +133,26 @@ export class KeyGuard {
 }
 
 /**
+ * A view of `inner` whose commits wait for `admitted` (and fail with its rejection): a request
+ * run ahead of its rate-limit grant writes nothing before it is counted.
+ */
+export function commitsAfter(inner: Deno.Kv, admitted: Promise<void>): Deno.Kv {
+  const atomic = () => {
+    const op = inner.atomic();
+    const commit = op.commit.bind(op);
+    op.commit = () => admitted.then(commit);
+    return op;
+  };
+  return new Proxy(inner, {
+    get(target, name) {
+      if (name === "atomic") return atomic;
+      const value = Reflect.get(target, name, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/**
  * An atomic that records its steps and commits them with the key's check added; when only that
  * check failed and the key still allows the request, it commits them again under the new one.
  */

@@ -111,6 +111,17 @@ export const rateLimits = {
     subject === undefined ? ["rate_slots", policy] : ["rate_slots", policy, subject],
   /** Bumped by every exact count of a subject, checked by exact takes to serialize them. */
   version: (policy: string, subject: string): Deno.KvKey => ["rate_slots", policy, subject, false],
+  /**
+   * A lease's record (its claim mark), read in the same listing as the slots: it sorts after the
+   * version marker and before the end.
+   */
+  lease: (policy: string, subject: string, id: string): Deno.KvKey => [
+    "rate_slots",
+    policy,
+    subject,
+    false,
+    id,
+  ],
   /** Past every slot and the version marker: the exclusive end of a subject's listing. */
   end: (policy: string, subject: string): Deno.KvKey => ["rate_slots", policy, subject, true],
   /**

@@ -4,12 +4,20 @@
  * gives back what is left at the flush after the lease ends. The exact limits of rare actions
  * (one atomic per use) are in `kv/exact_limit.ts`.
  */
+import { AsyncResource } from "node:async_hooks";
 import { commit } from "./commit.ts";
-import { type GiveBack, type Grant, LeaseLedger } from "../domain/lease_ledger.ts";
-import { slotLeavesAt, type WindowDecision, type WindowLimit } from "../domain/rate_window.ts";
+import { type Grant, LeaseLedger } from "../domain/lease_ledger.ts";
+import type { SliceRule } from "../domain/lease_claims.ts";
+import type { WindowDecision, WindowLimit } from "../domain/rate_window.ts";
 import { readWindow } from "./exact_limit.ts";
-import { rateLimits } from "./keys.ts";
-import { dueMarker, sweepRateSlots } from "./rate_sweep.ts";
+import {
+  giveBack,
+  grantAtomic,
+  type LeaseSubject,
+  raiseClaim,
+  reclaimOwn,
+} from "./lease_records.ts";
+import { sweepRateSlots } from "./rate_sweep.ts";
 
 /** A named budget: `limit` requests per sliding window of `windowMs`. */
 export interface LimitPolicy extends WindowLimit {
@@ -46,6 +54,12 @@ const SWEEP_INTERVAL_MS = 5_000;
 // Unspent units of a slot that leaves its window sooner than this are not given back (they stay
 // counted until it leaves): a give-back landing on a slot already swept would wrap around.
 const KEEP_MS = 10 * 60_000;
+// Blocks are claimed a slice at a time: a quarter of the block, at least 16 units (a block of 16
+// or fewer is claimed whole at its grant and has no record). A dead instance keeps counted at most
+// what it spent and a slice and a half; smaller slices cost a commit more per slice raised.
+export const SLICES: SliceRule = { min: 16, parts: 4 };
+// Run-out leases a grant reclaims at most: with its version check, within denokv's 10 checks.
+const MAX_RECLAIMS = 8;
 // Mutations per atomic (KV takes at most 1,000), and grant attempts before a request fails.
 const MUTATIONS_PER_ATOMIC = 500;
 // Background renewals in flight at once, so that a tick with many subjects in use does not flood KV.
@@ -53,7 +67,6 @@ const GRANTS_IN_FLIGHT = 16;
 const GRANT_ROUNDS = 100;
 // A window read ahead of a decision stands for the decision's own read only this long after it.
 const PREFETCH_MS = SYNC_INTERVAL_MS;
-const U64 = 1n << 64n;
 
 /** A subject in memory: its leases and view of the window (see `LeaseLedger`). */
 interface Subject {
@@ -68,6 +81,8 @@ interface Subject {
   marked: number;
   /** A read of the window started ahead of the subject's first decision (`prefetch`). */
   prefetched: { at: number; read: ReturnType<typeof readWindow> } | null;
+  /** The raise of a lease's claim mark under way, which requests out of claimed units wait on. */
+  claiming: Promise<void> | null;
 }
 
 /**
@@ -81,8 +96,21 @@ export class SharedRateLimiter {
   #lastSync: Promise<void> = Promise.resolve();
   #sweptAt = -Infinity;
   #riders: FlushRider[] = [];
+  /**
+   * Runs work outside the request that started it (a claim raised ahead): no request waits for it,
+   * and a request's traced round trips (kv/latency.ts) do not count it.
+   */
+  #detached = AsyncResource.bind((work: () => void) => work());
 
-  constructor(private readonly kv: Deno.Kv, private readonly now: () => number) {}
+  /**
+   * `options.slices`: how blocks are claimed ahead (null: whole at the grant, as before claim
+   * marks; for the cost bench's comparison).
+   */
+  constructor(
+    private readonly kv: Deno.Kv,
+    private readonly now: () => number,
+    private readonly options: { slices?: SliceRule | null } = {},
+  ) {}
 
   /** Decides one request of `subjectId` under `policy`, counting it when allowed. */
   async take(policy: LimitPolicy, subjectId: string): Promise<WindowDecision> {
@@ -95,8 +123,16 @@ export class SharedRateLimiter {
       const decision = subject.ledger.spend(this.now(), policy.limit);
       if (decision) {
         // A tick may have dropped it while the grant ran: keep it, or its lease is never given back.
-        if (decision.allowed) this.#subjects.set(id, subject);
+        if (decision.allowed) {
+          this.#subjects.set(id, subject);
+          // Half the slice spent: the next one is claimed in the background, nobody waits for it.
+          this.#detached(() => this.#claim(subject, false).catch(() => {}));
+        }
         return decision;
+      }
+      if (subject.ledger.waitsForClaim(this.now())) {
+        await this.#claim(subject, true);
+        continue;
       }
       const refused = await (subject.granting ?? this.#grant(subject, policy.limit));
       if (refused) return refused;
@@ -142,11 +178,14 @@ export class SharedRateLimiter {
           share: SHARE,
           lastingShare: LASTING_SHARE,
           keepMs: KEEP_MS,
+          slices: this.options.slices === undefined ? SLICES : this.options.slices ?? undefined,
+          maxReclaims: MAX_RECLAIMS,
         }),
         usedAt: -Infinity,
         granting: null,
         marked: -Infinity,
         prefetched: null,
+        claiming: null,
       };
       this.#subjects.set(id, subject);
     }
@@ -227,40 +266,50 @@ export class SharedRateLimiter {
         subject.prefetched = null;
         const fresh = ahead !== null && now - ahead.at <= PREFETCH_MS;
         if (fresh) now = ahead.at;
-        const { counts, version } = await (fresh
+        const read = await (fresh
           ? ahead.read.catch(() =>
             readWindow(this.kv, { policy, subject: id, now: now = this.now() })
           )
           : readWindow(this.kv, { policy, subject: id, now }));
-        const plan = ledger.plan({ counts, now, limit, recheckMs: SYNC_INTERVAL_MS });
+        const plan = ledger.plan({
+          counts: read.counts,
+          now,
+          limit,
+          recheckMs: SYNC_INTERVAL_MS,
+          records: read.records.map(({ key, value }) => ({ ...value, id: key[4] as string })),
+        });
         if (!isGrant(plan)) {
           return plan;
         }
-        const op = this.kv.atomic()
-          .check(version)
-          .sum(rateLimits.slot(policy.name, id, plan.slot), BigInt(plan.block))
-          .sum(rateLimits.version(policy.name, id), 1n)
-          .mutate(...plan.backs.map((back) =>
-            giveBack(policy.name, id, back)
-          ));
-        if (plan.slot > subject.marked) {
-          const leavesAt = slotLeavesAt(plan.slot, policy.windowMs);
-          op.mutate(dueMarker({ leavesAt, policy: policy.name, subject: id, index: plan.slot }));
-        }
-        let committed = false;
+        const { op, record } = grantAtomic(this.kv, {
+          ...leaseSubject(subject),
+          read,
+          plan,
+          now,
+          marked: subject.marked,
+        });
+        let result: Deno.KvCommitResult | Deno.KvCommitError | null = null;
         try {
-          committed = (await commit(op)).ok;
+          result = await commit(op);
         } finally {
-          if (!committed) ledger.abandon(plan);
+          if (!result?.ok) {
+            ledger.abandon(plan);
+          }
         }
-        if (committed) {
-          subject.marked = Math.max(subject.marked, plan.slot);
-          ledger.granted(plan, now);
+        if (result.ok) {
+          if (plan.block > 0) {
+            subject.marked = Math.max(subject.marked, plan.slot);
+          }
+          ledger.granted(plan, now, record ? { id: record, stamp: result.versionstamp } : null);
           return null;
         }
-        if (round >= GRANT_ROUNDS) throw new Error("rate-limit lease kept conflicting");
+        if (round >= GRANT_ROUNDS) {
+          throw new Error("rate-limit lease kept conflicting");
+        }
         // Another instance granted in between: read again after a short, spread-out pause.
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20, round)));
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.random() * Math.min(20, round))
+        );
       }
     };
     const granting = run().finally(() => {
@@ -270,14 +319,57 @@ export class SharedRateLimiter {
     return granting;
   }
 
+  /**
+   * Raises a live lease's claim mark by a slice when it is due (`force`: when its claimed units
+   * are all spent and requests wait), in an atomic checked against its record: a record reclaimed
+   * meanwhile (its lease ran out, as another instance's clock tells) fails it, and the lease is
+   * then spent no further than it had claimed.
+   */
+  #claim(subject: Subject, force: boolean): Promise<void> {
+    if (subject.claiming) return subject.claiming;
+    const due = subject.ledger.claimDue(this.now(), force);
+    if (!due) return Promise.resolve();
+    const { lease, to } = due;
+    const run = async () => {
+      let outcome: { to: number; stamp: string | null } | "lost" = "lost";
+      try {
+        outcome = await raiseClaim(this.kv, {
+          ...leaseSubject(subject),
+          lease,
+          to,
+          now: this.now(),
+        });
+      } catch {
+        // Unknown whether it committed: spent no further than claimed (a grant reports the error).
+      } finally {
+        subject.ledger.claimSettled(lease, outcome);
+      }
+    };
+    const claiming = run().finally(() => {
+      subject.claiming = null;
+    });
+    subject.claiming = claiming;
+    return claiming;
+  }
+
   /** Gives back the unspent units of ended leases, with the riders' mutations. */
   async #flush(all: boolean) {
     const now = this.now();
     const groups: { mutations: Deno.KvMutation[]; settle(ok: boolean): void }[] = [];
+    const own: Promise<void>[] = [];
+    if (all) await Promise.all([...this.#subjects.values()].map((s) => s.claiming));
     for (const subject of this.#subjects.values()) {
-      const { backs, settle } = subject.ledger.giveBack(now, all);
+      const { backs, records, settle } = subject.ledger.giveBack(now, all);
+      // At a pause: this instance's own records go too, so their unclaimed units are back now.
+      for (const reclaim of records) {
+        own.push(
+          reclaimOwn(this.kv, { ...leaseSubject(subject), reclaim }).then((ok: boolean) => {
+            if (ok) subject.ledger.reclaimed(reclaim);
+          }),
+        );
+      }
       if (backs.length === 0) continue;
-      const mutations = backs.map((back) => giveBack(subject.policy.name, subject.id, back));
+      const mutations = backs.map((back) => giveBack(leaseSubject(subject), back));
       groups.push({ mutations, settle });
     }
     for (const rider of this.#riders) groups.push(rider.send());
@@ -310,15 +402,15 @@ export class SharedRateLimiter {
       // What was not committed goes again at the next flush.
       for (const group of groups.slice(next)) group.settle(false);
       throw error;
+    } finally {
+      await Promise.allSettled(own);
     }
   }
 }
 
-/** Takes a lease's unspent units off its slot. */
-function giveBack(policy: string, subject: string, back: GiveBack): Deno.KvMutation {
-  // A KvU64 sum wraps around: adding 2^64 − n takes off n of the units its grant put there.
-  const value = new Deno.KvU64(U64 - BigInt(back.count));
-  return { type: "sum", key: rateLimits.slot(policy, subject, back.slot), value };
+/** The names a subject's keys are built from. */
+function leaseSubject({ policy, id }: Subject): LeaseSubject {
+  return { policy: policy.name, subject: id, windowMs: policy.windowMs };
 }
 
 function isGrant(plan: Grant | WindowDecision): plan is Grant {

@@ -13,7 +13,7 @@ import {
   type KeyMatch,
   matchDigest,
 } from "../domain/api_key.ts";
-import { KeyGuard } from "../kv/key_guard.ts";
+import { commitsAfter, KeyGuard } from "../kv/key_guard.ts";
 import { type Access, hasScope, type Principal } from "../domain/auth.ts";
 import { AppError } from "../domain/errors.ts";
 import { addressAllowed } from "../domain/ip.ts";
@@ -196,6 +196,28 @@ async function sessionPrincipal(deps: Deps, token: string): Promise<Principal> {
   return { userId: session.userId, via: "session", scopes: [], sessionId };
 }
 
+/**
+ * An anonymous request: when its address's budget waits for a grant (its first request on this
+ * instance, or a lease ended), the handler reads while the grant reads and commits; its commits
+ * and any password hash wait for the grant, and so does its answer, which a refusal replaces.
+ */
+async function anonymousAhead(c: Context<AppEnv>, next: () => Promise<void>) {
+  const deps = c.var.deps;
+  const ahead = !budgetInHand(c, deps, null);
+  const budget = enforceRequestBudget(c, deps, null);
+  if (!ahead) return await budget.then(next);
+  budget.catch(() => {}); // awaited below, on every path
+  c.set("admitted", budget);
+  c.set("deps", { ...deps, kv: commitsAfter(deps.kv, budget) });
+  try {
+    await next();
+  } catch (error) {
+    await budget; // a 429 comes first
+    throw error;
+  }
+  await budget;
+}
+
 /** Builds the middleware for one endpoint's access rule. */
 export function authenticate(access: Access): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -203,8 +225,7 @@ export function authenticate(access: Access): MiddlewareHandler<AppEnv> {
     const credential = readCredential(c.req.raw.headers);
     if (!credential) {
       if (access !== "public") throw missingCredential(c.req.raw.headers);
-      await enforceRequestBudget(c, deps, null);
-      return await next();
+      return await anonymousAhead(c, next);
     }
     let principal: Principal;
     let key: KeyInUse | null = null;

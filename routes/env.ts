@@ -48,5 +48,10 @@ export interface AppEnv {
     keyInUse: string | null;
     /** The client address (TCP peer, or X-Forwarded-For behind a trusted proxy). */
     clientIp: string;
+    /**
+     * Settles when an anonymous request run ahead of its grant is counted (rejects with its 429):
+     * a password hash waits for it.
+     */
+    admitted?: Promise<void>;
   };
 }

@@ -93,6 +93,8 @@ export function rateLimited(
  * `Retry-After` is its own; the `RateLimit` headers keep describing the request budget.
  */
 export async function drawPasswordHash(c: Context<AppEnv>, deps: Deps) {
+  // A request run ahead of its grant hashes nothing before it is counted.
+  await c.get("admitted");
   const policy = requestPolicies(deps.settings).passwordHash;
   const decision = await deps.rateLimiter.take(policy, addressGroup(c.get("clientIp")));
   if (!decision.allowed) {

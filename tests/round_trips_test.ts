@@ -141,3 +141,70 @@ Deno.test("a cold instance's keyed write over the budget answers 429 and writes 
   const after = await t.svc.request("/api/v1/tasks", { headers: t.keyed }).then((r) => r.json());
   assert.deepEqual(after, before, "the refused create wrote no task");
 });
+
+Deno.test("a cold instance's first anonymous request waits for at most three", async () => {
+  await using t = await service();
+  const settings = testSettings();
+  for (
+    const [path, what] of [[`/api/v1/tasks/${t.task.id}`, "GET /tasks/:id"], [
+      "/api/v1/tasks/explore",
+      "explore",
+    ]]
+  ) {
+    // A new instance on the same store: nothing of the address's budget or the author in memory.
+    const fresh = createApp(
+      await createDeps(t.slow.kv, { ...settings, ANON_RATE_LIMIT_PER_HOUR: 1000 }, {
+        now: () => t.now,
+      }),
+    );
+    t.slow.delayMs = 100;
+    const { value, trips } = await t.slow.traced(async () => {
+      const res = await fresh.request(path, {}, {
+        remoteAddr: { hostname: "203.0.113.11", port: 40000, transport: "tcp" },
+      });
+      await res.arrayBuffer();
+      assert.match(res.headers.get("RateLimit") ?? "", /r=\d+/, `${what}: the budget's headers`);
+      return res.status;
+    }).finally(() => t.slow.delayMs = 0);
+    assert.equal(value, 200, what);
+    assert.ok(
+      trips.sequential <= 3,
+      `${what}: ${trips.sequential} round trips (the address's window beside the handler's ` +
+        "first read; then the grant beside its next; the answer waits for the grant)",
+    );
+  }
+});
+
+Deno.test("a cold instance's anonymous request over the budget answers 429, and a sign-up over it hashes and writes nothing", async () => {
+  await using t = await service();
+  const address = { remoteAddr: { hostname: "203.0.113.12", port: 40000, transport: "tcp" } };
+  const spend = createApp(
+    await createDeps(t.slow.kv, testSettings({ ANON_RATE_LIMIT_PER_HOUR: 1 }), {
+      now: () => t.now,
+    }),
+  );
+  const first = await spend.request(`/api/v1/tasks/${t.task.id}`, {}, address);
+  assert.equal(first.status, 200);
+  await first.body?.cancel();
+  const fresh = createApp(
+    await createDeps(t.slow.kv, testSettings({ ANON_RATE_LIMIT_PER_HOUR: 1 }), {
+      now: () => t.now,
+    }),
+  );
+  const read = await fresh.request(`/api/v1/tasks/${t.task.id}`, {}, address);
+  assert.equal(read.status, 429);
+  await read.body?.cancel();
+  const signUp = await fresh.request("/v1/users", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email: "late@example.com", password: "correct horse", firstName: "L" }),
+  }, address);
+  assert.equal(signUp.status, 429);
+  await signUp.body?.cancel();
+  const login = await t.svc.request("/v1/auth/token", {
+    method: "POST",
+    json: { email: "late@example.com", password: "correct horse" },
+  });
+  assert.equal(login.status, 401, "the refused sign-up wrote no account");
+  await login.body?.cancel();
+});
