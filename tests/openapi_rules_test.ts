@@ -493,3 +493,48 @@ Deno.test("the invalid requests the suite sends are invalid by the document's sc
     });
   }
 });
+
+/** Invalid explore `bbox` values other tests send, by the file that sends each, and one more. */
+const BBOX_EXAMPLES: [source: string, value: string][] = [
+  ["explore_map_test.ts: three numbers", "1,2,3"],
+  ["explore_map_test.ts: not numbers", "a,b,c,d"],
+  ["explore_map_test.ts: longitude 181", "0,0,181,1"],
+  ["explore_map_test.ts: exponent notation", "1e1,0,2,1"],
+  ["country_coordinates_test.ts: Tokyo latitude first", "35.6,139.6,35.8,139.9"],
+  ["a latitude past -90", "0,-90.5,1,0"],
+];
+
+/** bbox rules no pattern can hold: they compare two of its numbers. */
+const BBOX_STATED_IN_WORDS: [rule: string, value: string][] = [
+  ["minLat is not above maxLat", "0,10,1,5"],
+];
+
+Deno.test("the invalid bbox values the suite sends are invalid by the document's pattern", async (t) => {
+  await using svc = await setup({ settings: RELAXED });
+  const doc = await loadDocument(svc);
+  const valid = validators(doc);
+  const param = doc.paths["/tasks/explore"].get.parameters.find((p: Schema) => p.name === "bbox");
+  const status = async (value: string) => {
+    const res = await svc.request(`/v1/tasks/explore?${new URLSearchParams({ bbox: value })}`);
+    await res.body?.cancel();
+    return res.status;
+  };
+  for (const value of ["2.2,48.8,2.5,48.95", "170,-20,-170,-10", "-180,-90,180,90", "0,0,0.5,1"]) {
+    await t.step(`valid: ${value}`, async () => {
+      assert.equal(valid.query(param.schema, value), true);
+      assert.equal(await status(value), 200);
+    });
+  }
+  for (const [source, value] of BBOX_EXAMPLES) {
+    await t.step(source, async () => {
+      assert.equal(valid.query(param.schema, value), false, "the schema refuses it");
+      assert.equal(await status(value), 400, "the service refuses it");
+    });
+  }
+  for (const [rule, value] of BBOX_STATED_IN_WORDS) {
+    await t.step(`stated in words only: ${rule}`, async () => {
+      assert.equal(valid.query(param.schema, value), true);
+      assert.equal(await status(value), 400, "the service refuses it");
+    });
+  }
+});
