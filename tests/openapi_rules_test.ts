@@ -482,8 +482,10 @@ Deno.test("the invalid requests the suite sends are invalid by the document's sc
 
   for (const [source, name, body] of SUITE_EXAMPLES) {
     await t.step(source, async () => {
+      // Sent first, so that a validating proxy before the service sees it whatever Ajv says.
+      const refusedByService = await refused(name, body);
       assert.equal(valid.body(ref(name), body), false, "the schema refuses it");
-      assert.ok(await refused(name, body), "the service refuses it");
+      assert.ok(refusedByService, "the service refuses it");
     });
   }
   for (const [rule, name, body] of STATED_IN_WORDS) {
@@ -527,8 +529,9 @@ Deno.test("the invalid bbox values the suite sends are invalid by the document's
   }
   for (const [source, value] of BBOX_EXAMPLES) {
     await t.step(source, async () => {
+      const answered = await status(value); // sent first, as above
       assert.equal(valid.query(param.schema, value), false, "the schema refuses it");
-      assert.equal(await status(value), 400, "the service refuses it");
+      assert.equal(answered, 400, "the service refuses it");
     });
   }
   for (const [rule, value] of BBOX_STATED_IN_WORDS) {
