@@ -102,6 +102,21 @@ Deno.test("a problem+json answer is thrown as ApiError with its code and its own
     assert.equal(error.problem.scope, "tasks:read");
   });
 
+  await t.step("RATE_LIMITED carries Retry-After in seconds", async () => {
+    const client = clientOf(svc, { token: user.token });
+    const limited = await createKey(svc, user.token, { scopes: ["profile:read"] });
+    await client.patch("/keys/{id}", {
+      params: { path: { id: limited.id } },
+      body: { rateLimitPerHour: 1 },
+    });
+    const keyed = clientOf(svc, { apiKey: limited.value });
+    await keyed.get("/users/me");
+    const error = await thrown(keyed.get("/users/me"));
+    assert.equal(error.code, "RATE_LIMITED");
+    assert.equal(error.status, 429);
+    assert.ok(error.retryAfter !== undefined && error.retryAfter > 0, String(error.retryAfter));
+  });
+
   await t.step("an expired key says when it expired", async () => {
     now += 2 * 86_400_000;
     const error = await thrown(clientOf(svc, { apiKey: reader.value }).get("/users/me"));
