@@ -18,12 +18,12 @@ import type { Facet } from "./explore_index.ts";
 import { Payment } from "../domain/task.ts";
 import { indexCovers } from "./explore_words.ts";
 import { explore } from "./keys.ts";
+import { GETMANY_MAX } from "./limits.ts";
 import { keyId } from "./task_indexes.ts";
 
 /** A query word expanding to more dictionary words than this drives no scan. */
 export const MAX_EXPANSION = 32;
 /** Keys per getMany: Deno KV's cap. */
-export const GETMANY_MAX = 10;
 const WORD_END = "\u{10FFFF}";
 
 /** One way to scan for a query's matches: index prefixes merged newest first. */
