@@ -15,6 +15,12 @@ export interface BoundingBox {
 
 const NUMBER = /^[+-]?(0|[1-9]\d*)(\.\d+)?$/;
 
+// The same numbers within their bounds, as one pattern for the document: what a regular
+// expression cannot say (minLat <= maxLat) is stated in the description.
+const LON = String.raw`\s*[+-]?(?:180(?:\.0+)?|(?:1[0-7]\d|[1-9]\d|\d)(?:\.\d+)?)\s*`;
+const LAT = String.raw`\s*[+-]?(?:90(?:\.0+)?|(?:[1-8]\d|\d)(?:\.\d+)?)\s*`;
+const BBOX_PATTERN = `^${LON},${LAT},${LON},${LAT}$`;
+
 /** `minLon,minLat,maxLon,maxLat` in degrees; minLat <= maxLat; minLon > maxLon wraps. */
 export const BboxParam = z.string().transform((text, ctx) => {
   const parts = text.split(",");
@@ -38,8 +44,10 @@ export const BboxParam = z.string().transform((text, ctx) => {
   );
 }).meta({
   type: "string",
+  pattern: BBOX_PATTERN,
   description: "minLon,minLat,maxLon,maxLat (degrees): tasks whose coordinates lie in the box; " +
-    "minLon > maxLon crosses the antimeridian. Only city- and radius-type tasks take part.",
+    "minLon > maxLon crosses the antimeridian; minLat must not be above maxLat. Only city- and " +
+    "radius-type tasks take part.",
   example: "2.2,48.8,2.5,48.95",
 });
 

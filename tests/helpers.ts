@@ -27,6 +27,15 @@ export async function openTestKv(path = ":memory:"): Promise<Deno.Kv> {
   return limitGuard(await Deno.openKv(path));
 }
 
+/**
+ * Where `request` goes instead of the app in-process: a live service (its settings are its own),
+ * for the third-party validator run.
+ */
+const REMOTE = Deno.permissions.querySync({ name: "env", variable: "TEST_SERVICE_URL" }).state ===
+    "granted"
+  ? Deno.env.get("TEST_SERVICE_URL")
+  : undefined;
+
 /** A fresh service on `:memory:` KV; use with `await using`. */
 export async function setup(
   options: { settings?: Partial<SettingsInput>; deps?: Partial<Deps>; kv?: Deno.Kv } = {},
@@ -47,6 +56,8 @@ export async function setup(
         body = JSON.stringify(json);
         if (!headers.has("Content-Type")) headers.set("Content-Type", "application/json");
       }
+      // tests/prism_proxy_test.ts replays a test file's requests against a live service.
+      if (REMOTE) return fetch(new URL(path, REMOTE), { ...rest, headers, body });
       return Promise.resolve(
         app.request(path, { ...rest, headers, body }, {
           remoteAddr: { hostname: ip, port: 40000, transport: "tcp" },

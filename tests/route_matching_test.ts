@@ -188,3 +188,29 @@ Deno.test("a parameter that is not a UUID is served, with 404 and 405 from the s
     assert.deepEqual(methods, ["DELETE", "GET", "HEAD"]);
   });
 });
+
+Deno.test("the versioned API is served under /api/v1 and /v1 only, and documented so", async () => {
+  await using svc = await setup();
+  for (const path of ["/api/v1/tasks/explore", "/v1/tasks/explore"]) {
+    const res = await svc.request(path);
+    await res.body?.cancel();
+    assert.equal(res.status, 200, path);
+  }
+  const root = await svc.request("/tasks/explore");
+  await root.body?.cancel();
+  assert.equal(root.status, 404, "GET /tasks/explore at the root is no path");
+  const doc = await (await svc.request("/openapi.json")).json();
+  const atRoot = Object.entries(doc.paths as Record<string, { servers?: { url: string }[] }>)
+    .filter(([, item]) => item.servers?.some((s) => s.url === "/"))
+    .map(([path]) => path);
+  assert.deepEqual(atRoot, [
+    "/health",
+    "/favicon.ico",
+    "/openapi.json",
+    "/docs",
+    "/dashboard",
+    "/dashboard/app.js",
+    "/dashboard/app.css",
+    "/dashboard/chart.js",
+  ]);
+});

@@ -1,0 +1,94 @@
+/**
+ * The README's first session, typed: `deno run --allow-net client/examples/walkthrough.ts
+ * [http://localhost:8000]` against a running service (a fresh store: it signs up Ada and Bob).
+ */
+import { ApiError, createClient } from "../mod.ts";
+
+const baseUrl = Deno.args[0] ?? "http://localhost:8000";
+const password = "correct horse battery";
+
+// 1. sign up, 2. log in: a session token for managing keys
+const anonymous = createClient({ baseUrl });
+await anonymous.post("/users", { body: { email: "ada@example.com", password, firstName: "Ada" } });
+const { token } = await anonymous.post("/auth/token", {
+  body: { email: "ada@example.com", password },
+});
+
+// 3. an API key; its value is in this answer only
+const created = await createClient({ baseUrl, token }).post("/keys", {
+  body: {
+    name: "laptop",
+    scopes: [
+      "tasks:read",
+      "tasks:write",
+      "profile:read",
+      "applications:read",
+      "applications:write",
+    ],
+    expiresInDays: 30,
+  },
+});
+const ada = createClient({ baseUrl, apiKey: created.key });
+
+// 4. call the API with the key
+const me = await ada.get("/users/me");
+console.log("signed in as", me.email);
+
+// 5. post a task for two people
+const task = await ada.post("/tasks", {
+  body: {
+    title: "Move a piano",
+    description: "Third floor, no lift",
+    budget: 120,
+    currency: "EUR",
+    location: { type: "city", name: "Paris", countryCode: "FR", coordinates: [2.3522, 48.8566] },
+    requirement: "Strong back",
+    maxPeople: 2,
+  },
+});
+
+// 6. Bob signs up and applies; a second application is refused with a typed error
+await anonymous.post("/users", { body: { email: "bob@example.com", password, firstName: "Bob" } });
+const bobSession = await anonymous.post("/auth/token", {
+  body: { email: "bob@example.com", password },
+});
+const bob = createClient({ baseUrl, token: bobSession.token });
+const application = await bob.post("/tasks/{id}/applications", {
+  params: { path: { id: task.id } },
+  body: { message: "I can lift", price: 60 },
+});
+try {
+  await bob.post("/tasks/{id}/applications", {
+    params: { path: { id: task.id } },
+    body: { message: "Again" },
+  });
+} catch (error) {
+  if (!(error instanceof ApiError)) throw error;
+  console.log("second application:", error.status, error.code);
+}
+
+// 7. Ada reads every application (all pages) and accepts Bob's: one spot left
+for await (
+  const each of ada.paginate("/tasks/{id}/applications", { params: { path: { id: task.id } } })
+) {
+  console.log("application from", each.applicantId, each.status);
+}
+await ada.patch("/applications/{id}", {
+  params: { path: { id: application.id } },
+  body: { status: "accepted" },
+});
+const after = await ada.get("/tasks/{id}", { params: { path: { id: task.id } } });
+console.log("accepted", after.acceptedCount, "spots left", after.spotsLeft);
+
+// 8. the map: published tasks near Paris, nearest first, as JSON items and as GeoJSON
+const near = { latitude: 48.86, longitude: 2.35, radiusKm: 10, sort: "distance" } as const;
+const items = await ada.explore(near);
+console.log("nearest:", items[0].title, items[0].distanceKm, "km");
+const map = await ada.exploreGeoJson(near);
+console.log(
+  "map:",
+  map.type,
+  map.features.length,
+  "feature(s) at",
+  map.features[0].geometry.coordinates,
+);
