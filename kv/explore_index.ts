@@ -52,8 +52,9 @@ export interface ExploreCard {
 
 /**
  * Value of the all-tasks index: the card and the search words. Word entries carry only the
- * facet: a search must read the words anyway (every query word must start one), so its page
- * reads this document for each candidate the facet lets through.
+ * payment class (which names this document's key): a search must read the words anyway (every
+ * query word must start one), so its page reads this document for each candidate, and checks
+ * every other filter on its card.
  */
 export interface ExploreDoc extends ExploreCard {
   terms: string[];
@@ -103,6 +104,28 @@ export const POINT_PRECISION = 8;
 
 /** Precision of the per-cell counters that estimate how many tasks a circle holds. */
 export const COUNT_PRECISION = 2;
+
+/**
+ * Word entries are ordered by zone, then time, so that a search within a circle reads only the
+ * word's entries that can reach it. A task of a layer that reaches at most `NEAR_REACH_KM` beyond
+ * its centre is in the near zone of the `COUNT_PRECISION` cell of its centre; the largest radius
+ * class in the far zone of its precision-1 cell; a task without a geo layer (country, world) in
+ * the zone that no circle reads.
+ */
+export const NEAR_REACH_KM = 100;
+export const FAR_ZONE_PRECISION = 1;
+/** Far zones are marked with a character no geohash holds, so they never equal a near zone. */
+export const FAR_ZONE_MARK = "~";
+export const NO_ZONE = "-";
+
+/** The word zone of a task's location (see `NEAR_REACH_KM`). */
+export function wordZone(loc: Location): string {
+  const layer = layerOf(loc.type, loc.radiusKm);
+  if (!layer) return NO_ZONE;
+  const [lon, lat] = loc.coordinates;
+  if (layer.maxRadiusKm <= NEAR_REACH_KM) return geohashEncode(lon, lat, COUNT_PRECISION);
+  return FAR_ZONE_MARK + geohashEncode(lon, lat, FAR_ZONE_PRECISION);
+}
 
 /**
  * Most distinct words indexed per task; a task with more is listed in the overflow index instead,
@@ -198,7 +221,9 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
   if (indexed.length > MAX_INDEXED_WORDS) {
     entries.push({ key: explore.overflow(ok), value: facet });
   } else {
-    for (const word of indexed) entries.push({ key: explore.byWord(word, ok), value: facet });
+    const zone = wordZone(loc);
+    const paid = task.budget > 0;
+    for (const word of indexed) entries.push({ key: explore.byWord(word, zone, ok), value: paid });
   }
   return entries;
 }
@@ -217,6 +242,9 @@ export function exploreCounterKeys(task: ExploreTask): Deno.KvKey[] {
   keys.push(explore.count("name", normalizeName(loc.name), nameKind(loc.type)));
   const indexed = indexedWords(searchTerms(task));
   if (indexed.length > MAX_INDEXED_WORDS) keys.push(explore.count("overflow"));
-  else for (const word of indexed) keys.push(explore.word(word));
+  else {
+    const zone = wordZone(loc);
+    for (const word of indexed) keys.push(explore.word(word, zone));
+  }
   return keys;
 }

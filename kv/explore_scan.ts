@@ -87,7 +87,10 @@ async function takeChunk(
     rate.taken++;
     budget.start();
     if (!candidate) return { taken, exhausted: true };
-    const pass = facetMatch(candidate.facet, filters) !== null;
+    // A word entry carries the payment class only: its card, once read, is checked in full.
+    const pass = candidate.facet
+      ? facetMatch(candidate.facet, filters) !== null
+      : filters.payment === undefined || candidate.payment === filters.payment;
     taken.push({ candidate, pass });
     if (pass) {
       passing++;
@@ -134,7 +137,7 @@ async function loadDocs(kv: Deno.Kv, candidates: Candidate[], query: ScanQuery):
     groups.push(missing.slice(i, i + GETMANY_MAX));
   }
   await Promise.all(groups.map(async (group) => {
-    const keys = group.map((c) => explore.all(readFacet(c.facet).payment, c.key));
+    const keys = group.map((c) => explore.all(c.payment, c.key));
     const entries = await kv.getMany<ExploreDoc[]>(keys);
     entries.forEach((entry, i) => {
       if (entry.value) {

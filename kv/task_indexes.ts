@@ -19,7 +19,7 @@ export interface TaskIndexEntry {
   value: unknown;
 }
 
-/** Value of the indexes that searchable listings read: the list item and its search words. */
+/** Value of the index that an owner's search reads: the list item and its search words. */
 export interface TaskSearchEntry {
   item: TaskListItem;
   terms: string[];
@@ -50,10 +50,8 @@ export function taskIndexEntries(task: TaskRecord): TaskIndexEntry[] {
   return [
     { key: tasks.byUser(task.userId, task.orderKey), value: searchable },
     { key: tasks.byUserStatus(task.userId, task.status, task.orderKey), value: item },
-    {
-      key: tasks.byUserPayment(task.userId, paymentOf(task.budget), task.orderKey),
-      value: searchable,
-    },
+    // The owner's search reads `byUser` (its words), whatever the payment class asked for.
+    { key: tasks.byUserPayment(task.userId, paymentOf(task.budget), task.orderKey), value: item },
     ...exploreIndexEntries(task),
   ];
 }

@@ -5,7 +5,7 @@
 import { AppError } from "../domain/errors.ts";
 import type { TaskRecord, TaskStatus } from "../domain/task.ts";
 import type { TaskListItem } from "../domain/task_view.ts";
-import { isLive, isPublic, markDeleted, matchesTerms } from "../domain/task.ts";
+import { isLive, isPublic, markDeleted, matchesPayment, matchesTerms } from "../domain/task.ts";
 import { isUnfiltered, type TaskFilter } from "../domain/task_filter.ts";
 import {
   claimIdempotencySlot,
@@ -185,26 +185,33 @@ interface UserTaskRead extends UserTasks {
 
 /**
  * The matching tasks of a user's listing, newest first, read in batches as the consumer pulls:
- * the payment index when a payment class is asked for, else every task of the user; search words
- * are checked on the terms stored beside each list item.
+ * the payment index when only a payment class is asked for, else every task of the user, whose
+ * entries hold the search words beside each list item (the payment index holds items only).
  */
 async function* userTaskEntries(
   kv: Deno.Kv,
   read: UserTaskRead,
 ): AsyncGenerator<{ orderKey: string; item: TaskListItem }> {
   const { userId, filter } = read;
-  const prefix = filter.payment
+  const searching = filter.search.length > 0;
+  const prefix = filter.payment && !searching
     ? tasks.byUserPaymentPrefix(userId, filter.payment)
     : tasks.byUserPrefix(userId);
   const selector = read.after ? { prefix, end: [...prefix, read.after] } : { prefix };
-  const entries = kv.list<TaskSearchEntry>(selector, {
+  const entries = kv.list<TaskSearchEntry | TaskListItem>(selector, {
     reverse: true,
     limit: read.limit,
     batchSize: read.batchSize,
   });
   for await (const entry of entries) {
-    if (!matchesTerms(filter.search, entry.value.terms)) continue;
-    yield { orderKey: entry.key.at(-1) as string, item: entry.value.item };
+    if (!("terms" in entry.value)) {
+      yield { orderKey: entry.key.at(-1) as string, item: entry.value };
+      continue;
+    }
+    const { item, terms } = entry.value;
+    if (filter.payment && !matchesPayment(item.budget, filter.payment)) continue;
+    if (!matchesTerms(filter.search, terms)) continue;
+    yield { orderKey: entry.key.at(-1) as string, item };
   }
 }
 

@@ -22,7 +22,7 @@ async function makeOlderLayout(kv: Deno.Kv, tasks: TaskRecord[], marked = false)
     const facet = facetOf(task);
     const [lon, lat] = task.location.coordinates;
     for (const word of searchTerms(task)) {
-      await kv.set(explore.byWord(word, task.orderKey), facet);
+      await kv.set([...explore.byWordRoot(), word, task.orderKey], facet);
       await kv.set([
         ...explore.byWordZoneRoot(),
         word,
