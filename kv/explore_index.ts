@@ -50,6 +50,102 @@ export interface ExploreCard {
   userId: string;
 }
 
+/** A location as a card stores it: [type, name, lon, lat, countryCode or null, radiusKm or null]. */
+type PackedLocation = [
+  type: Location["type"],
+  name: string,
+  lon: number,
+  lat: number,
+  countryCode: string | null,
+  radiusKm: number | null,
+];
+
+/**
+ * A card as stored: a tuple, since V8's serialization spells every field name of an object in
+ * every value, and cards are some seven values a task. The location is packed too unless it
+ * holds anything `unpackCard` would not give back as it was (then it is kept as it is).
+ */
+export type PackedCard = [
+  id: string,
+  title: string,
+  budget: number,
+  currency: string,
+  status: StoredExploreItem["status"],
+  createdAt: string,
+  acceptedCount: number,
+  spotsLeft: number,
+  location: PackedLocation | Location,
+  userId: string,
+];
+
+/** A document as stored: its packed card and its search words. */
+export type PackedDoc = [...PackedCard, terms: string[]];
+
+const LOCATION_KEYS = ["coordinates", "type", "name", "countryCode", "radiusKm"];
+
+function packLocation(loc: Location): PackedLocation | Location {
+  const keys = Object.keys(loc);
+  const canonical = LOCATION_KEYS.filter((k) => k in loc);
+  const same = keys.length === canonical.length && keys.every((k, i) => k === canonical[i]) &&
+    keys.every((k) => (loc as Record<string, unknown>)[k] !== undefined);
+  if (!same) return loc;
+  const [lon, lat] = loc.coordinates;
+  return [loc.type, loc.name, lon, lat, loc.countryCode ?? null, loc.radiusKm ?? null];
+}
+
+function unpackLocation(packed: PackedLocation | Location): Location {
+  if (!Array.isArray(packed)) return packed;
+  const [type, name, lon, lat, countryCode, radiusKm] = packed;
+  const loc: Location = { coordinates: [lon, lat], type, name };
+  if (countryCode !== null) loc.countryCode = countryCode;
+  if (radiusKm !== null) loc.radiusKm = radiusKm;
+  return loc;
+}
+
+export function packCard(card: ExploreCard): PackedCard {
+  const i = card.item;
+  return [
+    i.id,
+    i.title,
+    i.budget,
+    i.currency,
+    i.status,
+    i.createdAt,
+    i.acceptedCount,
+    i.spotsLeft,
+    packLocation(i.location),
+    card.userId,
+  ];
+}
+
+/** The card of a packed card or document, its item's fields in the order `itemOf` gives them. */
+export function unpackCard(packed: PackedCard | PackedDoc): ExploreCard {
+  const [id, title, budget, currency, status, createdAt, acceptedCount, spotsLeft, loc, userId] =
+    packed;
+  return {
+    item: {
+      id,
+      title,
+      budget,
+      currency,
+      status,
+      createdAt,
+      acceptedCount,
+      spotsLeft,
+      location: unpackLocation(loc),
+    },
+    userId,
+  };
+}
+
+export function packDoc(doc: ExploreDoc): PackedDoc {
+  return [...packCard(doc), doc.terms];
+}
+
+export function unpackDoc(packed: PackedDoc): ExploreDoc {
+  return { ...unpackCard(packed), terms: packed[10] };
+}
+
 /**
  * Value of the all-tasks index: the card and the search words. Word entries carry only the
  * payment class (which names this document's key): a search must read the words anyway (every
@@ -200,8 +296,9 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
   const ok = task.orderKey;
   const facet = facetOf(task);
   const terms = searchTerms(task);
-  const card: ExploreCard = { item: itemOf(task), userId: task.userId };
-  const doc: ExploreDoc = { ...card, terms };
+  const unpacked: ExploreCard = { item: itemOf(task), userId: task.userId };
+  const card = packCard(unpacked);
+  const doc = packDoc({ ...unpacked, terms });
   const loc = task.location;
   const entries: IndexEntry[] = [{ key: explore.all(paymentOf(task.budget), ok), value: doc }];
   const layer = layerOf(loc.type, loc.radiusKm);

@@ -6,9 +6,11 @@ import type { Payment } from "../domain/task.ts";
 import {
   cardFacet,
   type ExploreCard,
-  type ExploreDoc,
   type Facet,
+  type PackedCard,
+  type PackedDoc,
   readFacet,
+  unpackCard,
 } from "./explore_index.ts";
 
 /**
@@ -24,20 +26,29 @@ export interface Candidate {
   terms?: string[];
 }
 
-/** Value of an index entry: a word's paid flag, a facet (overflow), a card or a document (all). */
-export type EntryValue = boolean | Facet | ExploreCard | ExploreDoc;
+/**
+ * Value of an index entry: a word's paid flag, a facet (overflow), a packed card (geo, point,
+ * country, name) or a packed document (all).
+ */
+export type EntryValue = boolean | Facet | PackedCard | PackedDoc;
 
 /** A candidate from an index entry's value. */
 export function candidateOf(key: string, value: EntryValue): Candidate {
   if (typeof value === "boolean") return { key, payment: value ? "Paid" : "Pro-bono" };
-  if (Array.isArray(value)) return { key, payment: readFacet(value).payment, facet: value };
-  const facet = cardFacet(value);
+  // A facet starts with its longitude, a packed card with the task's id.
+  if (typeof value[0] === "number") {
+    const facet = value as Facet;
+    return { key, payment: readFacet(facet).payment, facet };
+  }
+  const packed = value as PackedCard | PackedDoc;
+  const card = unpackCard(packed);
+  const facet = cardFacet(card);
   return {
     key,
     payment: readFacet(facet).payment,
     facet,
-    card: value,
-    terms: "terms" in value ? value.terms : undefined,
+    card,
+    terms: packed.length === 11 ? packed[10] : undefined,
   };
 }
 
