@@ -13,6 +13,7 @@ import { type Location, type Payment, paymentOf, searchTerms } from "../domain/t
 import { toTaskListItem } from "../domain/task_view.ts";
 import { indexedWords } from "./explore_words.ts";
 import { explore, type NameKind } from "./keys.ts";
+import { PACKED_ITEM_LENGTH, type PackedItem, packItem, unpackItem } from "./packed_item.ts";
 
 /**
  * What every filter but search needs to know of a task, carried in each index entry so that a
@@ -65,18 +66,7 @@ type PackedLocation = [
  * every value, and cards are some seven values a task. The location is packed too unless it
  * holds anything `unpackCard` would not give back as it was (then it is kept as it is).
  */
-export type PackedCard = [
-  id: string,
-  title: string,
-  budget: number,
-  currency: string,
-  status: StoredExploreItem["status"],
-  createdAt: string,
-  acceptedCount: number,
-  spotsLeft: number,
-  location: PackedLocation | Location,
-  userId: string,
-];
+export type PackedCard = [...PackedItem, location: PackedLocation | Location, userId: string];
 
 /** A document as stored: its packed card and its search words. */
 export type PackedDoc = [...PackedCard, terms: string[]];
@@ -103,39 +93,16 @@ function unpackLocation(packed: PackedLocation | Location): Location {
 }
 
 export function packCard(card: ExploreCard): PackedCard {
-  const i = card.item;
-  return [
-    i.id,
-    i.title,
-    i.budget,
-    i.currency,
-    i.status,
-    i.createdAt,
-    i.acceptedCount,
-    i.spotsLeft,
-    packLocation(i.location),
-    card.userId,
-  ];
+  return [...packItem(card.item), packLocation(card.item.location), card.userId];
 }
 
 /** The card of a packed card or document, its item's fields in the order `itemOf` gives them. */
 export function unpackCard(packed: PackedCard | PackedDoc): ExploreCard {
-  const [id, title, budget, currency, status, createdAt, acceptedCount, spotsLeft, loc, userId] =
-    packed;
-  return {
-    item: {
-      id,
-      title,
-      budget,
-      currency,
-      status,
-      createdAt,
-      acceptedCount,
-      spotsLeft,
-      location: unpackLocation(loc),
-    },
-    userId,
-  };
+  const [location, userId] = packed.slice(PACKED_ITEM_LENGTH) as [
+    PackedLocation | Location,
+    string,
+  ];
+  return { item: { ...unpackItem(packed), location: unpackLocation(location) }, userId };
 }
 
 export function packDoc(doc: ExploreDoc): PackedDoc {
@@ -143,7 +110,7 @@ export function packDoc(doc: ExploreDoc): PackedDoc {
 }
 
 export function unpackDoc(packed: PackedDoc): ExploreDoc {
-  return { ...unpackCard(packed), terms: packed[10] };
+  return { ...unpackCard(packed), terms: packed[packed.length - 1] as string[] };
 }
 
 /**
@@ -163,7 +130,7 @@ export const EXPLORE_INDEX_ROOTS: readonly string[] = [
   "xp_by_point",
   "xp_by_country",
   "xp_by_name",
-  "xp_by_word",
+  "xp_w",
   "xp_overflow",
 ];
 

@@ -12,6 +12,7 @@ import {
   readFacet,
   unpackCard,
 } from "./explore_index.ts";
+import { PACKED_ITEM_LENGTH } from "./packed_item.ts";
 
 /**
  * One candidate: its order key, its payment class (which names its document's key), its facet
@@ -48,7 +49,9 @@ export function candidateOf(key: string, value: EntryValue): Candidate {
     payment: readFacet(facet).payment,
     facet,
     card,
-    terms: packed.length === 11 ? packed[10] : undefined,
+    terms: packed.length === PACKED_ITEM_LENGTH + 3
+      ? packed[PACKED_ITEM_LENGTH + 2] as string[]
+      : undefined,
   };
 }
 

@@ -267,14 +267,16 @@ export const explore = {
    * a circle), newest first within each zone; value: true when paid, false when pro-bono.
    */
   byWord: (word: string, zone: string, orderKey: string): Deno.KvKey => [
-    "xp_by_word",
+    "xp_w",
     word,
     zone,
     orderKey,
   ],
-  byWordPrefix: (word: string): Deno.KvKey => ["xp_by_word", word],
-  byWordZonePrefix: (word: string, zone: string): Deno.KvKey => ["xp_by_word", word, zone],
-  byWordRoot: (): Deno.KvKey => ["xp_by_word"],
+  byWordPrefix: (word: string): Deno.KvKey => ["xp_w", word],
+  byWordZonePrefix: (word: string, zone: string): Deno.KvKey => ["xp_w", word, zone],
+  byWordRoot: (): Deno.KvKey => ["xp_w"],
+  /** The word index of layouts up to 6, by word alone, which the rebuild removes. */
+  byWordOldRoot: (): Deno.KvKey => ["xp_by_word"],
   /** The word-zone index of layouts 3 to 5, which the rebuild removes (checks and tests). */
   byWordZoneRoot: (): Deno.KvKey => ["xp_by_word_zone"],
   /** Tasks with more distinct words than are indexed; every search reads them too. */

@@ -18,6 +18,7 @@ import { atomically } from "./commit.ts";
 import { addEffects, type Effects, subscriptionKey } from "./effects.ts";
 import { tasks } from "./keys.ts";
 import { type TaskSearchEntry, writeTaskTransition } from "./task_indexes.ts";
+import { PACKED_ITEM_LENGTH, type PackedItem, unpackItem } from "./packed_item.ts";
 
 const CONFLICT = "The task changed too often to complete the request; try again";
 
@@ -155,7 +156,7 @@ export async function deleteUserTasks(
   let deleted = 0;
   const entries = kv.list<TaskSearchEntry>({ prefix: tasks.byUserPrefix(userId) }, { limit });
   for await (const entry of entries) {
-    await updateTask(kv, entry.value.item.id, (task) => {
+    await updateTask(kv, unpackItem(entry.value).id, (task) => {
       if (!task || !isLive(task)) return task;
       deleted++;
       return markDeleted(task, at);
@@ -198,17 +199,18 @@ async function* userTaskEntries(
     ? tasks.byUserPaymentPrefix(userId, filter.payment)
     : tasks.byUserPrefix(userId);
   const selector = read.after ? { prefix, end: [...prefix, read.after] } : { prefix };
-  const entries = kv.list<TaskSearchEntry | TaskListItem>(selector, {
+  const entries = kv.list<TaskSearchEntry | PackedItem>(selector, {
     reverse: true,
     limit: read.limit,
     batchSize: read.batchSize,
   });
   for await (const entry of entries) {
-    if (!("terms" in entry.value)) {
-      yield { orderKey: entry.key.at(-1) as string, item: entry.value };
+    const item = unpackItem(entry.value);
+    if (entry.value.length === PACKED_ITEM_LENGTH) {
+      yield { orderKey: entry.key.at(-1) as string, item };
       continue;
     }
-    const { item, terms } = entry.value;
+    const terms = entry.value[PACKED_ITEM_LENGTH] as string[];
     if (filter.payment && !matchesPayment(item.budget, filter.payment)) continue;
     if (!matchesTerms(filter.search, terms)) continue;
     yield { orderKey: entry.key.at(-1) as string, item };
@@ -277,7 +279,7 @@ export async function pageUserTasksByStatus(
   const { userId, status, page, limit } = query;
   const skip = (page - 1) * limit;
   if (isUnfiltered(query.filter)) {
-    const entries = kv.list<TaskListItem>({ prefix: tasks.byUserStatusPrefix(userId, status) }, {
+    const entries = kv.list<PackedItem>({ prefix: tasks.byUserStatusPrefix(userId, status) }, {
       reverse: true,
       limit: skip + limit,
       batchSize: Math.min(skip + limit, 1000),
@@ -286,7 +288,7 @@ export async function pageUserTasksByStatus(
       const items: TaskListItem[] = [];
       let seen = 0;
       for await (const entry of entries) {
-        if (seen++ >= skip) items.push(entry.value);
+        if (seen++ >= skip) items.push(unpackItem(entry.value));
       }
       return items;
     };

@@ -4,7 +4,7 @@ import { checkIndexLayout, INDEX_LAYOUT, rebuildTaskIndexes } from "../kv/index_
 import { explore, meta, tasks as tasksKeys } from "../kv/keys.ts";
 import { indexedWords, isIndexedWord } from "../kv/explore_words.ts";
 import { toTaskListItem } from "../domain/task_view.ts";
-import { facetOf } from "../kv/explore_index.ts";
+import { facetOf, type PackedDoc, unpackCard, unpackDoc } from "../kv/explore_index.ts";
 import { geohashEncode } from "../domain/geohash.ts";
 import { paymentOf, searchTerms, type TaskRecord } from "../domain/task.ts";
 import { allPages, generateTasks, reference, writeTask } from "./explore_fixtures.ts";
@@ -32,7 +32,7 @@ async function makeOlderLayout(kv: Deno.Kv, tasks: TaskRecord[], marked = false)
     const facet = facetOf(task);
     const [lon, lat] = task.location.coordinates;
     for (const word of searchTerms(task)) {
-      await kv.set([...explore.byWordRoot(), word, task.orderKey], facet);
+      await kv.set([...explore.byWordOldRoot(), word, task.orderKey], facet);
       await kv.set([
         ...explore.byWordZoneRoot(),
         word,
@@ -55,17 +55,27 @@ async function makeLayout6(kv: Deno.Kv, tasks: TaskRecord[]) {
   for (const root of [explore.byWordRoot(), explore.wordsPrefix()]) {
     for await (const entry of kv.list({ prefix: root })) await kv.delete(entry.key);
   }
+  // Cards and documents as objects.
+  for (const root of ["xp_tasks", "xp_by_cell", "xp_by_point", "xp_by_country", "xp_by_name"]) {
+    for await (const entry of kv.list<PackedDoc>({ prefix: [root] })) {
+      const unpacked = entry.value.length === 11 ? unpackDoc(entry.value) : unpackCard(entry.value);
+      await kv.set(entry.key, unpacked);
+    }
+  }
   const counts = new Map<string, bigint>();
   for (const task of tasks) {
     if (task.deletedAt !== null) continue;
     const terms = searchTerms(task);
+    const item = toTaskListItem(task);
+    await kv.set(tasksKeys.byUser(task.userId, task.orderKey), { item, terms });
+    await kv.set(tasksKeys.byUserStatus(task.userId, task.status, task.orderKey), item);
     await kv.set(
       tasksKeys.byUserPayment(task.userId, paymentOf(task.budget), task.orderKey),
-      { item: toTaskListItem(task), terms },
+      { item, terms },
     );
     if (task.status !== "published") continue;
     for (const word of indexedWords(terms)) {
-      await kv.set([...explore.byWordRoot(), word, task.orderKey], facetOf(task));
+      await kv.set([...explore.byWordOldRoot(), word, task.orderKey], facetOf(task));
       counts.set(word, (counts.get(word) ?? 0n) + 1n);
     }
   }
@@ -77,14 +87,23 @@ async function makeLayout6(kv: Deno.Kv, tasks: TaskRecord[]) {
 /** Fails on any entry of a layout-6 shape: a word or dictionary key without a zone, owner words. */
 async function assertNoLayout6(kv: Deno.Kv) {
   for await (const entry of kv.list({ prefix: explore.byWordRoot() })) {
-    assert.equal(entry.key.length, 4, `layout 6's word entry ${String(entry.key)} is left`);
+    assert.equal(entry.key.length, 4, `word entry ${String(entry.key)} has no zone`);
     assert.equal(typeof entry.value, "boolean");
   }
   for await (const entry of kv.list({ prefix: explore.wordsPrefix() })) {
     assert.equal(entry.key.length, 3, `layout 6's dictionary entry ${String(entry.key)} is left`);
   }
-  for await (const entry of kv.list<object>({ prefix: ["tasks_by_user_payment"] })) {
-    assert.ok(!("terms" in entry.value), "the owner's payment listing keeps no words");
+  for await (const entry of kv.list({ prefix: explore.byWordOldRoot() })) {
+    assert.fail(`layout 6's word entry ${String(entry.key)} is left`);
+  }
+  for await (const entry of kv.list({ prefix: ["tasks_by_user_payment"] })) {
+    assert.ok(Array.isArray(entry.value), "the owner's payment listing keeps packed items");
+    assert.equal(entry.value.length, 8, "the owner's payment listing keeps no words");
+  }
+  for (const root of ["tasks_by_user", "xp_tasks", "xp_by_cell", "xp_by_name"]) {
+    for await (const entry of kv.list({ prefix: [root] })) {
+      assert.ok(Array.isArray(entry.value), `${root} keeps tuples`);
+    }
   }
 }
 
