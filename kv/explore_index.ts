@@ -64,7 +64,7 @@ type PackedLocation = [
 /**
  * A card as stored: a tuple, since V8's serialization spells every field name of an object in
  * every value, and cards are some seven values a task. The location is packed too unless it
- * holds anything `unpackCard` would not give back as it was (then it is kept as it is).
+ * holds anything `unpackCard` would not give back (then it is kept as it is).
  */
 export type PackedCard = [...PackedItem, location: PackedLocation | Location, userId: string];
 
@@ -74,11 +74,9 @@ export type PackedDoc = [...PackedCard, terms: string[]];
 const LOCATION_KEYS = ["coordinates", "type", "name", "countryCode", "radiusKm"];
 
 function packLocation(loc: Location): PackedLocation | Location {
-  const keys = Object.keys(loc);
-  const canonical = LOCATION_KEYS.filter((k) => k in loc);
-  const same = keys.length === canonical.length && keys.every((k, i) => k === canonical[i]) &&
-    keys.every((k) => (loc as Record<string, unknown>)[k] !== undefined);
-  if (!same) return loc;
+  // Fields are given back in the API schema's order, whatever order the record holds them in.
+  const known = Object.entries(loc).every(([k, v]) => LOCATION_KEYS.includes(k) && v !== undefined);
+  if (!known) return loc;
   const [lon, lat] = loc.coordinates;
   return [loc.type, loc.name, lon, lat, loc.countryCode ?? null, loc.radiusKm ?? null];
 }
