@@ -4,7 +4,7 @@
  * at 0, 25 and 90 ms a call), through the real app (app.request) of a live instance with its
  * background jobs running, and of cold instances answering their first request.
  */
-import { testSettings } from "../domain/settings.ts";
+import { testSettings } from "../tests/settings_fixtures.ts";
 import { checkIndexLayout } from "../kv/index_layout.ts";
 import { type RoundTrips, withLatency } from "../kv/latency.ts";
 import { createApp } from "../routes/app.ts";

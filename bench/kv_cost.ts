@@ -8,7 +8,8 @@
  * against nothing but itself: the table is a price list, not a race. Flags: --samples=50
  * --seconds=20 --read-price=1.00 --write-price=2.50 (USD per million units).
  */
-import { deliveryPolicy, testSettings } from "../domain/settings.ts";
+import { deliveryPolicy } from "../domain/settings.ts";
+import { testSettings } from "../tests/settings_fixtures.ts";
 import { commit } from "../kv/commit.ts";
 import { jobHandlers } from "../kv/jobs/handlers.ts";
 import { JobRunner } from "../kv/jobs/runner.ts";

@@ -7,7 +7,8 @@ import { checkPoint, EARTH_RADIUS_KM, type GeoBox, wrapLon } from "./geo.ts";
 /** Longest geohash accepted; 60 bits still fit exactly in two 30-bit integers. */
 export const MAX_GEOHASH_PRECISION = 12;
 
-const BASE32 = "0123456789bcdefghjkmnpqrstuvwxyz";
+/** The geohash alphabet: a cell's 32 children are its hash plus each of these. */
+export const BASE32 = "0123456789bcdefghjkmnpqrstuvwxyz";
 const BASE32_INDEX = new Int8Array(128).fill(-1);
 for (let i = 0; i < BASE32.length; i++) BASE32_INDEX[BASE32.charCodeAt(i)] = i;
 

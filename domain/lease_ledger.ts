@@ -6,6 +6,7 @@
 import {
   decide,
   firstSlot,
+  secondsUntil,
   type SlotCounts,
   slotIndex,
   slotLeavesAt,
@@ -316,8 +317,4 @@ export class LeaseLedger {
     }
     return window;
   }
-}
-
-function secondsUntil(at: number, now: number): number {
-  return Math.max(1, Math.ceil((at - now) / 1000));
 }

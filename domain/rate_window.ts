@@ -55,15 +55,8 @@ export function slotLeavesAt(index: number, windowMs: number): number {
   return (index + SLOTS_PER_WINDOW) * slotMs(windowMs);
 }
 
-/** Units counted in the window ending at `now`. */
-export function windowCount(slots: SlotCounts, now: number, windowMs: number): number {
-  const first = firstSlot(now, windowMs);
-  let used = 0;
-  for (const [index, count] of slots) if (index >= first) used += count;
-  return used;
-}
-
-function secondsUntil(at: number, now: number): number {
+/** Whole seconds from `now` until `at`, at least one (a `Retry-After` or reset). */
+export function secondsUntil(at: number, now: number): number {
   return Math.max(1, Math.ceil((at - now) / 1000));
 }
 

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { parseAddressList } from "./ip.ts";
+import { plainMessages } from "./validation_messages.ts";
 import {
   DEFAULT_DISABLE_AFTER,
   DEFAULT_RETRY_SCHEDULE,
@@ -145,7 +146,7 @@ export function parseSettings(env: Record<string, string | undefined>): Settings
       return text ? [[name, text]] : [];
     }),
   );
-  const result = Settings.safeParse(present);
+  const result = Settings.safeParse(present, plainMessages);
   // The token stays out of Settings (a secret Deno reads itself); only its presence is checked.
   const tokenMissing = isKvConnectUrl(present.KV_PATH) && !present.DENO_KV_ACCESS_TOKEN;
   if (result.success && !tokenMissing) return result.data;
@@ -156,17 +157,4 @@ export function parseSettings(env: Record<string, string | undefined>): Settings
     problems.push("DENO_KV_ACCESS_TOKEN: must be set when KV_PATH is a KV Connect URL");
   }
   throw new Error(`Invalid settings: ${problems.join("; ")}`);
-}
-
-/** Settings for tests: fast password hashing, a fixed secret, silent logs. */
-export function testSettings(overrides: Partial<SettingsInput> = {}): Settings {
-  return Settings.parse({
-    KV_PATH: ":memory:",
-    JWT_SECRET: "test-secret-test-secret-test-secret-0123",
-    PASSWORD_HASH_ITERATIONS: 1000,
-    // Tests sign up many accounts from one address; the tests of this limit set their own.
-    PASSWORD_HASHES_PER_HOUR: 1_000_000,
-    LOG_LEVEL: "silent",
-    ...overrides,
-  });
 }

@@ -67,19 +67,6 @@ export function queryWords(query: string): string[] {
   return words(query);
 }
 
-/** True when every query word is a prefix of some word of the texts; an empty query matches all. */
-export function matchesSearch(query: string, texts: string[]): boolean {
-  const wanted = queryWords(query);
-  if (wanted.length === 0) return true;
-  const have = new Set<string>();
-  for (const text of texts) for (const word of words(text)) have.add(word);
-  outer: for (const prefix of wanted) {
-    for (const word of have) if (word.startsWith(prefix)) continue outer;
-    return false;
-  }
-  return true;
-}
-
 // ---------------------------------------------------------------------------------------------
 // What a user's text may hold: the one rule every stored text field (titles, names, descriptions,
 // messages) runs through its zod schema.

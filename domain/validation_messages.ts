@@ -1,6 +1,8 @@
 /**
  * Plain-language validation messages ("must be at least 8 characters") in place of zod's
- * defaults. Installed as zod's global error map, so a schema's own message still wins.
+ * defaults. `createApp` installs them as zod's error map for request validation; a domain parse
+ * that words its own errors passes `plainMessages` itself, so its wording never depends on
+ * whether an app was built first. Either way a schema's own message still wins.
  */
 import { z } from "zod";
 
@@ -119,4 +121,13 @@ export function plainMessage(issue: Issue): string {
   }
 }
 
-z.config({ customError: plainMessage });
+/** Per-parse options that word a parse's errors plainly: `schema.safeParse(data, plainMessages)`. */
+export const plainMessages = { error: plainMessage } as const;
+
+/**
+ * Makes plain messages zod's error map for every parse that brings none of its own (the request
+ * validators Hono runs). Process-wide, as zod's configuration is; called by `createApp`.
+ */
+export function installValidationMessages(): void {
+  z.config({ customError: plainMessage });
+}

@@ -18,10 +18,10 @@ import { addApplicationEvents } from "./application_events.ts";
 import { atomically } from "./commit.ts";
 import { readNewestFirst } from "./cursor.ts";
 import { applications, tasks, users } from "./keys.ts";
+import { GETMANY_MAX } from "./limits.ts";
 import { writeTaskTransition } from "./task_indexes.ts";
 
 const CONFLICT = "The application or its task changed too often to complete the request; try again";
-const GETMANY_MAX = 10;
 
 /** The values of `keys`, ten per getMany (Deno KV's limit), all at once; null where absent. */
 async function getAll<T>(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<(T | null)[]> {

@@ -32,7 +32,7 @@ function backoff(attempt: number): Promise<void> {
 }
 
 /**
- * Runs a store call, retrying it while it fails transiently (at most a few seconds); any other
+ * Runs a store call, retrying it while it fails transiently (for up to TRANSIENT_BUDGET_MS); any other
  * error, or a transient one past the budget, is thrown as it came. Safe for commits: a commit
  * that failed this way wrote nothing, and an atomic can be committed again as it is.
  */
@@ -87,11 +87,6 @@ export async function commit(
     for (const hook of afterCommitHooks.get(op) ?? []) hook();
   }
   return result;
-}
-
-/** Commits `op` that has no check that can fail on purpose; a failed commit is a bug or a race. */
-export async function commitOrConflict(op: Deno.AtomicOperation, message: string): Promise<void> {
-  if (!(await commit(op)).ok) throw new AppError("CONFLICT", message);
 }
 
 /** What one round of `atomically` decided: a value, and the atomic to commit for it, if any. */

@@ -8,7 +8,7 @@
  * a cursor skips the cells wholly nearer than where the previous page ended.
  */
 import { type ExploreFilters, type ExploreItem, roundKm } from "../domain/explore.ts";
-import { geohashBounds } from "../domain/geohash.ts";
+import { BASE32, geohashBounds } from "../domain/geohash.ts";
 import { coverCircle } from "../domain/geohash_cover.ts";
 import { EARTH_RADIUS_KM, type GeoBox, minDistanceToBoxKm } from "../domain/geo.ts";
 import { matchesTerms } from "../domain/task.ts";
@@ -29,6 +29,7 @@ import { DEFAULT_BUDGET } from "./explore_query.ts";
 import { facetMatch } from "./explore_scan.ts";
 import { DOC_COST, ENTRY_COST, LIST_COST } from "./explore_stream.ts";
 import { explore } from "./keys.ts";
+import { GETMANY_MAX } from "./limits.ts";
 import { pendingPurges } from "./users.ts";
 
 /** Where a page ended: the last item's exact distance (km) and order key. */
@@ -76,8 +77,6 @@ export interface DistancePage {
   work: DistanceWork;
 }
 
-const BASE32 = "0123456789bcdefghjkmnpqrstuvwxyz";
-const GETMANY_MAX = 10;
 /**
  * A cell holding more tasks than this is split into its 32 finer cells (down to the point
  * entries' precision): a cell is read with this limit plus one, and split when it overflows.

@@ -17,10 +17,8 @@ import {
 import { Payment } from "../domain/task.ts";
 import { wordDrivers } from "./explore_plan_words.ts";
 import { explore } from "./keys.ts";
+import { GETMANY_MAX } from "./limits.ts";
 import { keyId } from "./task_indexes.ts";
-
-/** Keys per getMany: Deno KV's cap. */
-export const GETMANY_MAX = 10;
 
 /** One way to scan for a query's matches: index prefixes merged newest first. */
 export interface Driver {

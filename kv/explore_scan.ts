@@ -12,7 +12,7 @@ import {
 import { matchesTerms } from "../domain/task.ts";
 import { cardFacet, type Facet, type PackedDoc, readFacet, unpackDoc } from "./explore_index.ts";
 import { PageAssembly, type PageItems } from "./explore_page.ts";
-import { GETMANY_MAX } from "./explore_plan.ts";
+import { GETMANY_MAX } from "./limits.ts";
 import { type Candidate, DOC_COST, type UnionStream, type Work } from "./explore_stream.ts";
 import { explore } from "./keys.ts";
 

@@ -6,10 +6,9 @@
  */
 import type { ApiKeyRecord } from "../domain/api_key.ts";
 import { apiKeys } from "./keys.ts";
+import { GETMANY_MAX, KV_LIMITS } from "./limits.ts";
 
-// Deno KV's limits (self-hosted denokv): a getMany reads 10 keys, an atomic holds 10 checks.
-const MAX_GET_MANY = 10;
-const MAX_CHECKS = 10;
+const MAX_CHECKS = KV_LIMITS.checks;
 // Rounds of a commit whose key check failed on a change that still allows the request (a new
 // name, a wider whitelist): each one re-reads the key, so a key rewritten this often is a 409.
 const MAX_KEY_ROUNDS = 5;
@@ -78,7 +77,7 @@ export class KeyGuard {
   /** Reads `keys` with the key's record when nothing has read it yet and there is room. */
   #getMany(keys: Deno.KvKey[], options?: { consistency?: Deno.KvConsistencyLevel }) {
     const inner = this.#inner;
-    const room = keys.length < MAX_GET_MANY && options?.consistency !== "eventual";
+    const room = keys.length < GETMANY_MAX && options?.consistency !== "eventual";
     if (this.#confirmed || !room) {
       if (!room) this.confirm(); // beside it, not after it
       return inner.getMany(keys, options);

@@ -18,6 +18,9 @@ export const KV_LIMITS = {
   keyBytes: 2048,
 } as const;
 
+/** Keys one `getMany` reads at most (the same on every backend). */
+export const GETMANY_MAX = 10;
+
 /** Values whose sizes need not be added up: 11 × 64 KiB and 21 keys of 2 KiB stay under 800 KiB. */
 const SMALL_ATOMIC = 11;
 

@@ -28,20 +28,42 @@ export async function getTask(kv: Deno.Kv, taskId: string): Promise<TaskRecord |
 }
 
 /**
- * Stores a new task with its index entries and counters, and what its creation raises
- * (`effects`, at the task's creation time) in the same atomic.
+ * What a task write raises, from the task before it (null for a creation) and after, at the
+ * write's `now`: the same shape for every write, added to the write's own atomic.
  */
-export function createTask(kv: Deno.Kv, task: TaskRecord, effects?: Effects): Promise<void> {
+export type TaskEffects = (
+  before: TaskRecord | null,
+  after: TaskRecord,
+) => Effects & { now: number };
+
+/** One task write: the states it moves between, what it raises, and reads made beside it. */
+interface TaskWrite {
+  before: TaskRecord | null;
+  after: TaskRecord;
+  effects?: TaskEffects;
+  /** The owner's subscription entry, when the write read it with its own reads. */
+  subscription?: Deno.KvEntryMaybe<unknown>;
+}
+
+/**
+ * Adds a task write to `op`, every write's one way: the record, its index entries and counters,
+ * the declines of pending applications a closing implies, and what it raises.
+ */
+async function addTaskWrite(kv: Deno.Kv, op: Deno.AtomicOperation, write: TaskWrite) {
+  const { before, after, effects } = write;
+  writeTaskTransition(op, before, after);
+  // Closing a task declines its pending applications: their events follow from this atomic.
+  if (before && isPublic(before) && !isPublic(after)) queueImpliedDeclines(op, after.id);
+  if (!effects) return;
+  const raised = { ...effects(before, after), userId: after.userId };
+  await addEffects(kv, op, { ...raised, subscriptionRead: write.subscription });
+}
+
+/** Stores a new task with what its creation raises, in one atomic. */
+export function createTask(kv: Deno.Kv, task: TaskRecord, effects?: TaskEffects): Promise<void> {
   return atomically(CONFLICT, async () => {
     const op = kv.atomic().check({ key: tasks.record(task.id), versionstamp: null });
-    writeTaskTransition(op, null, task);
-    if (effects) {
-      await addEffects(kv, op, {
-        ...effects,
-        userId: task.userId,
-        now: Date.parse(task.createdAt),
-      });
-    }
+    await addTaskWrite(kv, op, { before: null, after: task, effects });
     return { value: undefined, op };
   });
 }
@@ -53,7 +75,7 @@ export interface IdempotentRequest {
   fingerprint: string;
   now: number;
   /** What the creation raises, in its atomic (not when the first response is replayed). */
-  effects?: Effects;
+  effects?: TaskEffects;
 }
 
 /**
@@ -88,38 +110,31 @@ export function createTaskOnce<R>(
     };
     const op = kv.atomic().check({ key: tasks.record(task.id), versionstamp: null });
     claimIdempotencySlot(op, slot, record);
-    writeTaskTransition(op, null, task);
-    if (request.effects) {
-      const effects = { ...request.effects, userId: task.userId, now: request.now };
-      await addEffects(kv, op, { ...effects, subscriptionRead: subscription });
-    }
+    await addTaskWrite(kv, op, {
+      before: null,
+      after: task,
+      effects: request.effects,
+      subscription,
+    });
     return { value: { response, replayed: false }, op };
   });
-}
-
-/**
- * Rewrites a task under a versionstamp check. `change` sees the stored state (null when absent)
- * and returns the next one, or the same value (null included) to write nothing; it runs again on
- * the fresh state after a concurrent write, so a partial edit is re-applied and never lost.
- */
-export function updateTask<T extends TaskRecord | null>(
-  kv: Deno.Kv,
-  taskId: string,
-  change: (task: TaskRecord | null) => T,
-): Promise<T> {
-  return changeTask(kv, { taskId, change });
 }
 
 /** A change of one task, and what it raises from the task before and after. */
 export interface TaskChange<T extends TaskRecord | null> {
   taskId: string;
+  /**
+   * Sees the stored state (null when absent) and returns the next one, or the same value (null
+   * included) to write nothing; it runs again on the fresh state after a concurrent write, so a
+   * partial edit is re-applied and never lost.
+   */
   change: (task: TaskRecord | null) => T;
-  effects?: (before: TaskRecord | null, after: TaskRecord) => Effects & { now: number };
+  effects?: TaskEffects;
   /** The task's expected owner: their subscription, which the effects check, is read with it. */
   owner?: string;
 }
 
-/** `updateTask`, raising the change's effects in its atomic. */
+/** Rewrites a task under a versionstamp check, raising the change's effects in its atomic. */
 export function changeTask<T extends TaskRecord | null>(
   kv: Deno.Kv,
   request: TaskChange<T>,
@@ -132,13 +147,8 @@ export function changeTask<T extends TaskRecord | null>(
     const next = request.change(entry.value);
     if (next === null || next === entry.value) return { value: next };
     const op = kv.atomic().check(entry);
-    writeTaskTransition(op, entry.value, next);
-    // Closing a task declines its pending applications: their events follow from this atomic.
-    if (entry.value && isPublic(entry.value) && !isPublic(next)) queueImpliedDeclines(op, next.id);
-    if (request.effects) {
-      const effects = { ...request.effects(entry.value, next), userId: next.userId };
-      await addEffects(kv, op, { ...effects, subscriptionRead: subscription });
-    }
+    const write = { before: entry.value, after: next, effects: request.effects, subscription };
+    await addTaskWrite(kv, op, write);
     return { value: next, op };
   });
 }
@@ -156,10 +166,13 @@ export async function deleteUserTasks(
   let deleted = 0;
   const entries = kv.list<TaskSearchEntry>({ prefix: tasks.byUserPrefix(userId) }, { limit });
   for await (const entry of entries) {
-    await updateTask(kv, unpackItem(entry.value).id, (task) => {
-      if (!task || !isLive(task)) return task;
-      deleted++;
-      return markDeleted(task, at);
+    await changeTask(kv, {
+      taskId: unpackItem(entry.value).id,
+      change: (task) => {
+        if (!task || !isLive(task)) return task;
+        deleted++;
+        return markDeleted(task, at);
+      },
     });
   }
   return deleted;

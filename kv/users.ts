@@ -7,6 +7,7 @@ import { emailKey, type UserRecord } from "../domain/user.ts";
 import { readNewestFirst } from "./cursor.ts";
 import { atomically, commit } from "./commit.ts";
 import { users } from "./keys.ts";
+import { GETMANY_MAX } from "./limits.ts";
 import { orderKey } from "./order_key.ts";
 import { addJob } from "./jobs/schedule.ts";
 import type { SecurityDraft } from "../domain/security_log.ts";
@@ -94,8 +95,8 @@ export async function listUsers(
   const page = await readNewestFirst<string>(kv, { prefix: users.byTimePrefix(), limit, before });
   const ids = page.entries.map((e) => e.value);
   const found: StoredUser[] = [];
-  for (let i = 0; i < ids.length; i += 10) {
-    const batch = await kv.getMany<StoredUser[]>(ids.slice(i, i + 10).map(users.record));
+  for (let i = 0; i < ids.length; i += GETMANY_MAX) {
+    const batch = await kv.getMany<StoredUser[]>(ids.slice(i, i + GETMANY_MAX).map(users.record));
     for (const entry of batch) if (entry.value && !entry.value.deletedAt) found.push(entry.value);
   }
   return { users: found, next: page.next };

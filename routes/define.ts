@@ -11,6 +11,7 @@ import { authenticate } from "./authenticate.ts";
 import type { AppEnv } from "./env.ts";
 import { validationProblem } from "./problem.ts";
 import { assertStrict } from "./request_members.ts";
+import { RouteTable, type TableRoute } from "./route_table.ts";
 
 // deno-lint-ignore no-explicit-any
 type AnyHook = Hook<any, AppEnv, any, any>;
@@ -38,33 +39,79 @@ function validationHookFor(route?: RouteConfig): AnyHook {
 /** The hook for routes that are not declared with `routerOf` (no name suggestions). */
 export const validationHook: AnyHook = validationHookFor();
 
-/** A router whose validation failures become VALIDATION_ERROR problems. */
-function newRouter(): OpenAPIHono<AppEnv> {
-  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-}
-
 /** Adds a group of endpoints to a router. */
 export type Register = (api: OpenAPIHono<AppEnv>) => void;
 
+/** A route as declared, kept until the table hands it to Hono. */
+type Declared = TableRoute & {
+  declaration: { route: RouteConfig; handler: unknown; hook: AnyHook };
+};
+
+/** The schema of each of a route's path parameters. */
+function paramSchemas(route: RouteConfig): Record<string, z.ZodType> | undefined {
+  const params = route.request?.params;
+  return params instanceof z.ZodObject ? params.shape as Record<string, z.ZodType> : undefined;
+}
+
 /**
- * A router holding every endpoint the register functions declare, in any order they come. Hono
- * answers with the first matching route it was given, and a path parameter matches any segment
- * (`/tasks/{id}` would answer `/tasks/explore`), so routes with a parameter are added after all
- * routes without one.
+ * A router whose endpoints form one route table. Hono answers with the first matching route it
+ * was given, and to Hono a path parameter matches any segment (`/tasks/{id}` would answer
+ * `/tasks/explore`): so `openapi` only declares a route, and `table()` sorts the declarations
+ * once, hands them to Hono most specific first, and answers which methods a path takes.
+ * Validation failures become VALIDATION_ERROR problems.
  */
-export function routerOf(...registers: Register[]): OpenAPIHono<AppEnv> {
-  const api = newRouter();
-  const add = api.openapi;
-  const withParams: (() => void)[] = [];
-  api.openapi = ((route, handler, hook) => {
-    const checked = hook ?? validationHookFor(route);
-    if (!route.path.includes("{")) return add(route, handler, checked);
-    withParams.push(() => add(route, handler, checked));
-    return api;
-  }) as typeof api.openapi;
+export class Router extends OpenAPIHono<AppEnv> {
+  // Hono's own `openapi`, before this class's replaces it (fields are set in this order).
+  readonly #add = (this as OpenAPIHono<AppEnv>).openapi;
+  readonly #declared: Declared[] = [];
+  readonly #mounted: TableRoute[] = [];
+  #table: RouteTable | null = null;
+
+  constructor() {
+    super({ defaultHook: validationHook });
+  }
+
+  override openapi = ((route, handler, hook) => {
+    const where = `${route.method.toUpperCase()} ${route.path}`;
+    if (this.#table) throw new Error(`${where} is declared after the route table was built`);
+    this.#declared.push({
+      method: route.method,
+      path: route.path,
+      params: paramSchemas(route),
+      declaration: {
+        route,
+        handler,
+        hook: (hook as AnyHook | undefined) ?? validationHookFor(route),
+      },
+    });
+    return this;
+  }) as OpenAPIHono<AppEnv>["openapi"];
+
+  /** Serves `router`'s routes under `prefix`, and takes them into this router's table. */
+  serveUnder(prefix: string, router: Router): void {
+    for (const route of router.table().routes) {
+      this.#mounted.push({ ...route, path: prefix + route.path });
+    }
+    this.route(prefix, router);
+  }
+
+  /** The route table; the first call gives Hono the declared routes, so declare them all first. */
+  table(): RouteTable {
+    if (this.#table) return this.#table;
+    const table = new RouteTable<TableRoute | Declared>([...this.#mounted, ...this.#declared]);
+    for (const route of table.routes) {
+      if (!("declaration" in route)) continue;
+      const { declaration } = route;
+      this.#add(declaration.route, declaration.handler as never, declaration.hook);
+    }
+    return this.#table = table;
+  }
+}
+
+/** A router holding every endpoint the register functions declare, in any order they come. */
+export function routerOf(...registers: Register[]): Router {
+  const api = new Router();
   for (const register of registers) register(api);
-  api.openapi = add;
-  for (const addLater of withParams) addLater();
   return api;
 }
 

@@ -23,7 +23,7 @@ export interface Deps {
   apiKeyCache: ApiKeyCache;
   /** Live user records (task authors), cached; cleared across instances by a polled marker. */
   userCache: UserCache;
-  /** Request budgets shared through KV; counts in memory, flushed by `main.ts` every tick. */
+  /** Request budgets shared through KV; leased and spent in memory, synced by a background job. */
   rateLimiter: SharedRateLimiter;
   /** API keys' request counts by hour, day and outcome, flushed with the rate limiter's. */
   usage: UsageCounter;

@@ -5,7 +5,6 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z, ZodError } from "zod";
 import { closestName } from "../domain/closest_name.ts";
 import { AppError, type ErrorCode, type FieldProblem } from "../domain/errors.ts";
-import "../domain/validation_messages.ts";
 import { storageFull } from "../kv/commit.ts";
 import { noteStorageFull } from "../kv/storage_writes.ts";
 import type { AppEnv, Deps } from "./env.ts";

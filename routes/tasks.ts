@@ -203,7 +203,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
     const id = crypto.randomUUID();
     const task = newTask(input, { id, userId, orderKey: orderKey(now, id) }, iso(now));
     let response = { body: toTaskCreated(task), location: `/api/v1/tasks/${id}` };
-    const effects = (await taskEffects(deps, userId))(null, task);
+    const effects = await taskEffects(deps, userId);
     if (idempotencyKey === undefined) {
       await createTask(deps.kv, task, effects);
     } else {

@@ -17,3 +17,25 @@ export async function setStatus(
   });
   return { status: res.status, body: await res.json() };
 }
+
+/** POSTs an application to `taskId` as `user`; answers the status code and the body. */
+export async function apply(
+  svc: TestContext,
+  user: User,
+  taskId: string,
+  json: unknown = { message: "I can do it" },
+  prefix = "/api/v1",
+) {
+  const res = await svc.request(`${prefix}/tasks/${taskId}/applications`, {
+    method: "POST",
+    headers: bearer(user.token),
+    json,
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+/** GETs `path` as `user`: status, body and headers. */
+export async function getJson(svc: TestContext, path: string, user: User) {
+  const res = await svc.request(path, { headers: bearer(user.token) });
+  return { status: res.status, body: await res.json(), headers: res.headers };
+}

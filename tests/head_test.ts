@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { testSettings } from "../domain/settings.ts";
+import { testSettings } from "./settings_fixtures.ts";
 import { createApp } from "../routes/app.ts";
 import { createDeps } from "../routes/deps.ts";
 import { apiKey, createKey, setup, signUp } from "./helpers.ts";

@@ -1,5 +1,5 @@
 /** Shared test fixtures: a fresh app on an in-memory KV, and shortcuts to sign up and get keys. */
-import { testSettings } from "../domain/settings.ts";
+import { testSettings } from "./settings_fixtures.ts";
 import type { SettingsInput } from "../domain/settings.ts";
 import { createApp } from "../routes/app.ts";
 import { createDeps } from "../routes/deps.ts";

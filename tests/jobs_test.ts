@@ -5,7 +5,8 @@
  * are crossed by moving it, not by waiting.
  */
 import assert from "node:assert/strict";
-import { deliveryPolicy, testSettings } from "../domain/settings.ts";
+import { deliveryPolicy } from "../domain/settings.ts";
+import { testSettings } from "./settings_fixtures.ts";
 import { commit } from "../kv/commit.ts";
 import { jobs } from "../kv/keys.ts";
 import { claimJob, finishJob, renewLease } from "../kv/jobs/lease.ts";

@@ -96,3 +96,49 @@ export function denoCommand(
     stderr: "piped",
   });
 }
+
+/** A line of the service's JSON log, with the fields the process tests read. */
+export interface LogLine {
+  level?: string;
+  msg: string;
+  pid?: number;
+  worker?: number;
+  port?: number;
+  signal?: string;
+}
+
+/** Follows the JSON log lines of a child, so a test can wait for the ones it expects. */
+export function followLog(child: Deno.ChildProcess) {
+  const lines: LogLine[] = [];
+  let ended = false;
+  const stderr = new Response(child.stderr).text();
+  let wake = () => {};
+  const reading = (async () => {
+    let buffer = "";
+    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+      buffer += chunk;
+      let newline;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        lines.push(JSON.parse(buffer.slice(0, newline)));
+        buffer = buffer.slice(newline + 1);
+        wake();
+      }
+    }
+    ended = true;
+    wake();
+  })();
+  const waitFor = async (count: number, test: (line: LogLine) => boolean) => {
+    const deadline = Date.now() + 60_000;
+    while (lines.filter(test).length < count) {
+      if (ended) throw new Error(`log never showed it: ${JSON.stringify(lines)}\n${await stderr}`);
+      // Past the deadline a process may still hold stderr open: the lines alone say enough.
+      if (Date.now() > deadline) throw new Error(`log never showed it: ${JSON.stringify(lines)}`);
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, 200);
+      });
+    }
+    return lines.filter(test);
+  };
+  return { lines, waitFor, reading, stderr };
+}

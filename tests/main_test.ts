@@ -183,7 +183,7 @@ Deno.test("a bad setting stops main.ts with a non-zero exit naming the setting",
   await Deno.remove(cwd, { recursive: true });
 });
 
-Deno.test("deno task start and dev run workers with narrow permissions, dev reloading on change", () => {
+Deno.test("deno.json: start and dev run scripts/start.ts (dev with --watch), serve runs main.ts with narrow permissions", () => {
   const { tasks } = JSON.parse(Deno.readTextFileSync(`${root}deno.json`));
   const flags = (task: string) =>
     task.split(/\s+/).filter((w) => w.startsWith("--allow-") || w === "-A").sort();

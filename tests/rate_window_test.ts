@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
-import { decide, slotIndex, windowCount } from "../domain/rate_window.ts";
+import { decide, slotIndex, tally } from "../domain/rate_window.ts";
 
 const W = 3_600_000;
 const MIN = 60_000;
 const start = Date.parse("2030-03-01T12:00:00.000Z"); // a slot and window boundary
 const slot = (at: number) => slotIndex(at, W);
+const windowCount = (slots: Map<number, number>, now: number, windowMs: number) =>
+  tally(slots, now, windowMs).used;
 const counts = (...pairs: [at: number, count: number][]) =>
   new Map(pairs.map(([at, count]) => [slot(at), count]));
 

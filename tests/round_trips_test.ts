@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { withLatency } from "../kv/latency.ts";
 import { createApp } from "../routes/app.ts";
 import { createDeps } from "../routes/deps.ts";
-import { testSettings } from "../domain/settings.ts";
+import { testSettings } from "./settings_fixtures.ts";
 import { apiKey, createKey, setup, signUp } from "./helpers.ts";
 import { taskBody } from "./task_fixtures.ts";
 

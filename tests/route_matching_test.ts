@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { z } from "@hono/zod-openapi";
+import { createApp } from "../routes/app.ts";
+import { defineRoute, type Register } from "../routes/define.ts";
 import { bearer, setup, signUp } from "./helpers.ts";
 
 Deno.test("a path id is a UUID: other segments are no path at all", async (t) => {
@@ -56,7 +59,7 @@ Deno.test("a path id is a UUID: other segments are no path at all", async (t) =>
     });
   }
 
-  await t.step("every path parameter of the API is a UUID", async () => {
+  await t.step("the parameters the API declares are UUIDs, so the rows above hold", async () => {
     const doc = await (await svc.request("/openapi.json")).json();
     let seen = 0;
     for (const [path, item] of Object.entries(doc.paths)) {
@@ -64,14 +67,114 @@ Deno.test("a path id is a UUID: other segments are no path at all", async (t) =>
         const params = (op.parameters ?? []) as { in: string; name: string; schema: unknown }[];
         for (const param of params.filter((p) => p.in === "path")) {
           seen++;
-          assert.equal(
-            (param.schema as { format?: string }).format,
-            "uuid",
-            `${path} {${param.name}}: teach PARAM_SEGMENT in routes/app.ts its shape`,
-          );
+          assert.equal((param.schema as { format?: string }).format, "uuid", path);
         }
       }
     }
     assert.ok(seen > 0);
+  });
+});
+
+/** Routes of a shape the API has none of yet: a parameter that is a name, beside static paths. */
+const registerNamed: Register = (api) => {
+  const text = { 200: { description: "ok", content: { "text/plain": { schema: z.string() } } } };
+  const Name = z.object({ name: z.string().regex(/^[a-z][a-z0-9-]*$/) });
+  // Declared before the static path it would shadow if Hono were given them in this order.
+  api.openapi(
+    defineRoute("public", {
+      method: "get",
+      path: "/named/{name}",
+      request: { params: Name },
+      responses: text,
+    }),
+    (c) => c.text(`named ${c.req.valid("param").name}`, 200),
+  );
+  api.openapi(
+    defineRoute("session", {
+      method: "delete",
+      path: "/named/{name}",
+      request: { params: Name },
+      responses: text,
+    }),
+    (c) => c.text(`deleted ${c.req.valid("param").name}`, 200),
+  );
+  api.openapi(
+    defineRoute("public", { method: "get", path: "/named/special", responses: text }),
+    (c) => c.text("the special one", 200),
+  );
+  api.openapi(
+    defineRoute("public", {
+      method: "get",
+      path: "/named/{name}/parts/{id}",
+      request: { params: Name.extend({ id: z.uuid() }) },
+      responses: text,
+    }),
+    (c) => c.text(`part ${c.req.valid("param").id} of ${c.req.valid("param").name}`, 200),
+  );
+};
+
+Deno.test("a parameter that is not a UUID is served, with 404 and 405 from the same table", async (t) => {
+  await using svc = await setup();
+  const app = createApp(svc.deps, { routes: [registerNamed] });
+  const call = async (method: string, path: string) => {
+    const res = await app.request(path, { method }, {
+      remoteAddr: { hostname: "203.0.113.10", port: 40000, transport: "tcp" },
+    });
+    return { status: res.status, allow: res.headers.get("Allow"), text: await res.text() };
+  };
+
+  await t.step("a name is served by its route, under both prefixes", async () => {
+    for (const prefix of ["/v1", "/api/v1"]) {
+      const res = await call("GET", `${prefix}/named/blue-house`);
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.text, "named blue-house");
+    }
+  });
+
+  await t.step("the static path declared after it still answers for itself", async () => {
+    const res = await call("GET", "/v1/named/special");
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.text, "the special one");
+  });
+
+  await t.step("another method on a name is 405 with the route's Allow", async () => {
+    const res = await call("PUT", "/v1/named/blue-house");
+    assert.equal(res.status, 405);
+    assert.deepEqual(res.allow!.split(", ").sort(), ["DELETE", "GET", "HEAD"]);
+    const credentials = await call("DELETE", "/v1/named/blue-house");
+    assert.equal(credentials.status, 401, "DELETE is the route's, so credentials are asked for");
+  });
+
+  await t.step(
+    "the static path owns its methods: DELETE there is 405, Allow: GET, HEAD",
+    async () => {
+      const res = await call("DELETE", "/v1/named/special");
+      assert.equal(res.status, 405);
+      assert.equal(res.allow, "GET, HEAD");
+    },
+  );
+
+  await t.step("a segment the parameter's schema refuses is no path: 404", async () => {
+    for (const path of ["/v1/named/Not_A_Name", "/v1/named/blue-house/parts/not-an-id"]) {
+      const res = await call("GET", path);
+      assert.equal(res.status, 404, path);
+      assert.equal(JSON.parse(res.text).code, "NOT_FOUND");
+    }
+  });
+
+  await t.step("two parameters of two shapes in one path", async () => {
+    const id = crypto.randomUUID();
+    const res = await call("GET", `/v1/named/blue-house/parts/${id}`);
+    assert.equal(res.text, `part ${id} of blue-house`);
+  });
+
+  await t.step("a preflight of a name lists its methods", async () => {
+    const res = await app.request("/v1/named/blue-house", {
+      method: "OPTIONS",
+      headers: { Origin: "https://example.com", "Access-Control-Request-Method": "DELETE" },
+    });
+    assert.equal(res.status, 204);
+    const methods = res.headers.get("Access-Control-Allow-Methods")!.split(",").sort();
+    assert.deepEqual(methods, ["DELETE", "GET", "HEAD"]);
   });
 });

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { Background } from "../domain/background.ts";
-import { bareEnv, startMain } from "./main_process.ts";
+import { bareEnv, followLog, startMain } from "./main_process.ts";
 
 Deno.test("Background.stop waits for the runs under way before it resolves", async () => {
   const errors: string[] = [];
@@ -43,41 +43,13 @@ Deno.test("Background.stop waits for the runs under way before it resolves", asy
   assert.deepEqual(errors, []);
 });
 
-interface LogLine {
-  level?: string;
-  msg: string;
-}
-
 Deno.test("a SIGTERM of deno task start, busy or idle, logs no error", async () => {
   const cwd = await Deno.makeTempDir({ prefix: "shutdown_test_" });
   try {
     for (const round of ["busy", "idle"]) {
       const child = startMain(cwd, bareEnv({ PORT: "0", WORKERS: "2" }));
-      const stderr = new Response(child.stderr).text();
-      const lines: LogLine[] = [];
-      let listening = 0;
-      let port = 0;
-      let ready = () => {};
-      const up = new Promise<void>((resolve) => ready = resolve);
-      const reading = (async () => {
-        let buffer = "";
-        for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
-          buffer += chunk;
-          let newline;
-          while ((newline = buffer.indexOf("\n")) >= 0) {
-            const line: LogLine & { port?: number } = JSON.parse(buffer.slice(0, newline));
-            buffer = buffer.slice(newline + 1);
-            lines.push(line);
-            if (line.msg === "listening" && ++listening === 2) {
-              port = line.port!;
-              ready();
-            }
-          }
-        }
-        ready();
-      })();
-      await up;
-      assert.ok(port, `never listened: ${JSON.stringify(lines)}`);
+      const log = followLog(child);
+      const [{ port }] = await log.waitFor(2, (l) => l.msg === "listening");
       const base = `http://127.0.0.1:${port}`;
       // Keyed traffic keeps every background job busy (cache polls, syncs, last-use flushes).
       const signUp = await fetch(`${base}/v1/users`, {
@@ -102,13 +74,13 @@ Deno.test("a SIGTERM of deno task start, busy or idle, logs no error", async () 
       child.kill("SIGTERM");
       await Promise.all(traffic);
       const status = await child.status;
-      await reading;
-      const errText = await stderr;
+      await log.reading;
+      const errText = await log.stderr;
       assert.equal(status.code, 0, errText);
-      const errorLines = lines.filter((l) => l.level === "error" || /closed/i.test(l.msg));
+      const errorLines = log.lines.filter((l) => l.level === "error" || /closed/i.test(l.msg));
       assert.deepEqual(errorLines, [], `${round}: the shutdown logged errors`);
       assert.doesNotMatch(errText, /error/i, `${round}: stderr`);
-      assert.equal(lines.filter((l) => l.msg === "shutting down").length, 2);
+      assert.equal(log.lines.filter((l) => l.msg === "shutting down").length, 2);
     }
   } finally {
     await Deno.remove(cwd, { recursive: true });

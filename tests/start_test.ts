@@ -1,55 +1,11 @@
 /** `deno task start` (scripts/start.ts): WORKERS processes of main.ts on one port and one store. */
 import assert from "node:assert/strict";
-import { bareEnv, root, startMain, taskCommand } from "./main_process.ts";
-
-interface LogLine {
-  msg: string;
-  pid?: number;
-  worker?: number;
-  port?: number;
-  signal?: string;
-}
-
-/** Follows the JSON log lines of a child, so a test can wait for the ones it expects. */
-function follow(child: Deno.ChildProcess) {
-  const lines: LogLine[] = [];
-  let ended = false;
-  const stderr = new Response(child.stderr).text();
-  let wake = () => {};
-  const reading = (async () => {
-    let buffer = "";
-    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
-      buffer += chunk;
-      let newline;
-      while ((newline = buffer.indexOf("\n")) >= 0) {
-        lines.push(JSON.parse(buffer.slice(0, newline)));
-        buffer = buffer.slice(newline + 1);
-        wake();
-      }
-    }
-    ended = true;
-    wake();
-  })();
-  const waitFor = async (count: number, test: (line: LogLine) => boolean) => {
-    const deadline = Date.now() + 20_000;
-    while (lines.filter(test).length < count) {
-      if (ended) throw new Error(`log never showed it: ${JSON.stringify(lines)}\n${await stderr}`);
-      // Past the deadline a process may still hold stderr open: the lines alone say enough.
-      if (Date.now() > deadline) throw new Error(`log never showed it: ${JSON.stringify(lines)}`);
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        setTimeout(resolve, 200);
-      });
-    }
-    return lines.filter(test);
-  };
-  return { lines, waitFor, reading, stderr };
-}
+import { bareEnv, followLog, root, startMain, taskCommand } from "./main_process.ts";
 
 Deno.test("deno task start serves on WORKERS processes sharing one port and one store", async (t) => {
   const cwd = await Deno.makeTempDir();
   const child = startMain(cwd, bareEnv({ PORT: "0", WORKERS: "2" }));
-  const log = follow(child);
+  const log = followLog(child);
   const listening = await log.waitFor(2, (l) => l.msg === "listening");
   const base = `http://127.0.0.1:${listening[0].port}`;
 
@@ -112,7 +68,7 @@ Deno.test("deno task start serves on WORKERS processes sharing one port and one 
 Deno.test("orphaned workers: a kill -9 of the supervisor stops its workers, each draining and flushing", async () => {
   const cwd = await Deno.makeTempDir();
   const child = startMain(cwd, bareEnv({ PORT: "0", WORKERS: "2" }));
-  const log = follow(child);
+  const log = followLog(child);
   const listening = await log.waitFor(2, (l) => l.msg === "listening");
   const base = `http://127.0.0.1:${listening[0].port}`;
   const health = await fetch(`${base}/health`, { headers: { Connection: "close" } });
@@ -155,7 +111,7 @@ async function startMainOutput(cwd: string, env: Record<string, string>) {
 Deno.test("deno task dev restarts its workers when the service's code changes", async () => {
   const cwd = await Deno.makeTempDir();
   const child = taskCommand("dev", cwd, bareEnv({ PORT: "0", WORKERS: "1" })).spawn();
-  const log = follow(child);
+  const log = followLog(child);
   const [first] = await log.waitFor(1, (l) => l.msg === "listening");
   // A change the watcher sees, without changing a byte of the code.
   const file = `${root}kv/keys.ts`;

@@ -1,12 +1,7 @@
 /** Contract of the text normalization and prefix search used to find tasks by words. */
 import assert from "node:assert/strict";
-import {
-  matchesSearch,
-  MAX_WORD_LENGTH,
-  normalizeText,
-  queryWords,
-  words,
-} from "../domain/text.ts";
+import { MAX_WORD_LENGTH, normalizeText, queryWords, words } from "../domain/text.ts";
+import { matchesTerms } from "../domain/task.ts";
 
 Deno.test("normalizeText ignores case and accents", async (t) => {
   await t.step("lower-cases and strips accents", () => {
@@ -80,7 +75,11 @@ Deno.test("queryWords gives the normalized distinct words of a query", async (t)
   });
 });
 
-Deno.test("matchesSearch requires every query word to prefix some text word", async (t) => {
+/** A query against texts as a task search runs it: query words, the texts' words, matchesTerms. */
+const matchesSearch = (query: string, texts: string[]) =>
+  matchesTerms(queryWords(query), texts.flatMap(words));
+
+Deno.test("a search requires every query word to prefix some text word", async (t) => {
   const texts = ["Plomberie urgente", "Fuite d'eau sous l'évier, Paris 15e"];
   await t.step("matches word prefixes regardless of case and accents", () => {
     assert.ok(matchesSearch("plomb", texts));

@@ -149,3 +149,32 @@ Deno.test("validation errors name each field with a plain message", async (t) =>
     }
   });
 });
+
+Deno.test("a domain schema words its errors the same before and after createApp runs", async () => {
+  // zod's configuration is process-wide: a fresh process sees the order of a real start-up.
+  const url = (path: string) => new URL(path, import.meta.url).href;
+  const script = `
+    const { parseSettings } = await import(${JSON.stringify(url("../domain/settings.ts"))});
+    const refusal = () => {
+      try { parseSettings({ LOG_LEVEL: "loud", PORT: "-3" }); } catch (error) { return error.message; }
+    };
+    const before = refusal();
+    const { createApp } = await import(${JSON.stringify(url("../routes/app.ts"))});
+    const { createDeps } = await import(${JSON.stringify(url("../routes/deps.ts"))});
+    const { testSettings } = await import(${JSON.stringify(url("./settings_fixtures.ts"))});
+    const kv = await Deno.openKv(":memory:");
+    createApp(await createDeps(kv, testSettings()));
+    console.log(JSON.stringify({ before, after: refusal() }));
+    kv.close();
+  `;
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--unstable-kv", "--unstable-cron", script],
+    cwd: new URL("..", import.meta.url),
+    stderr: "inherit",
+  }).output();
+  assert.equal(output.code, 0);
+  const { before, after } = JSON.parse(new TextDecoder().decode(output.stdout).trim());
+  assert.equal(before, after);
+  assert.match(before, /LOG_LEVEL: must be one of: debug, info, warn, error, silent/);
+  assert.doesNotMatch(before, ZOD_DEFAULTS);
+});

@@ -1,5 +1,6 @@
 /** A service on in-memory KV with its job runner running, and shortcuts for endpoints. */
-import { deliveryPolicy, testSettings } from "../domain/settings.ts";
+import { deliveryPolicy } from "../domain/settings.ts";
+import { testSettings } from "./settings_fixtures.ts";
 import type { DeliveryPolicy } from "../domain/webhook_schedule.ts";
 import type { JobRunner } from "../kv/jobs/runner.ts";
 import { startJobs } from "../kv/jobs/start.ts";

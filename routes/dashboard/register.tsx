@@ -32,6 +32,7 @@ import keyDetailsStyle from "./styles/key_details.css" with { type: "text" };
 import webhooksStyle from "./styles/webhooks.css" with { type: "text" };
 import chartText from "./script/chart.js" with { type: "text" };
 import { DashboardPage } from "./page.tsx";
+import { bundleScript } from "./script_bundle.ts";
 
 /**
  * Only the page's own script, styles and API calls: no inline code, no third parties, no
@@ -58,22 +59,23 @@ async function asset(body: string, type: string): Promise<Asset> {
   };
 }
 
-// One module in several files, one job each, joined in this order: later parts use the earlier
-// ones' helpers (api, el, dialogs), as one script with no build step and one request.
+// One module in several files, one job each, joined in this order (top-level code runs in it:
+// later parts add to the earlier ones' tables, such as the views' loaders). chart.js is served
+// on its own and imported by name.
 const script = await asset(
-  [
-    apiPart,
-    formsPart,
-    formatPart,
-    dialogsPart,
-    sessionPart,
-    viewsPart,
-    keysTablePart,
-    keyActionsPart,
-    keyUsagePart,
-    webhooksPart,
-    securityLogPart,
-  ].join("\n"),
+  bundleScript([
+    { name: "api.js", source: apiPart },
+    { name: "forms.js", source: formsPart },
+    { name: "format.js", source: formatPart },
+    { name: "dialogs.js", source: dialogsPart },
+    { name: "session.js", source: sessionPart },
+    { name: "views.js", source: viewsPart },
+    { name: "keys_table.js", source: keysTablePart },
+    { name: "key_actions.js", source: keyActionsPart },
+    { name: "key_usage.js", source: keyUsagePart },
+    { name: "webhooks.js", source: webhooksPart },
+    { name: "security_log.js", source: securityLogPart },
+  ], ["chart.js"]),
   "text/javascript; charset=utf-8",
 );
 // One stylesheet in parts, joined in cascade order.

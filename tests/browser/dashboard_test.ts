@@ -1,99 +1,26 @@
 /**
  * The dashboard end to end in headless Chromium, against the real server on a free port: sign up,
- * sign in, create a key, use it, see its usage, whitelist, roll it with a grace, revoke.
+ * sign in, create a key, use it, see its usage, whitelist, roll it with a grace, revoke; then
+ * (dashboard_limits_steps.ts) expiry, the key limit, a 429 and the layout.
  * Screenshots land in test-output/dashboard/.
  */
 import assert from "node:assert/strict";
-import type { Locator, Page } from "playwright-core";
-import { testSettings } from "../../domain/settings.ts";
-import { createApp } from "../../routes/app.ts";
-import { createDeps } from "../../routes/deps.ts";
 import { accessibilityViolations } from "./axe.ts";
 import { launchChromium } from "./chromium.ts";
-
-const SHOTS = new URL("../../test-output/dashboard/", import.meta.url);
-const KEY_SHAPE = /^svc_[0-9a-f]{64}$/;
-
-/** A real server on 127.0.0.1 and a free port, on a fresh :memory: KV, with a settable clock. */
-async function startServer() {
-  const kv = await Deno.openKv(":memory:");
-  const clock = { offsetMs: 0 };
-  // A low key-creation limit, so that the page meets a real 429 (the test creates 13 keys before).
-  const deps = await createDeps(kv, testSettings({ KEY_CREATION_PER_MINUTE: 15 }), {
-    now: () => Date.now() - clock.offsetMs,
-  });
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    createApp(deps).fetch,
-  );
-  return {
-    base: `http://127.0.0.1:${server.addr.port}`,
-    deps,
-    clock,
-    async [Symbol.asyncDispose]() {
-      await server.shutdown();
-      await deps.lastUsed.flush();
-      kv.close();
-    },
-  };
-}
-
-async function shot(page: Page, name: string, fullPage = false) {
-  await Deno.mkdir(SHOTS, { recursive: true });
-  await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage });
-}
-
-/** Calls the API from the test itself (peer address 127.0.0.1), as a key's consumer would. */
-async function callWithKey(base: string, key: string) {
-  const res = await fetch(`${base}/v1/users/me`, { headers: { "X-API-Key": key } });
-  const body = await res.json();
-  return { status: res.status, code: body.code as string | undefined };
-}
-
-async function expectText(locator: Locator, expected: string | RegExp) {
-  await locator.waitFor();
-  await waitUntil(async () => {
-    const text = (await locator.textContent()) ?? "";
-    return typeof expected === "string" ? text.includes(expected) : expected.test(text);
-  }, `${locator} to show ${expected}`);
-}
-
-async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 5000) {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-/** Browser-side expressions are strings: this module is type-checked without the DOM library. */
-const inPage = <T>(page: Page, expression: string) => page.evaluate<T>(expression);
-const newKeyButton = (page: Page) =>
-  page.getByRole("main").getByRole("button", { name: "Create key" });
-const createDialog = (page: Page) => page.getByRole("dialog", { name: "Create an API key" });
-/** The dialog's "close" event, which erases the shown value, runs a task after it hides. */
-const secretErased = (page: Page) =>
-  waitUntil(async () => (await page.locator("#secret-value").inputValue()) === "", "erasure");
-const focusedId = (page: Page) => inPage<string>(page, `document.activeElement?.id ?? ""`);
-
-/** Rows whose Revoke button lies outside the visible box of the table (or the window). */
-const REVOKE_HIDDEN = `(() => {
-  const wrap = document.querySelector(".table-wrap").getBoundingClientRect();
-  const right = Math.min(wrap.right, document.documentElement.clientWidth);
-  const hidden = [];
-  let rows = 0;
-  for (const tr of document.querySelectorAll("#keys-body tr")) {
-    const revoke = tr.querySelector('button[data-action="revoke"]');
-    if (!revoke) continue;
-    rows++;
-    const r = revoke.getBoundingClientRect();
-    if (r.width === 0 || r.left < wrap.left - 0.5 || r.right > right + 0.5) {
-      hidden.push(tr.textContent.trim().slice(0, 40));
-    }
-  }
-  const table = document.querySelector(".table-wrap");
-  return { hidden, scroll: table.scrollWidth - table.clientWidth, some: rows >= 5 };
-})()`;
+import {
+  callWithKey,
+  createDialog,
+  expectText,
+  focusedId,
+  inPage,
+  KEY_SHAPE,
+  newKeyButton,
+  secretErased,
+  shot,
+  startServer,
+  waitUntil,
+} from "./dashboard_fixtures.ts";
+import { limitsAndLayoutSteps } from "./dashboard_limits_steps.ts";
 
 Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => {
   await using svc = await startServer();
@@ -375,151 +302,7 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
     assert.deepEqual(await callWithKey(base, value), { status: 401, code: "API_KEY_INVALID" });
   });
 
-  await step("a key past its expiry is listed as Expired and refused", async () => {
-    svc.clock.offsetMs = 8 * 86_400_000; // created "8 days ago", for 7 days
-    await newKeyButton(page).click();
-    const dialog = createDialog(page);
-    await dialog.getByLabel("Name", { exact: true }).fill("Old laptop");
-    await dialog.getByRole("checkbox", { name: /tasks:read/ }).check();
-    await dialog.getByRole("radio", { name: "7 days" }).check();
-    await dialog.getByRole("button", { name: "Create key" }).click();
-    const secret = page.getByRole("alertdialog", { name: "Your new API key" });
-    await secret.waitFor();
-    const old = await page.locator("#secret-value").inputValue();
-    await secret.getByRole("button", { name: "Done" }).click();
-    svc.clock.offsetMs = 0;
-    await page.getByRole("button", { name: "Refresh" }).click();
-    await expectText(row("Old laptop").locator("td").nth(4), "Expired");
-    assert.deepEqual(await callWithKey(base, old), { status: 401, code: "API_KEY_INVALID" });
-    await shot(page, "14-expired");
-  });
-
-  await step("an 11th key shows the API's KEY_LIMIT_REACHED detail", async () => {
-    const login = await fetch(`${base}/v1/auth/token`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ email, password }),
-    }).then((r) => r.json());
-    const names = ["Production API", "Staging", "Nightly export", "Mobile app", "Zapier"];
-    for (let i = 0; i < 10; i++) {
-      const res = await fetch(`${base}/api/v1/keys`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Authorization: `Bearer ${login.token}` },
-        body: JSON.stringify({
-          name: `${names[i % names.length]}${i < names.length ? "" : ` ${i}`}`,
-          scopes: i % 2 ? ["tasks:read"] : ["tasks:read", "tasks:write", "profile:read"],
-          expiresInDays: [7, 30, 90, 365][i % 4],
-          ...(i % 3 === 0 ? { ipWhitelist: ["198.51.100.0/24", "2001:db8::/32"] } : {}),
-        }),
-      });
-      assert.equal(res.status, 201, await res.text());
-    }
-    await page.getByRole("button", { name: "Refresh" }).click();
-    // Ten active keys, and the expired one, which no longer counts.
-    await waitUntil(async () => (await keysTable.locator("tr").count()) === 11, "11 rows");
-    await expectText(page.locator("#keys-count"), "10 of 10 active");
-    // The keys of 7 days (the 1st, 5th and 9th) are flagged at the top; the expired one is not.
-    await expectText(page.locator("#expiring-title"), "3 keys expire within 7 days");
-    for (const name of ["Production API", "Mobile app 8"]) {
-      await expectText(page.locator("#expiring-list"), name);
-    }
-    assert.ok(!(await page.locator("#expiring-list").textContent())!.includes("Old laptop"));
-    await expectText(row("Mobile app 8").locator("td").nth(4), "Expires soon");
-    await shot(page, "15-ten-keys", true);
-    assert.deepEqual(await accessibilityViolations(page), []);
-
-    await newKeyButton(page).click();
-    const dialog = createDialog(page);
-    await dialog.getByLabel("Name", { exact: true }).fill("One too many");
-    await dialog.getByRole("checkbox", { name: /tasks:read/ }).check();
-    await dialog.getByRole("button", { name: "Create key" }).click();
-    await expectText(
-      page.locator("#create-error"),
-      "An account may have at most 10 active API keys; revoke one first",
-    );
-    await shot(page, "16-key-limit");
-    await page.keyboard.press("Escape");
-  });
-
-  await step("a 429 shows the problem's detail and when to retry", async () => {
-    // An hour ahead, the creation window is empty: spend it whole (each creation answers 409,
-    // 10 keys are active, and still counts), so the page's next creation meets the real 429.
-    svc.clock.offsetMs = -3_600_000;
-    const login = await fetch(`${base}/v1/auth/token`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ email, password }),
-    }).then((r) => r.json());
-    for (let i = 0; i < 15; i++) {
-      const res = await fetch(`${base}/api/v1/keys`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Authorization: `Bearer ${login.token}` },
-        body: JSON.stringify({ name: "spent", scopes: ["tasks:read"], expiresInDays: 1 }),
-      });
-      assert.equal(res.status, 409, await res.text());
-    }
-    await newKeyButton(page).click();
-    const dialog = createDialog(page);
-    await dialog.getByLabel("Name", { exact: true }).fill("Too fast");
-    await dialog.getByRole("checkbox", { name: /tasks:read/ }).check();
-    await dialog.getByRole("button", { name: "Create key" }).click();
-    await expectText(
-      page.locator("#create-error"),
-      /^At most 15 key creations per minute\. Try again in \d+ seconds\.$/,
-    );
-    await shot(page, "17-rate-limited");
-    await page.keyboard.press("Escape");
-    svc.clock.offsetMs = 0;
-  });
-
-  await step("at 1280 px the keys table fits: every row's Revoke is in view", async () => {
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await inPage(page, "scrollTo(0, 0)");
-    assert.deepEqual(await inPage(page, REVOKE_HIDDEN), { hidden: [], scroll: 0, some: true });
-    await shot(page, "17b-desktop-keys");
-  });
-
-  await step("at 390 px wide the page fits a phone", async () => {
-    await page.setViewportSize({ width: 390, height: 844 });
-    await inPage(page, "scrollTo(0, 0)");
-    assert.deepEqual(await inPage(page, REVOKE_HIDDEN), { hidden: [], scroll: 0, some: true });
-    const overflow = await inPage(
-      page,
-      "document.documentElement.scrollWidth - document.documentElement.clientWidth",
-    );
-    assert.equal(overflow, 0, "no horizontal scrolling");
-    const actionLines = await inPage<number>(
-      page,
-      `new Set([...document.querySelectorAll("#keys-body tr:first-child .row-actions button")]` +
-        `.map((b) => Math.round(b.getBoundingClientRect().top))).size`,
-    );
-    assert.equal(actionLines, 2, "a card's four actions sit two by two");
-    await shot(page, "18-phone-keys");
-    assert.deepEqual(await accessibilityViolations(page), []);
-    await shot(page, "19-phone-keys-full", true);
-    await newKeyButton(page).click();
-    await createDialog(page).waitFor();
-    await shot(page, "20-phone-create");
-    await page.keyboard.press("Escape");
-    await row("Mobile app 8").getByRole("button", { name: "Usage key Mobile app 8" }).click();
-    const usage = page.getByRole("dialog", { name: "Usage of “Mobile app 8”" });
-    await usage.getByRole("img", { name: /^Requests per hour\. 0 requests/ }).waitFor();
-    const overflowing = await inPage(
-      page,
-      "(() => { const d = document.querySelector('#usage-dialog'); " +
-        "return d.scrollWidth - d.clientWidth; })()",
-    );
-    assert.equal(overflowing, 0, "the chart fits the phone's width");
-    await shot(page, "20b-phone-usage");
-    assert.deepEqual(await accessibilityViolations(page), []);
-    await page.keyboard.press("Escape");
-    await page.getByRole("link", { name: "Profile" }).click();
-    await expectText(page.locator('[data-profile="email"]'), email);
-    await shot(page, "21-phone-profile");
-    assert.deepEqual(await accessibilityViolations(page), []);
-    await page.getByRole("button", { name: "Sign out" }).click();
-    await shot(page, "22-phone-sign-in");
-  });
+  await limitsAndLayoutSteps({ svc, page, step, email, password, keysTable, row });
 
   await step("the page raised no script error and broke no CSP rule", () => {
     assert.deepEqual(problems, []);

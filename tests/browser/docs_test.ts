@@ -3,7 +3,7 @@
  * CSP that allows no other inline code, and a pasted credential never outlives the page.
  */
 import assert from "node:assert/strict";
-import { testSettings } from "../../domain/settings.ts";
+import { testSettings } from "../settings_fixtures.ts";
 import { createApp } from "../../routes/app.ts";
 import { createDeps } from "../../routes/deps.ts";
 import { launchChromium } from "./chromium.ts";

@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { deliveryPolicy, testSettings } from "../../domain/settings.ts";
+import { deliveryPolicy } from "../../domain/settings.ts";
+import { testSettings } from "../settings_fixtures.ts";
 import { startJobs } from "../../kv/jobs/start.ts";
 import { createApp } from "../../routes/app.ts";
 import { createDeps } from "../../routes/deps.ts";

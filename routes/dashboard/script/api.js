@@ -1,20 +1,68 @@
+// @ts-check
+/// <reference lib="dom" />
 // The dashboard's API client and the session it carries. The session token lives in this
 // module's memory only (never in storage or a cookie). The page's one script module is this file
 // and the parts after it joined in order (see register.tsx), so later parts use these names.
-// Its names are used by the later parts, which the linter, reading one file, cannot see.
-// deno-lint-ignore-file no-unused-vars
 
-const $ = (selector, root = document) => root.querySelector(selector);
-const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
+import { endSession } from "./session.js";
 
-const session = { token: null, timer: 0, profile: null };
+/**
+ * The page's element for `selector`; the page holds every element the script names. Typed as
+ * the common element: a caller that needs a form, input or dialog says so with a cast.
+ * @param {string} selector
+ * @param {ParentNode} [root]
+ * @returns {HTMLElement}
+ */
+export const $ = (
+  selector,
+  root = document,
+) => /** @type {HTMLElement} */ (root.querySelector(selector));
+/**
+ * @param {string} selector
+ * @param {ParentNode} [root]
+ * @returns {HTMLElement[]}
+ */
+export const $$ = (selector, root = document) =>
+  [...root.querySelectorAll(selector)].map(
+    (found) => /** @type {HTMLElement} */ (found),
+  );
+
+/**
+ * `$` for a form control whose value or checked state the script reads or sets.
+ * @param {string} selector
+ * @param {ParentNode} [root]
+ */
+export const $input = (
+  selector,
+  root = document,
+) => /** @type {HTMLInputElement} */ (root.querySelector(selector));
+/**
+ * @param {string} selector
+ * @param {ParentNode} [root]
+ */
+export const $$input = (selector, root = document) =>
+  $$(selector, root).map((found) => /** @type {HTMLInputElement} */ (found));
+
+/**
+ * A JSON value as the API answers it; its shapes are the OpenAPI document's (/openapi.json).
+ * @typedef {any} Json
+ */
+
+/** @type {{ token: string | null, timer: ReturnType<typeof setTimeout> | undefined, profile: Json }} */
+export const session = { token: null, timer: undefined, profile: null };
 
 /** An error answer from the API: its problem+json body, plus Retry-After when sent. */
-class ApiProblem extends Error {
-  constructor(status, body, retryAfter) {
+export class ApiProblem extends Error {
+  /**
+   * @param {number} status
+   * @param {Json} body
+   * @param {string | null} [retryAfter]
+   */
+  constructor(status, body, retryAfter = null) {
     super(body?.detail ?? `The server answered ${status}`);
     this.status = status;
     this.code = body?.code ?? "";
+    /** @type {{ path: string, message: string }[]} */
     this.errors = Array.isArray(body?.errors) ? body.errors : [];
     this.retryAfter = retryAfter;
   }
@@ -30,8 +78,15 @@ class ApiProblem extends Error {
 
 const SESSION_ENDED = new Set(["TOKEN_INVALID", "TOKEN_MISSING"]);
 
-/** Calls the API with the session token; answers the JSON body or throws an ApiProblem. */
-async function api(method, path, body) {
+/**
+ * Calls the API with the session token; answers the JSON body or throws an ApiProblem.
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @returns {Promise<Json>}
+ */
+export async function api(method, path, body) {
+  /** @type {Record<string, string>} */
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (session.token) headers.Authorization = `Bearer ${session.token}`;
@@ -48,6 +103,7 @@ async function api(method, path, body) {
     throw new ApiProblem(0, { detail: "The service could not be reached. Check your connection." });
   }
   const text = await res.text();
+  /** @type {Json} */
   let data = null;
   try {
     data = text ? JSON.parse(text) : null;
@@ -55,7 +111,7 @@ async function api(method, path, body) {
     data = null;
   }
   // A cursor-paged listing's next page travels in a header; the array carries it along.
-  if (Array.isArray(data)) data.nextCursor = res.headers.get("X-Next-Cursor");
+  if (Array.isArray(data)) Object.assign(data, { nextCursor: res.headers.get("X-Next-Cursor") });
   if (res.ok) return data;
   const problem = new ApiProblem(res.status, data, res.headers.get("Retry-After"));
   if (session.token && res.status === 401 && SESSION_ENDED.has(problem.code)) {
@@ -64,13 +120,19 @@ async function api(method, path, body) {
   throw problem;
 }
 
-/** A view's status line and error line: `announce` says what was done, `report` what failed. */
-function statusLines(status, error) {
+/**
+ * A view's status line and error line: `announce` says what was done, `report` what failed.
+ * @param {HTMLElement} status
+ * @param {HTMLElement} error
+ */
+export function statusLines(status, error) {
   return {
+    /** @param {string} message */
     announce(message) {
       error.textContent = "";
       status.textContent = message;
     },
+    /** @param {unknown} problem */
     report(problem) {
       if (!(problem instanceof ApiProblem)) throw problem;
       if (!session.token) return;

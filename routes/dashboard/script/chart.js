@@ -1,9 +1,16 @@
+// @ts-check
+/// <reference lib="dom" />
 // A key's usage as a stacked bar chart in inline SVG (nothing loaded from another host), served
 // at /dashboard/chart.js and imported by key_usage.js.
+
+/** @typedef {"ok" | "clientError" | "rateLimited" | "serverError"} Outcome */
+/** @typedef {{ start: string } & Record<Outcome, number>} UsagePoint */
+/** @typedef {{ bucket: "hour" | "day", series: UsagePoint[] }} Usage */
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const CHART = { height: 240, left: 44, right: 8, top: 10, bottom: 28 };
 /** Stacked bottom up; the classes carry the colours (styles/key_details.css), as the legend does. */
+/** @type {[Outcome, string, string][]} */
 const LAYERS = [
   ["ok", "ok", "2xx"],
   ["clientError", "client-error", "4xx"],
@@ -11,18 +18,27 @@ const LAYERS = [
   ["serverError", "server-error", "5xx"],
 ];
 
+/**
+ * @param {string} tag
+ * @param {Record<string, string | number>} [attrs]
+ * @param {string | number} [text]
+ */
 function svgEl(tag, attrs = {}, text) {
   const node = document.createElementNS(SVG_NS, tag);
   for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, String(value));
-  if (text !== undefined) node.textContent = text;
+  if (text !== undefined) node.textContent = String(text);
   return node;
 }
 
-/** 0, then a round step (1, 2 or 5 times a power of ten) that fits `max` in about four steps. */
+/**
+ * 0, then a round step (1, 2 or 5 times a power of ten) that fits `max` in about four steps.
+ * @param {number} max
+ * @returns {number}
+ */
 function niceStep(max) {
   const rough = Math.max(1, max / 4);
   const power = 10 ** Math.floor(Math.log10(rough));
-  return [1, 2, 5, 10].map((m) => m * power).find((step) => step >= rough);
+  return [1, 2, 5, 10].map((m) => m * power).find((step) => step >= rough) ?? 10 * power;
 }
 
 const hourLabel = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
@@ -32,6 +48,11 @@ const fullLabel = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", time
 /**
  * Which bars get an axis label: on round boundaries, about one per 110 units of width (six on a
  * laptop, three on a phone).
+ * @param {number} index
+ * @param {number} count
+ * @param {Usage["bucket"]} bucket
+ * @param {string} start
+ * @param {number} width
  */
 function labelled(index, count, bucket, start, width) {
   const wide = width >= 560;
@@ -41,6 +62,7 @@ function labelled(index, count, bucket, start, width) {
   return date.getHours() === 0 && (wide || date.getDate() % 2 === 0);
 }
 
+/** @param {UsagePoint} point */
 function total(point) {
   return point.ok + point.clientError + point.rateLimited + point.serverError;
 }
@@ -49,6 +71,9 @@ function total(point) {
  * The chart of a usage answer: an SVG (role img, labelled with the totals) whose bars carry a
  * title each with the bucket's figures. Drawn `width` units wide, the width it is shown at, so
  * that its labels keep their size on a phone.
+ * @param {Usage} usage
+ * @param {string} label
+ * @param {number} [width]
  */
 export function usageChart(usage, label, width = 720) {
   const chartWidth = Math.max(280, Math.round(width));
@@ -60,7 +85,7 @@ export function usageChart(usage, label, width = 720) {
   const plotHeight = CHART.height - CHART.top - CHART.bottom;
   const slot = plotWidth / series.length;
   const barWidth = Math.max(1, slot * 0.78);
-  const y = (value) => CHART.top + plotHeight - (value / top) * plotHeight;
+  const y = (/** @type {number} */ value) => CHART.top + plotHeight - (value / top) * plotHeight;
 
   const svg = svgEl("svg", {
     viewBox: `0 0 ${chartWidth} ${CHART.height}`,
@@ -127,9 +152,15 @@ export function usageChart(usage, label, width = 720) {
   return svg;
 }
 
-/** Sums of a series by outcome. */
+/**
+ * Sums of a series by outcome.
+ * @param {UsagePoint[]} series
+ * @returns {Record<Outcome, number>}
+ */
 export function usageTotals(series) {
   const sums = { ok: 0, clientError: 0, rateLimited: 0, serverError: 0 };
-  for (const point of series) for (const field of Object.keys(sums)) sums[field] += point[field];
+  for (const point of series) {
+    for (const [field] of LAYERS) sums[field] += point[field];
+  }
   return sums;
 }

@@ -1,11 +1,31 @@
+// @ts-check
+/// <reference lib="dom" />
 // The dashboard's dialogs: opening with focus and giving it back, the confirmation asked before a
 // destructive action, and the secret shown once. A part of the page's one script module (see
 // api.js).
-// Its names are used by the later parts, which the linter, reading one file, cannot see.
-// deno-lint-ignore-file no-unused-vars
 
-/** Opens a modal dialog, moves focus into it, and returns focus to `returnTo` on close. */
-function openDialog(dialog, focusTarget, returnTo = document.activeElement) {
+import { $, $$, session } from "./api.js";
+
+/**
+ * A `<dialog>` of the page, with where focus goes back to when it closes.
+ * @typedef {HTMLDialogElement & { returnFocusTo?: HTMLElement | null }} Dialog
+ */
+
+/**
+ * The page's dialog `element` (found with `$`) as a dialog.
+ * @param {HTMLElement} element
+ * @returns {Dialog}
+ */
+const asDialog = (element) => /** @type {Dialog} */ (element);
+
+/**
+ * Opens a modal dialog, moves focus into it, and returns focus to `returnTo` on close.
+ * @param {HTMLElement} element
+ * @param {HTMLElement | null} [focusTarget]
+ * @param {Element | null} [returnTo]
+ */
+export function openDialog(element, focusTarget, returnTo = document.activeElement) {
+  const dialog = asDialog(element);
   dialog.returnFocusTo = returnTo instanceof HTMLElement && !returnTo.closest("dialog")
     ? returnTo
     : $("#new-key");
@@ -13,37 +33,50 @@ function openDialog(dialog, focusTarget, returnTo = document.activeElement) {
   (focusTarget ?? dialog).focus();
 }
 
-function closeDialog(dialog) {
+/** @param {HTMLElement} element */
+export function closeDialog(element) {
+  const dialog = asDialog(element);
   if (dialog.open) dialog.close();
 }
 
-/** Where focus goes back to: the opener, or its successor when the table was redrawn meanwhile. */
+/**
+ * Where focus goes back to: the opener, or its successor when the table was redrawn meanwhile.
+ * @param {HTMLElement | null | undefined} target
+ */
 function focusBack(target) {
   if (target?.isConnected) return target;
-  const row = target?.closest("tr[data-key-id], tr[data-hook-id]");
+  const row = /** @type {HTMLElement | null | undefined} */ (
+    target?.closest("tr[data-key-id], tr[data-hook-id]")
+  );
   const attribute = row?.dataset.keyId ? "data-key-id" : "data-hook-id";
   const again = row &&
-    $(`tr[${attribute}="${row.getAttribute(attribute)}"] [data-action="${target.dataset.action}"]`);
+    $(`tr[${attribute}="${
+      row.getAttribute(attribute)
+    }"] [data-action="${target?.dataset.action}"]`);
   return again ?? $(".view:not([hidden]) .view-actions .primary") ?? $("#new-key");
 }
 
-for (const dialog of $$("dialog")) {
+for (const dialog of $$("dialog").map(asDialog)) {
   dialog.addEventListener("click", (event) => {
-    if (event.target.closest("[data-close]")) closeDialog(dialog);
+    if (/** @type {Element} */ (event.target).closest("[data-close]")) closeDialog(dialog);
   });
   // "close" fires after the fact; when another dialog has opened since, it keeps the focus.
   dialog.addEventListener("close", () => {
     const target = dialog.returnFocusTo;
     dialog.returnFocusTo = null;
-    if (!session.token || $$("dialog").some((d) => d.open)) return;
+    if (!session.token || $$("dialog").map(asDialog).some((d) => d.open)) return;
     focusBack(target).focus();
   });
 }
 
-const confirmDialog = $("#confirm-dialog");
+const confirmDialog = asDialog($("#confirm-dialog"));
 
-/** Asks before a destructive action; resolves true only on the confirm button. */
-function confirmAction({ title, message, confirmLabel }) {
+/**
+ * Asks before a destructive action; resolves true only on the confirm button.
+ * @param {{ title: string, message: string, confirmLabel: string }} question
+ * @returns {Promise<boolean>}
+ */
+export function confirmAction({ title, message, confirmLabel }) {
   $("#confirm-dialog-title").textContent = title;
   $("#confirm-message").textContent = message;
   $("#confirm-ok").textContent = confirmLabel;
@@ -68,9 +101,15 @@ function confirmAction({ title, message, confirmLabel }) {
 // ---- the secret, shown once ----
 
 const secretDialog = $("#secret-dialog");
-const secretInput = $("#secret-value");
+const secretInput = /** @type {HTMLInputElement} */ ($("#secret-value"));
 
-function showSecret(title, value, returnTo) {
+/**
+ * Shows a secret once (a new key's value, a webhook's signing secret).
+ * @param {string} title
+ * @param {string} value
+ * @param {Element | null} [returnTo]
+ */
+export function showSecret(title, value, returnTo) {
   $("#secret-dialog-title").textContent = title;
   $("#copy-status").textContent = "";
   secretInput.value = value;

@@ -1,11 +1,15 @@
+// @ts-check
+/// <reference lib="dom" />
 // Dates and elements as the dashboard shows them. A part of the page's one script module (see
 // api.js).
-// Its names are used by the later parts, which the linter, reading one file, cannot see.
-// deno-lint-ignore-file no-unused-vars
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
-const fullFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+export const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
+export const fullFormat = new Intl.DateTimeFormat(undefined, {
+  dateStyle: "medium",
+  timeStyle: "short",
+});
 const relativeFormat = new Intl.RelativeTimeFormat(undefined, { numeric: "always" });
+/** @type {[Intl.RelativeTimeFormatUnit, number][]} */
 const UNITS = [
   ["year", 31_536_000],
   ["month", 2_592_000],
@@ -15,15 +19,22 @@ const UNITS = [
   ["minute", 60],
 ];
 
-/** "Just now", "2 minutes ago", "3 days ago". */
-function relativeTime(iso) {
+/**
+ * "Just now", "2 minutes ago", "3 days ago".
+ * @param {string} iso
+ */
+export function relativeTime(iso) {
   const seconds = (Date.now() - Date.parse(iso)) / 1000;
   if (seconds < 60) return "Just now";
-  const [unit, size] = UNITS.find(([, size]) => seconds >= size);
+  const [unit, size] = UNITS.find(([, size]) => seconds >= size) ?? UNITS[UNITS.length - 1];
   return relativeFormat.format(-Math.floor(seconds / size), unit);
 }
 
-function timeElement(iso, text) {
+/**
+ * @param {string} iso
+ * @param {string} text
+ */
+export function timeElement(iso, text) {
   const time = document.createElement("time");
   time.dateTime = iso;
   time.title = fullFormat.format(new Date(iso));
@@ -31,12 +42,19 @@ function timeElement(iso, text) {
   return time;
 }
 
-function isoDay(date) {
+/** @param {Date} date */
+export function isoDay(date) {
   const local = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
   return local.toISOString().slice(0, 10);
 }
 
-function el(tag, props = {}, children = []) {
+/**
+ * An element with attributes (`class` and `text` set its class and text) and children.
+ * @param {string} tag
+ * @param {Record<string, string>} [props]
+ * @param {(Node | string | null | undefined | false)[] | Node | string} [children]
+ */
+export function el(tag, props = {}, children = []) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(props)) {
     if (name === "class") node.className = value;

@@ -1,13 +1,26 @@
+// @ts-check
+/// <reference lib="dom" />
 // The API Keys view's create, edit, regenerate and revoke dialogs. A part of the page's one script
 // module (see api.js).
-// Its names are used by the later parts, which the linter, reading one file, cannot see.
-// deno-lint-ignore-file no-unused-vars
 
-/** Textarea lines as list entries, remembering each entry's line for error messages. */
+import { $, $$input, $input, api } from "./api.js";
+import { $form, clearErrors, onSubmit } from "./forms.js";
+import { fullFormat, isoDay } from "./format.js";
+import { closeDialog, confirmAction, openDialog, showSecret } from "./dialogs.js";
+import { announce, loadKeys } from "./keys_table.js";
+
+/** @typedef {import("./api.js").Json} Json */
+
+/**
+ * Textarea lines as list entries, remembering each entry's line for error messages.
+ * @param {HTMLElement} textarea
+ */
 function linesOf(textarea) {
+  /** @type {string[]} */
   const entries = [];
+  /** @type {number[]} */
   const lineNumbers = [];
-  textarea.value.split("\n").forEach((line, i) => {
+  /** @type {HTMLTextAreaElement} */ (textarea).value.split("\n").forEach((line, i) => {
     if (line.trim() === "") return;
     entries.push(line.trim());
     lineNumbers.push(i + 1);
@@ -15,7 +28,11 @@ function linesOf(textarea) {
   return { entries, lineNumbers };
 }
 
-/** Names the textarea line an `ipWhitelist.N` error is about. */
+/**
+ * Names the textarea line an `ipWhitelist.N` error is about.
+ * @param {HTMLElement} textarea
+ * @returns {import("./forms.js").Describe}
+ */
 function whitelistProblems(textarea) {
   return (head, rest, message) => {
     if (head !== "ipWhitelist" || rest.length === 0) return message;
@@ -25,8 +42,8 @@ function whitelistProblems(textarea) {
 }
 
 const createDialog = $("#create-dialog");
-const createForm = $("#create-form");
-const expiryDate = $("#create-expiry-date");
+const createForm = $form("#create-form");
+const expiryDate = $input("#create-expiry-date");
 const expiryDateField = $("#create-expiry-date-field");
 createForm.describeProblem = whitelistProblems($("#create-whitelist"));
 
@@ -40,19 +57,20 @@ $("#new-key").addEventListener("click", () => {
   openDialog(createDialog, $("#create-name"));
 });
 
-for (const radio of $$("input[name=expiry]", createForm)) {
+for (const radio of $$input("input[name=expiry]", createForm)) {
   radio.addEventListener("change", () => {
     expiryDateField.hidden = radio.value !== "date" || !radio.checked;
   });
 }
 
 onSubmit(createForm, async () => {
+  /** @type {Record<string, unknown>} */
   const body = {
-    name: $("#create-name").value,
-    scopes: $$("input[name=scopes]:checked", createForm).map((box) => box.value),
+    name: $input("#create-name").value,
+    scopes: $$input("input[name=scopes]:checked", createForm).map((box) => box.value),
     ipWhitelist: linesOf($("#create-whitelist")).entries,
   };
-  const expiry = $("input[name=expiry]:checked", createForm).value;
+  const expiry = $input("input[name=expiry]:checked", createForm).value;
   if (expiry === "date") {
     // The key expires as the chosen day begins, in the user's time zone.
     body.expiresAt = expiryDate.value ? new Date(`${expiryDate.value}T00:00:00`).toISOString() : "";
@@ -69,22 +87,24 @@ onSubmit(createForm, async () => {
 // ---- edit, regenerate, revoke ----
 
 const editDialog = $("#edit-dialog");
-const editForm = $("#edit-form");
+const editForm = $form("#edit-form");
 editForm.describeProblem = whitelistProblems($("#edit-whitelist"));
+/** @type {Json} */
 let editing = null;
 
-function openEdit(key) {
+/** @param {Json} key */
+export function openEdit(key) {
   editing = key;
   clearErrors(editForm);
   $("#edit-dialog-title").textContent = `Edit “${key.name}”`;
-  $("#edit-name").value = key.name;
-  $("#edit-whitelist").value = key.ipWhitelist.join("\n");
+  $input("#edit-name").value = key.name;
+  $input("#edit-whitelist").value = key.ipWhitelist.join("\n");
   openDialog(editDialog, $("#edit-whitelist"));
 }
 
 onSubmit(editForm, async () => {
   const updated = await api("PATCH", `/api/v1/keys/${editing.id}`, {
-    name: $("#edit-name").value,
+    name: $input("#edit-name").value,
     ipWhitelist: linesOf($("#edit-whitelist")).entries,
   });
   closeDialog(editDialog);
@@ -93,23 +113,29 @@ onSubmit(editForm, async () => {
 });
 
 const regenerateDialog = $("#regenerate-dialog");
-const regenerateForm = $("#regenerate-form");
+const regenerateForm = $form("#regenerate-form");
+/** @type {Record<string, number>} */
 const GRACE_MS = { now: 0, "1h": 3_600_000, "24h": 86_400_000, "7d": 7 * 86_400_000 };
+/** @type {{ key: Json, button: HTMLElement } | null} */
 let regenerating = null;
 
 /** Says, under the choices, when the current value would stop with the chosen grace. */
 function showDeadline() {
-  const grace = $("input[name=grace]:checked", regenerateForm).value;
+  const grace = $input("input[name=grace]:checked", regenerateForm).value;
   $("#regenerate-deadline").textContent = grace === "now"
     ? "Programs using the current value are refused as soon as you confirm."
     : `Both values work until about ${fullFormat.format(new Date(Date.now() + GRACE_MS[grace]))}.`;
 }
 
-for (const radio of $$("input[name=grace]", regenerateForm)) {
+for (const radio of $$input("input[name=grace]", regenerateForm)) {
   radio.addEventListener("change", showDeadline);
 }
 
-function regenerate(key, button) {
+/**
+ * @param {Json} key
+ * @param {HTMLElement} button
+ */
+export function regenerate(key, button) {
   regenerating = { key, button };
   regenerateForm.reset();
   clearErrors(regenerateForm);
@@ -119,8 +145,9 @@ function regenerate(key, button) {
 }
 
 onSubmit(regenerateForm, async () => {
+  if (!regenerating) return;
   const { key, button } = regenerating;
-  const expireCurrentIn = $("input[name=grace]:checked", regenerateForm).value;
+  const expireCurrentIn = $input("input[name=grace]:checked", regenerateForm).value;
   const renewed = await api("POST", `/api/v1/keys/${key.id}/regenerate`, { expireCurrentIn });
   closeDialog(regenerateDialog);
   const note = $("#secret-grace");
@@ -142,7 +169,8 @@ onSubmit(regenerateForm, async () => {
   await loadKeys();
 });
 
-async function revoke(key) {
+/** @param {Json} key */
+export async function revoke(key) {
   const sure = await confirmAction({
     title: `Revoke “${key.name}”?`,
     message: "Programs using this key will be refused at once. This cannot be undone.",

@@ -1,29 +1,41 @@
+// @ts-check
+/// <reference lib="dom" />
 // The API Keys view's usage dialog: a key's requests by hour or day, as a chart and a table. A
 // part of the page's one script module (see api.js).
-// Its names are used by the later parts, which the linter, reading one file, cannot see.
-// deno-lint-ignore-file no-unused-vars
 
+import { $, $$input, $input, api, ApiProblem } from "./api.js";
+import { dateFormat, el, fullFormat } from "./format.js";
+import { openDialog } from "./dialogs.js";
 import { usageChart, usageTotals } from "./chart.js";
 
+/** @typedef {import("./api.js").Json} Json */
+/** @typedef {import("./chart.js").UsagePoint} UsagePoint */
+
 const usageDialog = $("#usage-dialog");
+/** @type {Record<string, string>} */
 const RANGE_WORDS = { "24h": "24 hours", "7d": "7 days", "90d": "90 days" };
+/** @type {Json} */
 let usageKey = null;
 
-function openUsage(key, button) {
+/**
+ * @param {Json} key
+ * @param {HTMLElement} button
+ */
+export function openUsage(key, button) {
   usageKey = key;
   $("#usage-dialog-title").textContent = `Usage of “${key.name}”`;
-  $("input[name=usage-range][value='24h']", usageDialog).checked = true;
+  $input("input[name=usage-range][value='24h']", usageDialog).checked = true;
   openDialog(usageDialog, $("input[name=usage-range]:checked", usageDialog), button);
   loadUsage();
 }
 
-for (const radio of $$("input[name=usage-range]", usageDialog)) {
+for (const radio of $$input("input[name=usage-range]", usageDialog)) {
   radio.addEventListener("change", loadUsage);
 }
 
 async function loadUsage() {
   const key = usageKey;
-  const range = $("input[name=usage-range]:checked", usageDialog).value;
+  const range = $input("input[name=usage-range]:checked", usageDialog).value;
   const chart = $("#usage-chart");
   chart.setAttribute("aria-busy", "true");
   $("#usage-error").textContent = "";
@@ -39,7 +51,9 @@ async function loadUsage() {
     const label = `Requests per ${usage.bucket}. ${summary}`;
     chart.replaceChildren(usageChart(usage, label, chart.clientWidth || 720));
     const when = usage.bucket === "day" ? dateFormat : fullFormat;
-    const used = usage.series.filter((p) => p.ok + p.clientError + p.rateLimited + p.serverError);
+    /** @type {UsagePoint[]} */
+    const series = usage.series;
+    const used = series.filter((p) => p.ok + p.clientError + p.rateLimited + p.serverError);
     const none = el("tr", {}, [el("td", { colspan: "5", text: "No requests in this period." })]);
     $("#usage-table tbody").replaceChildren(
       ...(used.length === 0 ? [none] : used.map((p) =>

@@ -1,13 +1,29 @@
+// @ts-check
+/// <reference lib="dom" />
 // The API Keys view's table: loading, rows with their actions, the expiring-soon notice. A part
 // of the page's one script module (see api.js).
 
-let keys = [];
+import { $, $$, api, statusLines } from "./api.js";
+import { dateFormat, el, fullFormat, relativeTime, timeElement } from "./format.js";
+import { openEdit, regenerate, revoke } from "./key_actions.js";
+import { openUsage } from "./key_usage.js";
+
+/** @typedef {import("./api.js").Json} Json */
+
+/** The keys as last loaded: the API's key metadata. */
+/** @type {Json[]} */
+export let keys = [];
+
+/** Drops the loaded keys (the session ended). */
+export function forgetKeys() {
+  keys = [];
+}
 
 const keysBody = $("#keys-body");
 const keysError = $("#keys-error");
-const { announce, report: reportError } = statusLines($("#keys-status"), keysError);
+export const { announce, report: reportError } = statusLines($("#keys-status"), keysError);
 
-async function loadKeys() {
+export async function loadKeys() {
   const table = $("#keys-table");
   table.setAttribute("aria-busy", "true");
   try {
@@ -20,6 +36,7 @@ async function loadKeys() {
   }
 }
 
+/** @param {string[]} list */
 function whitelistNote(list) {
   if (list.length === 0) return "Any IP address";
   const shown = list.slice(0, 2).join(", ");
@@ -34,6 +51,7 @@ const ACTIONS = [
 ];
 
 // Line icons, 24x24, drawn with the current text colour.
+/** @type {Record<string, string[]>} */
 const ICONS = {
   usage: ["M3 3v18h18", "M8 17v-4", "M13 17V9", "M18 17V6"],
   edit: ["M12 20h9", "M16.5 3.5a2.12 2.12 0 0 1 3 3L7 19l-4 1 1-4Z"],
@@ -50,6 +68,7 @@ const ICONS = {
   ],
 };
 
+/** @param {string} name */
 function icon(name) {
   const svgNs = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(svgNs, "svg");
@@ -75,6 +94,7 @@ function icon(name) {
   return svg;
 }
 
+/** @param {Json} key */
 function keyRow(key) {
   const actions = ACTIONS.map(({ action, label, title, danger }) =>
     el("button", {
@@ -85,6 +105,7 @@ function keyRow(key) {
       title,
     }, [icon(action), el("span", { class: "icon-label", text: label })])
   );
+  /** @type {HTMLElement[]} */
   const expires = [timeElement(key.expiresAt, dateFormat.format(new Date(key.expiresAt)))];
   if (key.status === "expired") expires.push(el("span", { class: "badge", text: "Expired" }));
   else if (expiresSoon(key)) {
@@ -113,7 +134,11 @@ function keyRow(key) {
       grace,
     ]),
     el("td", { "data-label": "Scopes" }, [
-      el("div", { class: "chips" }, key.scopes.map((s) => el("span", { class: "chip", text: s }))),
+      el(
+        "div",
+        { class: "chips" },
+        key.scopes.map((/** @type {string} */ s) => el("span", { class: "chip", text: s })),
+      ),
     ]),
     el("td", { "data-label": "Created", class: "nowrap" }, [
       timeElement(key.createdAt, dateFormat.format(new Date(key.createdAt))),
@@ -130,7 +155,10 @@ function keyRow(key) {
 
 const SOON_MS = 7 * 86_400_000;
 
-/** An active key that expires within 7 days. */
+/**
+ * An active key that expires within 7 days.
+ * @param {Json} key
+ */
 function expiresSoon(key) {
   return key.status === "active" && Date.parse(key.expiresAt) - Date.now() < SOON_MS;
 }
@@ -166,7 +194,7 @@ function renderKeys() {
 // Relative times age while the page stays open.
 setInterval(() => {
   for (const time of $$("time[data-relative]", keysBody)) {
-    time.textContent = relativeTime(time.dateTime);
+    time.textContent = relativeTime(/** @type {HTMLTimeElement} */ (time).dateTime);
   }
 }, 30_000);
 
@@ -176,9 +204,11 @@ $("#refresh-keys").addEventListener("click", async () => {
 });
 
 keysBody.addEventListener("click", (event) => {
-  const button = event.target.closest("button[data-action]");
+  const button = /** @type {HTMLElement | null} */ (
+    /** @type {Element} */ (event.target).closest("button[data-action]")
+  );
   if (!button) return;
-  const key = keys.find((k) => k.id === button.closest("tr").dataset.keyId);
+  const key = keys.find((k) => k.id === button.closest("tr")?.dataset.keyId);
   if (!key) return;
   if (button.dataset.action === "usage") openUsage(key, button);
   if (button.dataset.action === "edit") openEdit(key);

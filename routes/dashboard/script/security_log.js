@@ -1,10 +1,18 @@
+// @ts-check
+/// <reference lib="dom" />
 // The dashboard's security log view, the last part of the page's one script module (see api.js
 // and register.tsx): it uses the earlier parts' helpers.
 
+import { $, api, ApiProblem } from "./api.js";
+import { el, fullFormat, timeElement } from "./format.js";
+import { LOADERS } from "./views.js";
+
 const logBody = $("#log-body");
 const logMore = $("#log-more");
+/** @type {string | null} */
 let logCursor = null;
 
+/** @type {Record<string, string>} */
 const LOG_LABELS = {
   "session.signed_in": "Signed in",
   "session.sign_in_failed": "Failed sign-in",
@@ -23,13 +31,17 @@ const LOG_LABELS = {
   "profile.updated": "Profile changed",
 };
 
-/** A user agent in a few words (the whole of it on hover): browsers' strings run long. */
+/**
+ * A user agent in a few words (the whole of it on hover): browsers' strings run long.
+ * @param {string | null} userAgent
+ */
 function clientOf(userAgent) {
   if (!userAgent) return el("span", { class: "muted-text", text: "—" });
   const short = userAgent.length > 48 ? `${userAgent.slice(0, 47)}…` : userAgent;
   return el("span", { title: userAgent, text: short });
 }
 
+/** @param {import("./api.js").Json} entry */
 function logRow(entry) {
   const concerns = entry.keyId
     ? `key ${entry.keyId}`

@@ -1,11 +1,23 @@
+// @ts-check
+/// <reference lib="dom" />
 // Signing in, signing up and out: the session starts and ends here. A part of the page's one
 // script module (see api.js).
 
+import { $, $$, $$input, $input, api, session } from "./api.js";
+import { $form, clearErrors, onSubmit } from "./forms.js";
+import { closeDialog } from "./dialogs.js";
+import { showView } from "./views.js";
+import { forgetKeys } from "./keys_table.js";
+
 const authView = $("#auth-view");
 const appView = $("#app-view");
-const signInForm = $("#sign-in-form");
-const signUpForm = $("#sign-up-form");
+const signInForm = $form("#sign-in-form");
+const signUpForm = $form("#sign-up-form");
 
+/**
+ * @param {HTMLElement} form
+ * @param {boolean} [focus]
+ */
 function showAuthForm(form, focus = true) {
   for (const f of [signInForm, signUpForm]) {
     f.hidden = f !== form;
@@ -21,6 +33,7 @@ for (const button of $$("[data-show-form]")) {
   });
 }
 
+/** @param {{ token: string, expiresAt: string }} login */
 async function startSession(login) {
   session.token = login.token;
   clearTimeout(session.timer);
@@ -33,7 +46,7 @@ async function startSession(login) {
     );
   }
   session.profile = await api("GET", "/v1/users/me");
-  for (const input of $$("input[type=password]")) input.value = "";
+  for (const input of $$input("input[type=password]")) input.value = "";
   $("#account-email").textContent = session.profile.email;
   $("#account").hidden = false;
   authView.hidden = true;
@@ -42,13 +55,14 @@ async function startSession(login) {
   await showView(false);
 }
 
-function endSession(notice) {
+/** @param {string} [notice] */
+export function endSession(notice) {
   session.token = null;
   session.profile = null;
   clearTimeout(session.timer);
-  keys = [];
+  forgetKeys();
   for (const dialog of $$("dialog")) {
-    dialog.returnFocusTo = null;
+    /** @type {import("./dialogs.js").Dialog} */ (dialog).returnFocusTo = null;
     closeDialog(dialog);
   }
   for (const body of $$("tbody")) body.replaceChildren();
@@ -57,7 +71,7 @@ function endSession(notice) {
   authView.hidden = false;
   showAuthForm(signInForm, false);
   const note = $("#auth-notice");
-  note.textContent = notice;
+  note.textContent = notice ?? "";
   note.hidden = !notice;
   $("#sign-in-heading").setAttribute("tabindex", "-1");
   $("#sign-in-heading").focus();
@@ -65,20 +79,21 @@ function endSession(notice) {
 
 onSubmit(signInForm, async () => {
   const login = await api("POST", "/v1/auth/token", {
-    email: $("#sign-in-email").value,
-    password: $("#sign-in-password").value,
+    email: $input("#sign-in-email").value,
+    password: $input("#sign-in-password").value,
   });
   $("#auth-notice").hidden = true;
   await startSession(login);
 });
 
 onSubmit(signUpForm, async () => {
+  /** @type {Record<string, string>} */
   const account = {
-    firstName: $("#sign-up-first-name").value,
-    email: $("#sign-up-email").value,
-    password: $("#sign-up-password").value,
+    firstName: $input("#sign-up-first-name").value,
+    email: $input("#sign-up-email").value,
+    password: $input("#sign-up-password").value,
   };
-  const lastName = $("#sign-up-last-name").value.trim();
+  const lastName = $input("#sign-up-last-name").value.trim();
   if (lastName) account.lastName = lastName;
   await api("POST", "/v1/users", account);
   const login = await api("POST", "/v1/auth/token", {

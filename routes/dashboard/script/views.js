@@ -1,16 +1,27 @@
+// @ts-check
+/// <reference lib="dom" />
 // Navigation between the dashboard's views, and the profile view. A part of the page's one script
 // module (see api.js); each view's part adds its loader to LOADERS.
 
+import { $, $$, session } from "./api.js";
+import { dateFormat } from "./format.js";
+import { loadKeys } from "./keys_table.js";
+
+/** @type {Record<string, string>} */
 const VIEWS = {
   "api-keys": "API Keys",
   "webhooks": "Webhooks",
   "security-log": "Security log",
   "profile": "Profile",
 };
-/** What fills each view when it is shown; the webhooks part of the script adds its own. */
-const LOADERS = { "api-keys": () => loadKeys(), "profile": () => renderProfile() };
+/**
+ * What fills each view when it is shown; the webhooks part of the script adds its own.
+ * @type {Record<string, () => unknown>}
+ */
+export const LOADERS = { "api-keys": () => loadKeys(), "profile": () => renderProfile() };
 
-async function showView(userNavigated) {
+/** @param {boolean} userNavigated */
+export async function showView(userNavigated) {
   if (!session.token) return;
   const name = location.hash.slice(1) in VIEWS ? location.hash.slice(1) : "api-keys";
   for (const view of Object.keys(VIEWS)) $(`#${view}-view`).hidden = view !== name;

@@ -1,7 +1,20 @@
+// @ts-check
+/// <reference lib="dom" />
 // The dashboard's webhooks view. A part of the page's one script module (see api.js and
 // register.tsx), so it uses the earlier parts' helpers.
 
+import { $, $$input, $input, api, ApiProblem, statusLines } from "./api.js";
+import { $form, clearErrors, onSubmit } from "./forms.js";
+import { dateFormat, el, fullFormat, timeElement } from "./format.js";
+import { closeDialog, confirmAction, openDialog, showSecret } from "./dialogs.js";
+import { LOADERS } from "./views.js";
+
+/** @typedef {import("./api.js").Json} Json */
+
+/** The endpoints as last loaded, and the one whose deliveries are shown. */
+/** @type {Json[]} */
 let hooks = [];
+/** @type {Json} */
 let deliveriesOf = null;
 
 const hooksBody = $("#webhooks-body");
@@ -30,6 +43,7 @@ const HOOK_ACTIONS = [
   { action: "delete", label: "Delete", danger: true },
 ];
 
+/** @param {Json} hook */
 function hookRow(hook) {
   const actions = HOOK_ACTIONS.map(({ action, label, danger }) => {
     const text = action === "toggle" && !hook.enabled ? "Enable" : label;
@@ -54,7 +68,11 @@ function hookRow(hook) {
       ]),
     ]),
     el("td", { "data-label": "Events" }, [
-      el("div", { class: "chips" }, hook.events.map((e) => el("span", { class: "chip", text: e }))),
+      el(
+        "div",
+        { class: "chips" },
+        hook.events.map((/** @type {string} */ e) => el("span", { class: "chip", text: e })),
+      ),
     ]),
     el("td", { "data-label": "Status" }, [status]),
     el("td", { "data-label": "Created", class: "nowrap" }, [
@@ -76,26 +94,34 @@ $("#refresh-webhooks").addEventListener("click", async () => {
 });
 
 hooksBody.addEventListener("click", (event) => {
-  const button = event.target.closest("button[data-action]");
+  const button = /** @type {HTMLElement | null} */ (
+    /** @type {Element} */ (event.target).closest("button[data-action]")
+  );
   if (!button) return;
-  const hook = hooks.find((h) => h.id === button.closest("tr").dataset.hookId);
+  const hook = hooks.find((h) => h.id === button.closest("tr")?.dataset.hookId);
   if (!hook) return;
-  const act = {
+  /** @type {Record<string, () => Promise<void>>} */
+  const acts = {
     test: () => sendTest(hook),
     deliveries: () => openDeliveries(hook, button),
     rotate: () => rotate(hook, button),
     toggle: () => toggle(hook),
     delete: () => deleteHook(hook),
-  }[button.dataset.action];
-  act?.().catch(reportHooksError);
+  };
+  acts[button.dataset.action ?? ""]?.().catch(reportHooksError);
 });
 
 // ---- add an endpoint; its secret is shown once ----
 
 const hookDialog = $("#webhook-dialog");
-const hookForm = $("#webhook-form");
+const hookForm = $form("#webhook-form");
 const keyWarning = $("#secret-warning").innerHTML;
 
+/**
+ * @param {string} title
+ * @param {string} value
+ * @param {HTMLElement} returnTo
+ */
 function showSigningSecret(title, value, returnTo) {
   $("#secret-warning").textContent = "Copy it now and keep it where your receiver can read it: " +
     "it will not be shown again. If you lose it, rotate the secret.";
@@ -109,10 +135,11 @@ $("#secret-dialog").addEventListener("close", () => {
 
 // "*" and single types exclude each other: ticking one clears the other kind.
 hookForm.addEventListener("change", (event) => {
-  if (event.target.name !== "events" || !event.target.checked) return;
-  const all = event.target.value === "*";
-  for (const box of $$("input[name=events]", hookForm)) {
-    if (box !== event.target && (box.value === "*") !== all) box.checked = false;
+  const ticked = /** @type {HTMLInputElement} */ (event.target);
+  if (ticked.name !== "events" || !ticked.checked) return;
+  const all = ticked.value === "*";
+  for (const box of $$input("input[name=events]", hookForm)) {
+    if (box !== ticked && (box.value === "*") !== all) box.checked = false;
   }
 });
 
@@ -123,11 +150,12 @@ $("#new-webhook").addEventListener("click", () => {
 });
 
 onSubmit(hookForm, async () => {
+  /** @type {Record<string, unknown>} */
   const body = {
-    url: $("#webhook-url").value.trim(),
-    events: $$("input[name=events]:checked", hookForm).map((box) => box.value),
+    url: $input("#webhook-url").value.trim(),
+    events: $$input("input[name=events]:checked", hookForm).map((box) => box.value),
   };
-  const description = $("#webhook-description").value.trim();
+  const description = $input("#webhook-description").value.trim();
   if (description) body.description = description;
   const created = await api("POST", "/v1/webhooks", body);
   closeDialog(hookDialog);
@@ -138,11 +166,16 @@ onSubmit(hookForm, async () => {
 
 // ---- row actions ----
 
+/** @param {Json} hook */
 async function sendTest(hook) {
   await api("POST", `/v1/webhooks/${hook.id}/test`);
   announceHooks(`A webhook.test event is on its way to ${hook.url}.`);
 }
 
+/**
+ * @param {Json} hook
+ * @param {HTMLElement} button
+ */
 async function rotate(hook, button) {
   const sure = await confirmAction({
     title: "Rotate the signing secret?",
@@ -156,12 +189,14 @@ async function rotate(hook, button) {
   announceHooks("Secret rotated; the previous one signs too for 24 hours.");
 }
 
+/** @param {Json} hook */
 async function toggle(hook) {
   const updated = await api("PATCH", `/v1/webhooks/${hook.id}`, { enabled: !hook.enabled });
   announceHooks(`Endpoint ${updated.enabled ? "enabled" : "disabled"}.`);
   await loadWebhooks();
 }
 
+/** @param {Json} hook */
 async function deleteHook(hook) {
   const sure = await confirmAction({
     title: "Delete this endpoint?",
@@ -179,6 +214,7 @@ async function deleteHook(hook) {
 const deliveriesDialog = $("#deliveries-dialog");
 const deliveriesBody = $("#deliveries-body");
 
+/** @param {Json} d */
 function deliveryRow(d) {
   const next = d.nextRetryAt && d.status === "pending"
     ? timeElement(d.nextRetryAt, fullFormat.format(new Date(d.nextRetryAt)))
@@ -223,6 +259,10 @@ async function loadDeliveries(note = "") {
     : "Nothing was sent to this endpoint yet.";
 }
 
+/**
+ * @param {Json} hook
+ * @param {HTMLElement} button
+ */
 async function openDeliveries(hook, button) {
   deliveriesOf = hook;
   $("#deliveries-endpoint").textContent = hook.url;
@@ -233,13 +273,13 @@ async function openDeliveries(hook, button) {
 $("#refresh-deliveries").addEventListener("click", () => loadDeliveries().catch(reportHooksError));
 
 deliveriesBody.addEventListener("click", async (event) => {
-  const button = event.target.closest("button[data-action=resend]");
+  const button = /** @type {Element} */ (event.target).closest("button[data-action=resend]");
   if (!button) return;
-  const id = button.closest("tr").dataset.deliveryId;
+  const id = button.closest("tr")?.dataset.deliveryId;
   try {
     await api("POST", `/v1/webhooks/${deliveriesOf.id}/deliveries/${id}/resend`);
     await loadDeliveries("Sent again, with the same webhook-id.");
   } catch (error) {
-    $("#deliveries-status").textContent = error.text ?? String(error);
+    $("#deliveries-status").textContent = error instanceof ApiProblem ? error.text : String(error);
   }
 });

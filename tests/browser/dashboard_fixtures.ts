@@ -1,0 +1,89 @@
+/** Shared by the dashboard's browser tests: the server, screenshots and page helpers. */
+import { type Locator, type Page } from "playwright-core";
+import { testSettings } from "../settings_fixtures.ts";
+import { createApp } from "../../routes/app.ts";
+import { createDeps } from "../../routes/deps.ts";
+
+export const SHOTS = new URL("../../test-output/dashboard/", import.meta.url);
+export const KEY_SHAPE = /^svc_[0-9a-f]{64}$/;
+
+/** A real server on 127.0.0.1 and a free port, on a fresh :memory: KV, with a settable clock. */
+export async function startServer() {
+  const kv = await Deno.openKv(":memory:");
+  const clock = { offsetMs: 0 };
+  // A low key-creation limit, so that the page meets a real 429 (the test creates 13 keys before).
+  const deps = await createDeps(kv, testSettings({ KEY_CREATION_PER_MINUTE: 15 }), {
+    now: () => Date.now() - clock.offsetMs,
+  });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    createApp(deps).fetch,
+  );
+  return {
+    base: `http://127.0.0.1:${server.addr.port}`,
+    deps,
+    clock,
+    async [Symbol.asyncDispose]() {
+      await server.shutdown();
+      await deps.lastUsed.flush();
+      kv.close();
+    },
+  };
+}
+
+export async function shot(page: Page, name: string, fullPage = false) {
+  await Deno.mkdir(SHOTS, { recursive: true });
+  await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage });
+}
+
+/** Calls the API from the test itself (peer address 127.0.0.1), as a key's consumer would. */
+export async function callWithKey(base: string, key: string) {
+  const res = await fetch(`${base}/v1/users/me`, { headers: { "X-API-Key": key } });
+  const body = await res.json();
+  return { status: res.status, code: body.code as string | undefined };
+}
+
+export async function expectText(locator: Locator, expected: string | RegExp) {
+  await locator.waitFor();
+  await waitUntil(async () => {
+    const text = (await locator.textContent()) ?? "";
+    return typeof expected === "string" ? text.includes(expected) : expected.test(text);
+  }, `${locator} to show ${expected}`);
+}
+
+export async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 5000) {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Browser-side expressions are strings: this module is type-checked without the DOM library. */
+export const inPage = <T>(page: Page, expression: string) => page.evaluate<T>(expression);
+export const newKeyButton = (page: Page) =>
+  page.getByRole("main").getByRole("button", { name: "Create key" });
+export const createDialog = (page: Page) => page.getByRole("dialog", { name: "Create an API key" });
+/** The dialog's "close" event, which erases the shown value, runs a task after it hides. */
+export const secretErased = (page: Page) =>
+  waitUntil(async () => (await page.locator("#secret-value").inputValue()) === "", "erasure");
+export const focusedId = (page: Page) => inPage<string>(page, `document.activeElement?.id ?? ""`);
+
+/** Rows whose Revoke button lies outside the visible box of the table (or the window). */
+export const REVOKE_HIDDEN = `(() => {
+  const wrap = document.querySelector(".table-wrap").getBoundingClientRect();
+  const right = Math.min(wrap.right, document.documentElement.clientWidth);
+  const hidden = [];
+  let rows = 0;
+  for (const tr of document.querySelectorAll("#keys-body tr")) {
+    const revoke = tr.querySelector('button[data-action="revoke"]');
+    if (!revoke) continue;
+    rows++;
+    const r = revoke.getBoundingClientRect();
+    if (r.width === 0 || r.left < wrap.left - 0.5 || r.right > right + 0.5) {
+      hidden.push(tr.textContent.trim().slice(0, 40));
+    }
+  }
+  const table = document.querySelector(".table-wrap");
+  return { hidden, scroll: table.scrollWidth - table.clientWidth, some: rows >= 5 };
+})()`;
