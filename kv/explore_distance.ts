@@ -16,10 +16,13 @@ import {
   cardFacet,
   COUNT_PRECISION,
   type ExploreCard,
-  type ExploreDoc,
   GEO_LAYERS,
   type GeoLayer,
+  type PackedCard,
+  type PackedDoc,
   POINT_PRECISION,
+  unpackCard,
+  unpackDoc,
 } from "./explore_index.ts";
 import { paymentOf } from "../domain/task.ts";
 import { DEFAULT_BUDGET } from "./explore_query.ts";
@@ -279,13 +282,13 @@ export async function exploreByDistance(
     const found: { key: string; card: ExploreCard }[] = [];
     let point = "";
     work.lists++;
-    const entries = kv.list<ExploreCard>(explore.byPointRange(layer.name, hash), {
+    const entries = kv.list<PackedCard>(explore.byPointRange(layer.name, hash), {
       limit: probe,
       batchSize: probe ?? MAX_LIST,
     });
     for await (const entry of entries) {
       work.entries++;
-      found.push({ key: entry.key.at(-1) as string, card: entry.value });
+      found.push({ key: entry.key.at(-1) as string, card: unpackCard(entry.value) });
       point = entry.key.at(-2) as string;
     }
     await take(found);
@@ -362,14 +365,13 @@ async function withWords(
   const kept: { key: string; card: ExploreCard }[] = [];
   for (let i = 0; i < candidates.length; i += GETMANY_MAX) {
     const group = candidates.slice(i, i + GETMANY_MAX);
-    const docs = await kv.getMany<ExploreDoc[]>(
+    const docs = await kv.getMany<PackedDoc[]>(
       group.map((c) => explore.all(paymentOf(c.card.item.budget), c.key)),
     );
     work.docs += group.length;
-    docs.forEach((doc, j) => {
-      if (doc.value && matchesTerms(search, doc.value.terms)) {
-        kept.push({ key: group[j].key, card: doc.value });
-      }
+    docs.forEach((entry, j) => {
+      const doc = entry.value && unpackDoc(entry.value);
+      if (doc && matchesTerms(search, doc.terms)) kept.push({ key: group[j].key, card: doc });
     });
   }
   return kept;

@@ -13,6 +13,7 @@ import { type Location, type Payment, paymentOf, searchTerms } from "../domain/t
 import { toTaskListItem } from "../domain/task_view.ts";
 import { indexedWords } from "./explore_words.ts";
 import { explore, type NameKind } from "./keys.ts";
+import { PACKED_ITEM_LENGTH, type PackedItem, packItem, unpackItem } from "./packed_item.ts";
 
 /**
  * What every filter but search needs to know of a task, carried in each index entry so that a
@@ -50,10 +51,71 @@ export interface ExploreCard {
   userId: string;
 }
 
+/** A location as a card stores it: [type, name, lon, lat, countryCode or null, radiusKm or null]. */
+type PackedLocation = [
+  type: Location["type"],
+  name: string,
+  lon: number,
+  lat: number,
+  countryCode: string | null,
+  radiusKm: number | null,
+];
+
+/**
+ * A card as stored: a tuple, since V8's serialization spells every field name of an object in
+ * every value, and cards are some seven values a task. The location is packed too unless it
+ * holds anything `unpackCard` would not give back (then it is kept as it is).
+ */
+export type PackedCard = [...PackedItem, location: PackedLocation | Location, userId: string];
+
+/** A document as stored: its packed card and its search words. */
+export type PackedDoc = [...PackedCard, terms: string[]];
+
+const LOCATION_KEYS = ["coordinates", "type", "name", "countryCode", "radiusKm"];
+
+function packLocation(loc: Location): PackedLocation | Location {
+  // Fields are given back in the API schema's order, whatever order the record holds them in.
+  const known = Object.entries(loc).every(([k, v]) => LOCATION_KEYS.includes(k) && v !== undefined);
+  if (!known) return loc;
+  const [lon, lat] = loc.coordinates;
+  return [loc.type, loc.name, lon, lat, loc.countryCode ?? null, loc.radiusKm ?? null];
+}
+
+function unpackLocation(packed: PackedLocation | Location): Location {
+  if (!Array.isArray(packed)) return packed;
+  const [type, name, lon, lat, countryCode, radiusKm] = packed;
+  const loc: Location = { coordinates: [lon, lat], type, name };
+  if (countryCode !== null) loc.countryCode = countryCode;
+  if (radiusKm !== null) loc.radiusKm = radiusKm;
+  return loc;
+}
+
+export function packCard(card: ExploreCard): PackedCard {
+  return [...packItem(card.item), packLocation(card.item.location), card.userId];
+}
+
+/** The card of a packed card or document, its item's fields in the order `itemOf` gives them. */
+export function unpackCard(packed: PackedCard | PackedDoc): ExploreCard {
+  const [location, userId] = packed.slice(PACKED_ITEM_LENGTH) as [
+    PackedLocation | Location,
+    string,
+  ];
+  return { item: { ...unpackItem(packed), location: unpackLocation(location) }, userId };
+}
+
+export function packDoc(doc: ExploreDoc): PackedDoc {
+  return [...packCard(doc), doc.terms];
+}
+
+export function unpackDoc(packed: PackedDoc): ExploreDoc {
+  return { ...unpackCard(packed), terms: packed[packed.length - 1] as string[] };
+}
+
 /**
  * Value of the all-tasks index: the card and the search words. Word entries carry only the
- * facet: a search must read the words anyway (every query word must start one), so its page
- * reads this document for each candidate the facet lets through.
+ * payment class (which names this document's key): a search must read the words anyway (every
+ * query word must start one), so its page reads this document for each candidate, and checks
+ * every other filter on its card.
  */
 export interface ExploreDoc extends ExploreCard {
   terms: string[];
@@ -66,7 +128,7 @@ export const EXPLORE_INDEX_ROOTS: readonly string[] = [
   "xp_by_point",
   "xp_by_country",
   "xp_by_name",
-  "xp_by_word",
+  "xp_w",
   "xp_overflow",
 ];
 
@@ -103,6 +165,28 @@ export const POINT_PRECISION = 8;
 
 /** Precision of the per-cell counters that estimate how many tasks a circle holds. */
 export const COUNT_PRECISION = 2;
+
+/**
+ * Word entries are ordered by zone, then time, so that a search within a circle reads only the
+ * word's entries that can reach it. A task of a layer that reaches at most `NEAR_REACH_KM` beyond
+ * its centre is in the near zone of the `COUNT_PRECISION` cell of its centre; the largest radius
+ * class in the far zone of its precision-1 cell; a task without a geo layer (country, world) in
+ * the zone that no circle reads.
+ */
+export const NEAR_REACH_KM = 100;
+export const FAR_ZONE_PRECISION = 1;
+/** Far zones are marked with a character no geohash holds, so they never equal a near zone. */
+export const FAR_ZONE_MARK = "~";
+export const NO_ZONE = "-";
+
+/** The word zone of a task's location (see `NEAR_REACH_KM`). */
+export function wordZone(loc: Location): string {
+  const layer = layerOf(loc.type, loc.radiusKm);
+  if (!layer) return NO_ZONE;
+  const [lon, lat] = loc.coordinates;
+  if (layer.maxRadiusKm <= NEAR_REACH_KM) return geohashEncode(lon, lat, COUNT_PRECISION);
+  return FAR_ZONE_MARK + geohashEncode(lon, lat, FAR_ZONE_PRECISION);
+}
 
 /**
  * Most distinct words indexed per task; a task with more is listed in the overflow index instead,
@@ -177,8 +261,9 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
   const ok = task.orderKey;
   const facet = facetOf(task);
   const terms = searchTerms(task);
-  const card: ExploreCard = { item: itemOf(task), userId: task.userId };
-  const doc: ExploreDoc = { ...card, terms };
+  const unpacked: ExploreCard = { item: itemOf(task), userId: task.userId };
+  const card = packCard(unpacked);
+  const doc = packDoc({ ...unpacked, terms });
   const loc = task.location;
   const entries: IndexEntry[] = [{ key: explore.all(paymentOf(task.budget), ok), value: doc }];
   const layer = layerOf(loc.type, loc.radiusKm);
@@ -198,7 +283,9 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
   if (indexed.length > MAX_INDEXED_WORDS) {
     entries.push({ key: explore.overflow(ok), value: facet });
   } else {
-    for (const word of indexed) entries.push({ key: explore.byWord(word, ok), value: facet });
+    const zone = wordZone(loc);
+    const paid = task.budget > 0;
+    for (const word of indexed) entries.push({ key: explore.byWord(word, zone, ok), value: paid });
   }
   return entries;
 }
@@ -217,6 +304,9 @@ export function exploreCounterKeys(task: ExploreTask): Deno.KvKey[] {
   keys.push(explore.count("name", normalizeName(loc.name), nameKind(loc.type)));
   const indexed = indexedWords(searchTerms(task));
   if (indexed.length > MAX_INDEXED_WORDS) keys.push(explore.count("overflow"));
-  else for (const word of indexed) keys.push(explore.word(word));
+  else {
+    const zone = wordZone(loc);
+    for (const word of indexed) keys.push(explore.word(word, zone));
+  }
   return keys;
 }

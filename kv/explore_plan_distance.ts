@@ -5,7 +5,14 @@
  */
 import { cellAreaKm2, geohashEncode } from "../domain/geohash.ts";
 import type { GeoFilter } from "../domain/explore.ts";
-import { COUNT_PRECISION, type ExploreCard, GEO_LAYERS, type GeoLayer } from "./explore_index.ts";
+import {
+  COUNT_PRECISION,
+  type ExploreCard,
+  GEO_LAYERS,
+  type GeoLayer,
+  type PackedCard,
+  unpackCard,
+} from "./explore_index.ts";
 import { explore } from "./keys.ts";
 
 /**
@@ -37,12 +44,12 @@ export function probeAround(
   return precisions.map(async (p) => {
     const hash = geohashEncode(geo.lon, geo.lat, p);
     const entries: Probe["entries"] = [];
-    const iter = kv.list<ExploreCard>(explore.byPointRange(layer.name, hash), {
+    const iter = kv.list<PackedCard>(explore.byPointRange(layer.name, hash), {
       limit: limit + 1,
       batchSize: limit + 1,
     });
     for await (const entry of iter) {
-      entries.push({ key: entry.key.at(-1) as string, card: entry.value });
+      entries.push({ key: entry.key.at(-1) as string, card: unpackCard(entry.value) });
     }
     const whole = entries.length <= limit;
     return { hash, entries: whole ? entries : entries.slice(0, limit), whole };

@@ -10,7 +10,7 @@ import {
   roundKm,
 } from "../domain/explore.ts";
 import { matchesTerms } from "../domain/task.ts";
-import { cardFacet, type ExploreDoc, type Facet, readFacet } from "./explore_index.ts";
+import { cardFacet, type Facet, type PackedDoc, readFacet, unpackDoc } from "./explore_index.ts";
 import { PageAssembly, type PageItems } from "./explore_page.ts";
 import { GETMANY_MAX } from "./limits.ts";
 import { type Candidate, DOC_COST, type UnionStream, type Work } from "./explore_stream.ts";
@@ -87,7 +87,10 @@ async function takeChunk(
     rate.taken++;
     budget.start();
     if (!candidate) return { taken, exhausted: true };
-    const pass = facetMatch(candidate.facet, filters) !== null;
+    // A word entry carries the payment class only: its card, once read, is checked in full.
+    const pass = candidate.facet
+      ? facetMatch(candidate.facet, filters) !== null
+      : filters.payment === undefined || candidate.payment === filters.payment;
     taken.push({ candidate, pass });
     if (pass) {
       passing++;
@@ -134,12 +137,13 @@ async function loadDocs(kv: Deno.Kv, candidates: Candidate[], query: ScanQuery):
     groups.push(missing.slice(i, i + GETMANY_MAX));
   }
   await Promise.all(groups.map(async (group) => {
-    const keys = group.map((c) => explore.all(readFacet(c.facet).payment, c.key));
-    const entries = await kv.getMany<ExploreDoc[]>(keys);
+    const keys = group.map((c) => explore.all(c.payment, c.key));
+    const entries = await kv.getMany<PackedDoc[]>(keys);
     entries.forEach((entry, i) => {
       if (entry.value) {
-        group[i].card = entry.value;
-        group[i].terms = entry.value.terms;
+        const doc = unpackDoc(entry.value);
+        group[i].card = doc;
+        group[i].terms = doc.terms;
       } else {
         // Gone since the entry was listed: the task was deleted or changed in between.
         group[i].card = undefined;

@@ -2,27 +2,56 @@
  * Newest-first streams over explore index prefixes, and their union: the merge that lets many
  * geohash cells or dictionary words be read as one list, a small batch at a time.
  */
-import { cardFacet, type ExploreCard, type ExploreDoc, type Facet } from "./explore_index.ts";
+import type { Payment } from "../domain/task.ts";
+import {
+  cardFacet,
+  type ExploreCard,
+  type Facet,
+  type PackedCard,
+  type PackedDoc,
+  readFacet,
+  unpackCard,
+} from "./explore_index.ts";
+import { PACKED_ITEM_LENGTH } from "./packed_item.ts";
 
 /**
- * One candidate: its order key, its facet, its card when the index holds it (geo, country,
- * name, all) and its search words when the index holds the whole document (all).
+ * One candidate: its order key, its payment class (which names its document's key), its facet
+ * when the entry gives one (all but word entries), its card when the index holds it (geo,
+ * country, name, all) and its search words when the index holds the whole document (all).
  */
 export interface Candidate {
   key: string;
-  facet: Facet;
+  payment: Payment;
+  facet?: Facet;
   card?: ExploreCard;
   terms?: string[];
 }
 
-/** A candidate from an index entry's value: a facet (words), a card, or a document (all). */
-export function candidateOf(key: string, value: Facet | ExploreCard | ExploreDoc): Candidate {
-  if (Array.isArray(value)) return { key, facet: value };
+/**
+ * Value of an index entry: a word's paid flag, a facet (overflow), a packed card (geo, point,
+ * country, name) or a packed document (all).
+ */
+export type EntryValue = boolean | Facet | PackedCard | PackedDoc;
+
+/** A candidate from an index entry's value. */
+export function candidateOf(key: string, value: EntryValue): Candidate {
+  if (typeof value === "boolean") return { key, payment: value ? "Paid" : "Pro-bono" };
+  // A facet starts with its longitude, a packed card with the task's id.
+  if (typeof value[0] === "number") {
+    const facet = value as Facet;
+    return { key, payment: readFacet(facet).payment, facet };
+  }
+  const packed = value as PackedCard | PackedDoc;
+  const card = unpackCard(packed);
+  const facet = cardFacet(card);
   return {
     key,
-    facet: cardFacet(value),
-    card: value,
-    terms: "terms" in value ? value.terms : undefined,
+    payment: readFacet(facet).payment,
+    facet,
+    card,
+    terms: packed.length === PACKED_ITEM_LENGTH + 3
+      ? packed[PACKED_ITEM_LENGTH + 2] as string[]
+      : undefined,
   };
 }
 
@@ -80,7 +109,7 @@ export class PrefixStream {
    * Takes the entries of a list already read (newest first, below `before`, at most `batch`) as
    * this stream's first fill: a planner that guessed the stream can read it in its own round trip.
    */
-  preload(entries: Deno.KvEntry<Facet | ExploreCard | ExploreDoc>[], batch: number): void {
+  preload(entries: Deno.KvEntry<EntryValue>[], batch: number): void {
     this.#buffer = entries.map((e) => candidateOf(e.key[e.key.length - 1] as string, e.value));
     this.#at = 0;
     if (entries.length < batch) this.#done = true;
@@ -137,7 +166,7 @@ export class PrefixStream {
       : { start: this.prefix, end: [...this.prefix, this.#before] };
     const batch = Math.min(this.#batch, Math.max(FIRST_BATCH, Math.ceil(cap)));
     const buffer: Candidate[] = [];
-    const iter = this.kv.list<Facet | ExploreCard | ExploreDoc>(selector, {
+    const iter = this.kv.list<EntryValue>(selector, {
       reverse: true,
       limit: batch,
       batchSize: batch,

@@ -17,12 +17,15 @@ import {
  * Bumped with every change to what `taskIndexEntries` or `taskCounterKeys` produce. 3: words
  * indexed by zone too; 4: geo, country and name entries carry the card; 5: list items and cards
  * carry acceptedCount and spotsLeft, and each geo-placed task has a point entry (nearest first);
- * 6: words indexed once, without the word-zone copy, and only those a search can drive by.
+ * 6: words indexed once, without the word-zone copy, and only those a search can drive by;
+ * 7: word entries (root `xp_w`) ordered by zone, carrying the payment class only, the dictionary
+ * counting by zone; cards, documents and the owners' list items stored as tuples, and the
+ * owner's payment listing without the search words.
  */
-export const INDEX_LAYOUT = 6;
+export const INDEX_LAYOUT = 7;
 
 /** Indexes of earlier layouts that the current one no longer writes: the rebuild removes them. */
-const RETIRED_ROOTS: readonly Deno.KvKey[] = [explore.byWordZoneRoot()];
+const RETIRED_ROOTS: readonly Deno.KvKey[] = [explore.byWordZoneRoot(), explore.byWordOldRoot()];
 
 export interface LayoutCheck {
   /** The layout the store says it holds; null when it never said (written before the mark). */

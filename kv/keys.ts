@@ -261,21 +261,28 @@ export const explore = {
     orderKey,
   ],
   byNamePrefix: (name: string, kind: NameKind): Deno.KvKey => ["xp_by_name", name, kind],
-  /** One normalized word of title or description; value: facet. */
-  byWord: (word: string, orderKey: string): Deno.KvKey => ["xp_by_word", word, orderKey],
-  byWordPrefix: (word: string): Deno.KvKey => ["xp_by_word", word],
-  byWordRoot: (): Deno.KvKey => ["xp_by_word"],
   /**
-   * The same word of a geo-placed task, by zone: the precision-2 cell of its centre for city
-   * points and radius classes up to 100 km ("near"); value: facet.
+   * One normalized word of title or description, by zone (`wordZone`: where the task can match
+   * a circle), newest first within each zone; value: true when paid, false when pro-bono.
    */
+  byWord: (word: string, zone: string, orderKey: string): Deno.KvKey => [
+    "xp_w",
+    word,
+    zone,
+    orderKey,
+  ],
+  byWordPrefix: (word: string): Deno.KvKey => ["xp_w", word],
+  byWordZonePrefix: (word: string, zone: string): Deno.KvKey => ["xp_w", word, zone],
+  byWordRoot: (): Deno.KvKey => ["xp_w"],
+  /** The word index of layouts up to 6, by word alone, which the rebuild removes. */
+  byWordOldRoot: (): Deno.KvKey => ["xp_by_word"],
   /** The word-zone index of layouts 3 to 5, which the rebuild removes (checks and tests). */
   byWordZoneRoot: (): Deno.KvKey => ["xp_by_word_zone"],
   /** Tasks with more distinct words than are indexed; every search reads them too. */
   overflow: (orderKey: string): Deno.KvKey => ["xp_overflow", orderKey],
   overflowPrefix: (): Deno.KvKey => ["xp_overflow"],
-  /** Dictionary: Deno.KvU64 count of published tasks holding the word. */
-  word: (word: string): Deno.KvKey => ["xp_words", word],
+  /** Dictionary: Deno.KvU64 count of published tasks holding the word, by zone (`byWord`). */
+  word: (word: string, zone: string): Deno.KvKey => ["xp_words", word, zone],
   wordsPrefix: (): Deno.KvKey => ["xp_words"],
   /** Deno.KvU64 count of published tasks of one payment class. */
   countByPayment: (payment: Payment): Deno.KvKey => ["xp_counts", "paid", paymentPart(payment)],

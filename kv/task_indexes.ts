@@ -4,7 +4,7 @@
  * index never disagrees with its record. New indexes (explore) are added here and nowhere else.
  */
 import { isLive, paymentOf, searchTerms, type TaskRecord } from "../domain/task.ts";
-import { type TaskListItem, toTaskListItem } from "../domain/task_view.ts";
+import { toTaskListItem } from "../domain/task_view.ts";
 import {
   EXPLORE_COUNTER_ROOTS,
   EXPLORE_INDEX_ROOTS,
@@ -12,6 +12,7 @@ import {
   exploreIndexEntries,
 } from "./explore_index.ts";
 import { tasks } from "./keys.ts";
+import { type PackedItem, packItem } from "./packed_item.ts";
 
 /** One index entry of a task state. */
 export interface TaskIndexEntry {
@@ -19,11 +20,8 @@ export interface TaskIndexEntry {
   value: unknown;
 }
 
-/** Value of the indexes that searchable listings read: the list item and its search words. */
-export interface TaskSearchEntry {
-  item: TaskListItem;
-  terms: string[];
-}
+/** Value of the index that an owner's search reads: the packed list item and its search words. */
+export type TaskSearchEntry = [...PackedItem, terms: string[]];
 
 /** First key part of every task index, so a checker can find entries no record accounts for. */
 export const TASK_INDEX_ROOTS: readonly string[] = [
@@ -45,15 +43,13 @@ export const MAX_MUTATIONS = 1000;
 /** Every index entry of a task state, explore's included; none for a deleted task. */
 export function taskIndexEntries(task: TaskRecord): TaskIndexEntry[] {
   if (!isLive(task)) return [];
-  const item = toTaskListItem(task);
-  const searchable: TaskSearchEntry = { item, terms: searchTerms(task) };
+  const item = packItem(toTaskListItem(task));
+  const searchable: TaskSearchEntry = [...item, searchTerms(task)];
   return [
     { key: tasks.byUser(task.userId, task.orderKey), value: searchable },
     { key: tasks.byUserStatus(task.userId, task.status, task.orderKey), value: item },
-    {
-      key: tasks.byUserPayment(task.userId, paymentOf(task.budget), task.orderKey),
-      value: searchable,
-    },
+    // The owner's search reads `byUser` (its words), whatever the payment class asked for.
+    { key: tasks.byUserPayment(task.userId, paymentOf(task.budget), task.orderKey), value: item },
     ...exploreIndexEntries(task),
   ];
 }

@@ -5,7 +5,7 @@
 import { AppError } from "../domain/errors.ts";
 import type { TaskRecord, TaskStatus } from "../domain/task.ts";
 import type { TaskListItem } from "../domain/task_view.ts";
-import { isLive, isPublic, markDeleted, matchesTerms } from "../domain/task.ts";
+import { isLive, isPublic, markDeleted, matchesPayment, matchesTerms } from "../domain/task.ts";
 import { isUnfiltered, type TaskFilter } from "../domain/task_filter.ts";
 import {
   claimIdempotencySlot,
@@ -20,6 +20,7 @@ import { openReviewWindow } from "./reviews/window.ts";
 import { addEffects, type Effects, subscriptionKey } from "./effects.ts";
 import { tasks } from "./keys.ts";
 import { type TaskSearchEntry, writeTaskTransition } from "./task_indexes.ts";
+import { PACKED_ITEM_LENGTH, type PackedItem, unpackItem } from "./packed_item.ts";
 
 const CONFLICT = "The task changed too often to complete the request; try again";
 
@@ -172,7 +173,7 @@ export async function deleteUserTasks(
   const entries = kv.list<TaskSearchEntry>({ prefix: tasks.byUserPrefix(userId) }, { limit });
   for await (const entry of entries) {
     await changeTask(kv, {
-      taskId: entry.value.item.id,
+      taskId: unpackItem(entry.value).id,
       change: (task) => {
         if (!task || !isLive(task)) return task;
         deleted++;
@@ -204,26 +205,34 @@ interface UserTaskRead extends UserTasks {
 
 /**
  * The matching tasks of a user's listing, newest first, read in batches as the consumer pulls:
- * the payment index when a payment class is asked for, else every task of the user; search words
- * are checked on the terms stored beside each list item.
+ * the payment index when only a payment class is asked for, else every task of the user, whose
+ * entries hold the search words beside each list item (the payment index holds items only).
  */
 async function* userTaskEntries(
   kv: Deno.Kv,
   read: UserTaskRead,
 ): AsyncGenerator<{ orderKey: string; item: TaskListItem }> {
   const { userId, filter } = read;
-  const prefix = filter.payment
+  const searching = filter.search.length > 0;
+  const prefix = filter.payment && !searching
     ? tasks.byUserPaymentPrefix(userId, filter.payment)
     : tasks.byUserPrefix(userId);
   const selector = read.after ? { prefix, end: [...prefix, read.after] } : { prefix };
-  const entries = kv.list<TaskSearchEntry>(selector, {
+  const entries = kv.list<TaskSearchEntry | PackedItem>(selector, {
     reverse: true,
     limit: read.limit,
     batchSize: read.batchSize,
   });
   for await (const entry of entries) {
-    if (!matchesTerms(filter.search, entry.value.terms)) continue;
-    yield { orderKey: entry.key.at(-1) as string, item: entry.value.item };
+    const item = unpackItem(entry.value);
+    if (entry.value.length === PACKED_ITEM_LENGTH) {
+      yield { orderKey: entry.key.at(-1) as string, item };
+      continue;
+    }
+    const terms = entry.value[PACKED_ITEM_LENGTH] as string[];
+    if (filter.payment && !matchesPayment(item.budget, filter.payment)) continue;
+    if (!matchesTerms(filter.search, terms)) continue;
+    yield { orderKey: entry.key.at(-1) as string, item };
   }
 }
 
@@ -289,7 +298,7 @@ export async function pageUserTasksByStatus(
   const { userId, status, page, limit } = query;
   const skip = (page - 1) * limit;
   if (isUnfiltered(query.filter)) {
-    const entries = kv.list<TaskListItem>({ prefix: tasks.byUserStatusPrefix(userId, status) }, {
+    const entries = kv.list<PackedItem>({ prefix: tasks.byUserStatusPrefix(userId, status) }, {
       reverse: true,
       limit: skip + limit,
       batchSize: Math.min(skip + limit, 1000),
@@ -298,7 +307,7 @@ export async function pageUserTasksByStatus(
       const items: TaskListItem[] = [];
       let seen = 0;
       for await (const entry of entries) {
-        if (seen++ >= skip) items.push(entry.value);
+        if (seen++ >= skip) items.push(unpackItem(entry.value));
       }
       return items;
     };
