@@ -18,72 +18,29 @@ import { exploreByDistance } from "../kv/explore_distance.ts";
 import { haversineKm } from "../domain/geo.ts";
 import { tasks } from "../kv/keys.ts";
 import { setup } from "../tests/helpers.ts";
-import { buildCache, kvPath, type LoadManifest, peakRss, readManifest } from "./explore_cache.ts";
-import { generateTask, type QueryKind, queryKinds, queryString } from "./explore_data.ts";
+import { buildCache, kvPath, peakRss, readManifest } from "./explore_cache.ts";
+import { generateTask } from "./explore_data.ts";
+import { type QueryKind, queryKinds, queryString } from "./explore_data_queries.ts";
+import {
+  type BruteResult,
+  type KindResult,
+  type QueryPhase,
+  type RedisPhase,
+  type RedisResult,
+  type SizeReport,
+  sizeReport,
+  summary,
+  timing,
+} from "./explore_bench_report.ts";
 import { Redis } from "./resp.ts";
 import { withLatency } from "../kv/latency.ts";
-import { loadAverage, markdownTable as table, writeResults } from "./results.ts";
+import { loadAverage, writeResults } from "./results.ts";
 
 const PAGE = 20;
 /** Queries run before timing each kind, so that code and caches are warm. */
 const WARMUP = 10;
 /** Queries per kind whose KV round trips are counted. */
 const TRIP_QUERIES = 30;
-
-interface Timing {
-  p50: number;
-  p99: number;
-  count: number;
-}
-
-interface KindResult {
-  name: string;
-  index: Timing;
-  http: Timing;
-  /** Mean items on the first page. */
-  items: number;
-  /** Pages cut short by the storage budget (fewer than 20 items but a cursor). */
-  short: number;
-  plans: string;
-  entries: number;
-  docs: number;
-  /** Median KV round trips a first page waits for in sequence (kv/latency.ts). */
-  trips: number;
-}
-
-interface QueryPhase {
-  kinds: KindResult[];
-  peakBytes: number;
-  loadAverage: string;
-}
-
-interface BruteResult {
-  name: string;
-  brute: Timing;
-  agree: number;
-  compared: number;
-}
-
-interface RedisResult {
-  name: string;
-  within: Timing;
-  nearest: Timing;
-  /** Mean members GEOSEARCH returned for "all within R". */
-  members: number;
-}
-
-interface RedisPhase {
-  points: number;
-  loadSeconds: number;
-  usedMemoryBytes: number;
-  kinds: RedisResult[];
-}
-
-function timing(ms: number[]): Timing {
-  const sorted = [...ms].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-  return { p50: at(0.5), p99: at(0.99), count: sorted.length };
-}
 
 async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
   const t0 = performance.now();
@@ -371,24 +328,12 @@ function arg(name: string): string | undefined {
   return Deno.args.find((a) => a.startsWith(prefix))?.slice(prefix.length);
 }
 
-const ms = (v: number) => (v < 10 ? v.toFixed(2) : v.toFixed(1));
-const mb = (b: number) => (b / 2 ** 20).toFixed(0);
-
 async function fileBytes(path: string): Promise<number> {
   let total = 0;
   for (const suffix of ["", "-wal"]) {
     total += await Deno.stat(path + suffix).then((s) => s.size).catch(() => 0);
   }
   return total;
-}
-
-interface SizeReport {
-  n: number;
-  manifest: LoadManifest;
-  fileBytes: number;
-  query: QueryPhase;
-  brute: BruteResult[] | null;
-  redis: RedisPhase | null;
 }
 
 async function main() {
@@ -444,114 +389,6 @@ async function main() {
     body: [...reports.map(sizeReport), summary(reports)].join("\n"),
   });
   console.log(`\nwritten to ${file}`);
-}
-
-function sizeReport(r: SizeReport): string {
-  const m = r.manifest;
-  const perTask = (m.stats.indexEntries / m.stats.tasks).toFixed(1);
-  const explorePerTask = (m.stats.explore / m.stats.tasks).toFixed(1);
-  const lines = [
-    `\n### ${r.n.toLocaleString("en")} tasks`,
-    "",
-    `Load ${m.seconds.toFixed(0)} s (${(m.stats.tasks / m.seconds).toFixed(0)} tasks/s, ` +
-    `${m.stats.commits} atomics, load average ${m.loadAverage}); KV file ${mb(r.fileBytes)} MiB; ` +
-    `index entries per task ${perTask} (explore ${explorePerTask}) + ` +
-    `${m.stats.counters.toLocaleString("en")} counters in all; ` +
-    `peak RSS of the query process ${mb(r.query.peakBytes)} MiB ` +
-    `(load average while querying ${r.query.loadAverage}).`,
-    "",
-  ];
-  const brute = new Map((r.brute ?? []).map((b) => [b.name, b]));
-  lines.push(table(
-    [
-      "query",
-      "index p50 ms",
-      "index p99 ms",
-      "HTTP p50 ms",
-      "HTTP p99 ms",
-      "brute p50 ms",
-      "brute p99 ms",
-      "agree",
-      "items",
-      "short",
-      "entries",
-      "docs",
-      "round trips",
-      "plan",
-    ],
-    r.query.kinds.map((k) => {
-      const b = brute.get(k.name);
-      return [
-        k.name,
-        ms(k.index.p50),
-        ms(k.index.p99),
-        ms(k.http.p50),
-        ms(k.http.p99),
-        b ? ms(b.brute.p50) : "-",
-        b ? ms(b.brute.p99) : "-",
-        b ? `${b.agree}/${b.compared}` : "-",
-        k.items.toFixed(1),
-        k.short,
-        k.entries.toFixed(0),
-        k.docs.toFixed(0),
-        k.trips,
-        k.plans,
-      ];
-    }),
-  ));
-  if (r.redis) {
-    lines.push(
-      "",
-      `Redis ${r.redis.points.toLocaleString("en")} city points loaded in ` +
-        `${r.redis.loadSeconds.toFixed(0)} s, used_memory ${mb(r.redis.usedMemoryBytes)} MiB.`,
-      "",
-      table(
-        [
-          "query",
-          "KV index p50 / p99 ms",
-          "GEOSEARCH all, newest 20 p50 / p99 ms",
-          "GEOSEARCH ASC COUNT 20 (nearest) p50 / p99 ms",
-          "members in circle",
-        ],
-        r.redis.kinds.filter((k) => r.query.kinds.some((q) => q.name === k.name)).map((k) => {
-          const kvRow = r.query.kinds.find((q) => q.name === k.name)!;
-          return [
-            k.name,
-            `${ms(kvRow.index.p50)} / ${ms(kvRow.index.p99)}`,
-            `${ms(k.within.p50)} / ${ms(k.within.p99)}`,
-            `${ms(k.nearest.p50)} / ${ms(k.nearest.p99)}`,
-            k.members.toFixed(0),
-          ];
-        }),
-      ),
-    );
-  }
-  return lines.join("\n");
-}
-
-function summary(reports: SizeReport[]): string {
-  if (reports.length === 0) return "";
-  const first = reports[0];
-  const last = reports[reports.length - 1];
-  const head = ["query", ...reports.map((r) => `${r.n.toLocaleString("en")} p50 / p99 ms`)];
-  if (reports.length > 1) head.push(`p50 ${last.n}/${first.n}`);
-  const rows = first.query.kinds.map((k, i) => {
-    const cells: (string | number)[] = [k.name];
-    for (const r of reports) {
-      const t = r.query.kinds[i].index;
-      cells.push(`${ms(t.p50)} / ${ms(t.p99)}`);
-    }
-    if (reports.length > 1) {
-      cells.push((last.query.kinds[i].index.p50 / k.index.p50).toFixed(2));
-    }
-    return cells;
-  });
-  rows.push(["load time s", ...reports.map((r) => r.manifest.seconds.toFixed(0))]);
-  rows.push(["KV file MiB", ...reports.map((r) => mb(r.fileBytes))]);
-  rows.push(["peak RSS, query process MiB", ...reports.map((r) => mb(r.query.peakBytes))]);
-  return `\n### Index queries across sizes (in-process exploreTasks, first page of 20)\n\n${
-    table(head, rows)
-  }`;
 }
 
 if (import.meta.main) await main();

@@ -5,7 +5,8 @@
  * wrk on CPU 0). Tasks: bench/explore_data.ts's everyday tasks, one live author. Kinds are
  * measured in interleaved rounds; each figure is the median of the runs.
  */
-import { generateTask, queryKinds, queryString } from "./explore_data.ts";
+import { generateTask } from "./explore_data.ts";
+import { queryKinds, queryString } from "./explore_data_queries.ts";
 import { loadTasks } from "./explore_load.ts";
 import { run, type Server, serverCpuSeconds, servingPids, startServer } from "./http_process.ts";
 import { seedStore } from "./http_seed.ts";

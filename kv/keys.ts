@@ -3,7 +3,6 @@
  * `kv/` spells a key. Entities are snake_case plurals; indexes are `<entity>_by_<attr>` with the
  * id last, so a prefix lists every match.
  */
-
 import type { Payment } from "../domain/task.ts";
 
 export const config = {
@@ -49,10 +48,7 @@ export const users = {
 
 export const sessions = {
   record: (sessionId: string): Deno.KvKey => ["sessions", sessionId],
-  byUser: (
-    userId: string,
-    sessionId: string,
-  ): Deno.KvKey => ["sessions_by_user", userId, sessionId],
+  byUser: (userId: string, id: string): Deno.KvKey => ["sessions_by_user", userId, id],
   byUserPrefix: (userId: string): Deno.KvKey => ["sessions_by_user", userId],
 };
 
@@ -83,7 +79,6 @@ export const apiKeyUsage = {
     start,
     outcome,
   ],
-  /** Every bucket of `unit` from `start` on. */
   from: (keyId: string, unit: string, start: number): Deno.KvKey => [
     "api_key_usage",
     keyId,
@@ -106,15 +101,11 @@ export const rateLimits = {
     subject,
     index,
   ],
-  /** Every slot of a policy, or of one subject of it. */
   prefix: (policy: string, subject?: string): Deno.KvKey =>
     subject === undefined ? ["rate_slots", policy] : ["rate_slots", policy, subject],
   /** Bumped by every exact count of a subject, checked by exact takes to serialize them. */
   version: (policy: string, subject: string): Deno.KvKey => ["rate_slots", policy, subject, false],
-  /**
-   * A lease's record (its claim mark), read in the same listing as the slots: it sorts after the
-   * version marker and before the end.
-   */
+  /** A lease's record (its claim mark): after the version marker, so listed with the slots. */
   lease: (policy: string, subject: string, id: string): Deno.KvKey => [
     "rate_slots",
     policy,
@@ -124,10 +115,7 @@ export const rateLimits = {
   ],
   /** Past every slot and the version marker: the exclusive end of a subject's listing. */
   end: (policy: string, subject: string): Deno.KvKey => ["rate_slots", policy, subject, true],
-  /**
-   * A slot's cleanup marker (sums cannot expire), ordered by when the slot leaves its window so
-   * that a sweep lists only the due ones.
-   */
+  /** A slot's cleanup marker (sums cannot expire), by when it leaves: a sweep lists due ones. */
   due: (leavesAt: number, policy: string, subject: string, index: number): Deno.KvKey => [
     "rate_slots_due",
     leavesAt,
@@ -313,10 +301,9 @@ export const webhooks = {
   record: (userId: string, webhookId: string): Deno.KvKey => ["webhooks", userId, webhookId],
   byUserPrefix: (userId: string): Deno.KvKey => ["webhooks", userId],
   /**
-   * The event types the account's enabled endpoints select (their union). Rewritten by every
-   * change to its endpoints, so it also serializes their creation (the 10-endpoint limit), and
-   * every atomic that may raise an event checks it: an endpoint change concurrent with the write
-   * makes the write read it again.
+   * The union of the event types its enabled endpoints select. Rewritten by every endpoint change
+   * (serializing creation: the 10-endpoint limit) and checked by every atomic that may raise an
+   * event, so an endpoint change concurrent with the write makes the write read it again.
    */
   subscription: (userId: string): Deno.KvKey => ["webhook_subscriptions", userId],
   /** One event's delivery to one endpoint, newest first by the event's ULID. */
@@ -333,11 +320,7 @@ export const webhooks = {
     deliveryId,
   ],
   /** An event's body as UTF-8 bytes, split in values under 64 KiB; shared by its deliveries. */
-  eventBody: (eventUlid: string, part: number): Deno.KvKey => [
-    "webhook_event_bodies",
-    eventUlid,
-    part,
-  ],
+  eventBody: (ulid: string, part: number): Deno.KvKey => ["webhook_event_bodies", ulid, part],
   eventBodyPrefix: (eventUlid: string): Deno.KvKey => ["webhook_event_bodies", eventUlid],
 };
 
@@ -408,10 +391,7 @@ export const alerts = {
     alertId,
   ],
   byCellPrefix: (layer: number, cell: string): Deno.KvKey => ["alert_index", "g", layer, cell],
-  /**
-   * A page of the alerts filed under a word's first letters (or under nothing: "*"), so that
-   * `getMany` reads ten places at once.
-   */
+  /** A page of the alerts under a word's first letters (or "*"): `getMany` reads ten at once. */
   wordPage: (prefix: string, page: number): Deno.KvKey => ["alert_words", prefix, page],
   /** A task an alert matched, newest first; its presence makes the match happen once. */
   match: (alertId: string, orderKey: string): Deno.KvKey => ["alert_matches", alertId, orderKey],

@@ -1,12 +1,18 @@
+// @ts-check
+/// <reference lib="dom" />
 // The dashboard's task alerts view. A part of the page's one script module (see api.js and
 // register.tsx), so it uses the earlier parts' helpers.
 
-import { $, api, ApiProblem, statusLines } from "./api.js";
+import { $, $input, api, ApiProblem, statusLines } from "./api.js";
 import { $form, clearErrors, onSubmit } from "./forms.js";
 import { dateFormat, el, timeElement } from "./format.js";
 import { closeDialog, confirmAction, openDialog } from "./dialogs.js";
 import { LOADERS } from "./views.js";
 
+/** @typedef {import("./api.js").Json} Json */
+
+/** The alerts as last loaded. */
+/** @type {Json[]} */
 let alertList = [];
 
 const alertsBody = $("#alerts-body");
@@ -36,7 +42,10 @@ const FILTER_LABELS = {
   minBudget: "min budget",
 };
 
-/** The filters as short chips: the circle as one. */
+/**
+ * The filters as short chips: the circle as one.
+ * @param {Json} filters
+ */
 function filterChips(filters) {
   const chips = Object.entries(FILTER_LABELS)
     .filter(([name]) => filters[name] !== undefined)
@@ -53,6 +62,7 @@ const ALERT_ACTIONS = [
   { action: "delete", label: "Delete", danger: true },
 ];
 
+/** @param {Json} alert */
 function alertRow(alert) {
   const actions = ALERT_ACTIONS.map(({ action, label, danger }) => {
     const text = action === "toggle" && !alert.enabled ? "Enable" : label;
@@ -91,16 +101,19 @@ $("#refresh-alerts").addEventListener("click", async () => {
 });
 
 alertsBody.addEventListener("click", (event) => {
-  const button = event.target.closest("button[data-action]");
+  const button = /** @type {HTMLElement | null} */ (
+    /** @type {Element} */ (event.target).closest("button[data-action]")
+  );
   if (!button) return;
-  const alert = alertList.find((a) => a.id === button.closest("tr").dataset.alertId);
+  const alert = alertList.find((a) => a.id === button.closest("tr")?.dataset.alertId);
   if (!alert) return;
-  const act = {
+  /** @type {Record<string, () => Promise<void>>} */
+  const acts = {
     matches: () => openMatches(alert, button),
     toggle: () => toggleAlert(alert),
     delete: () => deleteAlert(alert),
-  }[button.dataset.action];
-  act?.().catch(reportAlertsError);
+  };
+  acts[button.dataset.action ?? ""]?.().catch(reportAlertsError);
 });
 
 // ---- add an alert ----
@@ -127,15 +140,16 @@ $("#new-alert").addEventListener("click", () => {
 });
 
 onSubmit(alertForm, async () => {
+  /** @type {Record<string, string | number>} */
   const filters = {};
   for (const [name, selector] of Object.entries(FILTER_FIELDS)) {
-    const value = $(selector).value.trim();
+    const value = $input(selector).value.trim();
     if (value === "") continue;
     filters[name] = NUMBERS.has(name) && Number.isFinite(Number(value)) ? Number(value) : value;
   }
   try {
     const created = await api("POST", "/api/v1/alerts", {
-      name: $("#alert-name").value.trim(),
+      name: $input("#alert-name").value.trim(),
       filters,
     });
     closeDialog(alertDialog);
@@ -155,12 +169,14 @@ onSubmit(alertForm, async () => {
 
 // ---- row actions ----
 
+/** @param {Json} alert */
 async function toggleAlert(alert) {
   const updated = await api("PATCH", `/api/v1/alerts/${alert.id}`, { enabled: !alert.enabled });
   announceAlerts(`Alert ${updated.enabled ? "enabled" : "disabled"}.`);
   await loadAlerts();
 }
 
+/** @param {Json} alert */
 async function deleteAlert(alert) {
   const sure = await confirmAction({
     title: "Delete this alert?",
@@ -177,6 +193,7 @@ async function deleteAlert(alert) {
 
 const matchesDialog = $("#alert-matches-dialog");
 
+/** @param {Json} task */
 function matchRow(task) {
   const where = task.distanceKm === undefined
     ? task.location.name
@@ -191,6 +208,10 @@ function matchRow(task) {
   ]);
 }
 
+/**
+ * @param {Json} alert
+ * @param {HTMLElement} button
+ */
 async function openMatches(alert, button) {
   const list = await api("GET", `/api/v1/alerts/${alert.id}/matches?limit=50`);
   $("#alert-matches-name").textContent = alert.name;
