@@ -10,10 +10,10 @@ import type { JobRunner } from "./kv/jobs/runner.ts";
 import { pollJob, startJobs } from "./kv/jobs/start.ts";
 import { createApp } from "./routes/app.ts";
 import { backgroundJobs, createDeps } from "./routes/deps.ts";
-import { openStore } from "./kv/store.ts";
-import { limitGuard } from "./kv/limits.ts";
+import { openStore } from "./kv/store/store.ts";
+import { limitGuard } from "./kv/store/limits.ts";
 import { retryTransient } from "./kv/commit.ts";
-import { checkIndexLayout, INDEX_LAYOUT } from "./kv/index_layout.ts";
+import { checkIndexLayout, INDEX_LAYOUT } from "./kv/tasks/index_layout.ts";
 
 /**
  * Why the store did not open. NotCapable means Deno's own permissions refused the path: the start

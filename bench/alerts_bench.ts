@@ -7,8 +7,8 @@
  */
 import { numberFlag } from "./flags.ts";
 import { findMatches } from "../kv/alerts/matching.ts";
-import { meter } from "../kv/meter.ts";
-import type { TaskRecord } from "../domain/task.ts";
+import { meter } from "../kv/store/meter.ts";
+import type { TaskRecord } from "../domain/tasks/task.ts";
 import { loadAlerts } from "./alerts_data.ts";
 import { everydayTask } from "./everyday_data.ts";
 import { generateTask } from "./explore_data.ts";
@@ -98,7 +98,7 @@ const path = await writeResults({
   body: [
     `${TASKS} new tasks per set, matched in-process (find the candidates through the index, ` +
     "check each with explore's predicate; recording a match and its event come after, one read " +
-    "and one commit per match). Reads: KV read calls (kv/meter.ts: a list is one call, a getMany " +
+    "and one commit per match). Reads: KV read calls (kv/store/meter.ts: a list is one call, a getMany " +
     "of up to 10 keys one). Calls with list batches: the same, a list counted once per 1,000 " +
     "entries it returns. All of them go out at once but the further word pages (two waits deep). " +
     "The task's author owns no alert.",

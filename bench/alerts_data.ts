@@ -14,7 +14,7 @@ import {
   PAGE_BYTES,
   type WordPage,
 } from "../kv/alerts/index.ts";
-import { alerts } from "../kv/keys.ts";
+import { alerts } from "../kv/keyspace.ts";
 import { seededRandom } from "../scripts/seeded_random.ts";
 import { generateTask } from "./explore_data.ts";
 

@@ -1,12 +1,12 @@
 /**
  * `deno task bench:deploy [--tasks=2000] [--samples=15]`: the KV round trips each request kind
- * waits for in sequence when every KV call is a network round trip, as on Deno Deploy (kv/latency.ts
+ * waits for in sequence when every KV call is a network round trip, as on Deno Deploy (kv/store/latency.ts
  * at 0, 25 and 90 ms a call), through the real app (app.request) of a live instance with its
  * background jobs running, and of cold instances answering their first request.
  */
 import { testSettings } from "../tests/settings_fixtures.ts";
-import { checkIndexLayout } from "../kv/index_layout.ts";
-import { type RoundTrips, withLatency } from "../kv/latency.ts";
+import { checkIndexLayout } from "../kv/tasks/index_layout.ts";
+import { type RoundTrips, withLatency } from "../kv/store/latency.ts";
 import { createApp } from "../routes/app.ts";
 import { backgroundJobs, createDeps } from "../routes/deps.ts";
 import { generateTask } from "./explore_data.ts";
@@ -266,7 +266,7 @@ const body = [
   `${TASKS} tasks of ${AUTHORS} authors (bench/explore_data.ts's everyday tasks, loaded through`,
   "kv/), 2 warm-up requests then " +
   `${SAMPLES} samples a kind; cold rows: a new instance each sample.`,
-  "Round trips are sequential waits (kv/latency.ts): the longest chain of KV calls each made after",
+  "Round trips are sequential waits (kv/store/latency.ts): the longest chain of KV calls each made after",
   "the one before answered; calls in flight together count once, a list once per batch fetched.",
   "The last columns estimate the same from wall time: how many delays the request took longer than",
   "at 0 ms.",

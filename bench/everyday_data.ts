@@ -3,8 +3,8 @@
  * one-line titles, descriptions of 25 to 55 words, 40 cities, a third with a radius. Task `i` is a
  * pure function of `i`, like the explore bench's data.
  */
-import { countryMismatch } from "../domain/country.ts";
-import type { Location, TaskRecord } from "../domain/task.ts";
+import { countryMismatch } from "../domain/geo/country.ts";
+import type { Location, TaskRecord } from "../domain/tasks/task.ts";
 import { orderKey } from "../kv/order_key.ts";
 import { CITIES as SEED_CITIES, TEMPLATES } from "../scripts/seed_data.ts";
 import { seededRandom } from "../scripts/seeded_random.ts";

@@ -12,11 +12,11 @@ import {
   exploreFilters,
   matchExplore,
 } from "../domain/explore.ts";
-import { searchTerms, type TaskRecord } from "../domain/task.ts";
-import { exploreTasks } from "../kv/explore_query.ts";
-import { exploreByDistance } from "../kv/explore_distance.ts";
-import { haversineKm } from "../domain/geo.ts";
-import { tasks } from "../kv/keys.ts";
+import { searchTerms, type TaskRecord } from "../domain/tasks/task.ts";
+import { exploreTasks } from "../kv/explore/explore_query.ts";
+import { exploreByDistance } from "../kv/explore/explore_distance.ts";
+import { haversineKm } from "../domain/geo/geo.ts";
+import { tasks } from "../kv/keyspace.ts";
 import { setup } from "../tests/helpers.ts";
 import { buildCache, kvPath, peakRss, readManifest } from "./explore_cache.ts";
 import { generateTask } from "./explore_data.ts";
@@ -33,7 +33,7 @@ import {
   timing,
 } from "./explore_bench_report.ts";
 import { Redis } from "./resp.ts";
-import { withLatency } from "../kv/latency.ts";
+import { withLatency } from "../kv/store/latency.ts";
 import { loadAverage, writeResults } from "./results.ts";
 
 const PAGE = 20;

@@ -29,7 +29,7 @@ export interface KindResult {
   plans: string;
   entries: number;
   docs: number;
-  /** Median KV round trips a first page waits for in sequence (kv/latency.ts). */
+  /** Median KV round trips a first page waits for in sequence (kv/store/latency.ts). */
   trips: number;
 }
 

@@ -6,7 +6,7 @@
 import { DATA_VERSION, generateTask } from "./explore_data.ts";
 import { type LoadStats, loadTasks } from "./explore_load.ts";
 import { loadAverage } from "./results.ts";
-import { INDEX_LAYOUT } from "../kv/index_layout.ts";
+import { INDEX_LAYOUT } from "../kv/tasks/index_layout.ts";
 
 /** What a finished load recorded beside its KV file. */
 export interface LoadManifest {

@@ -3,8 +3,8 @@
  * the brute-force scan and the Redis peer can each regenerate the same tasks without keeping
  * them, and the query lists are fixed for every size.
  */
-import { countryMismatch } from "../domain/country.ts";
-import type { Location, TaskRecord } from "../domain/task.ts";
+import { countryMismatch } from "../domain/geo/country.ts";
+import type { Location, TaskRecord } from "../domain/tasks/task.ts";
 import { orderKey } from "../kv/order_key.ts";
 import { seededRandom } from "../scripts/seeded_random.ts";
 

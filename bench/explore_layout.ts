@@ -5,10 +5,10 @@
  * their encoded key and value bytes per task by the keys' first part, and the file's size.
  */
 import { serialize } from "node:v8";
-import { INDEX_LAYOUT } from "../kv/index_layout.ts";
+import { INDEX_LAYOUT } from "../kv/tasks/index_layout.ts";
 import { commit } from "../kv/commit.ts";
-import { tasks } from "../kv/keys.ts";
-import { keyId, taskCounterKeys, writeTaskTransition } from "../kv/task_indexes.ts";
+import { tasks } from "../kv/keyspace.ts";
+import { keyId, taskCounterKeys, writeTaskTransition } from "../kv/tasks/task_indexes.ts";
 import { everydayTask } from "./everyday_data.ts";
 import { numberFlag } from "./flags.ts";
 import { loadAverage, markdownTable, writeResults } from "./results.ts";

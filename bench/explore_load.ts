@@ -1,20 +1,20 @@
 /**
  * Bulk loading for the explore benchmark: the index entries and counters that every task write
- * stores (kv/task_indexes.ts), for thousands of tasks at a time, sorted by key and committed in
+ * stores (kv/tasks/task_indexes.ts), for thousands of tasks at a time, sorted by key and committed in
  * atomics within Deno KV's limits, several in flight. A task's entries thus land in several
  * atomics, not one: the stored result is what one createTask per task leaves, reached far
  * faster (see docs/explore.md).
  */
 import { commit as commitOp } from "../kv/commit.ts";
-import type { TaskRecord } from "../domain/task.ts";
-import { tasks } from "../kv/keys.ts";
+import type { TaskRecord } from "../domain/tasks/task.ts";
+import { tasks } from "../kv/keyspace.ts";
 import {
   keyBytes,
   keyId,
   MAX_MUTATIONS,
   taskCounterKeys,
   taskIndexEntries,
-} from "../kv/task_indexes.ts";
+} from "../kv/tasks/task_indexes.ts";
 
 // Deno KV refuses an atomic over 1000 mutations, 800 KiB of keys and values, or 80 KiB of keys
 // (ext/kv limits); stay well under each, since sizes here are over-estimates.

@@ -169,7 +169,7 @@ on CPUs 0-1 (unpinned on this machine), so one of them shares CPU 0 with wrk: it
 2 cores give minus wrk's share, not twice a core; its CPU µs/req is the figure that carries over.
 ${runs} runs of ${seconds} s per scenario in interleaved rounds after a ${warmup} s warm-up; figures
 are the median of the runs (p50 and p99 each their own median). Store: a Deno KV SQLite file in a
-temp dir, seeded through kv/tasks.ts createTask with ${input.tasks} tasks of one account, copied
+temp dir, seeded through kv/tasks/tasks.ts createTask with ${input.tasks} tasks of one account, copied
 for every server (both workers of a 2-worker server share their copy). The single worker is
 main.ts run as \`deno task serve\` runs it (${input.serveFlags}); the 2-worker service is
 \`deno task start\` as deno.json spells it, in a directory whose ./data holds its copy. Access log

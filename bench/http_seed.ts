@@ -1,15 +1,15 @@
 /**
  * Seeds the store that bench/http.ts serves: an account, an API key whitelisted for 127.0.0.1,
- * and tasks written by the service's own code (kv/tasks.ts createTask, the path POST /tasks takes).
+ * and tasks written by the service's own code (kv/tasks/tasks.ts createTask, the path POST /tasks takes).
  */
-import { checkIndexLayout } from "../kv/index_layout.ts";
+import { checkIndexLayout } from "../kv/tasks/index_layout.ts";
 import { parseSettings } from "../domain/settings.ts";
-import { newTask, TaskCreate } from "../domain/task.ts";
+import { newTask, TaskCreate } from "../domain/tasks/task.ts";
 import { orderKey } from "../kv/order_key.ts";
-import { createTask } from "../kv/tasks.ts";
+import { createTask } from "../kv/tasks/tasks.ts";
 import { createApp } from "../routes/app.ts";
 import { createDeps } from "../routes/deps.ts";
-import { taskBody } from "../tests/task_fixtures.ts";
+import { taskBody } from "../tests/tasks/task_fixtures.ts";
 
 export interface BenchStore {
   userId: string;

@@ -1,21 +1,21 @@
 /**
  * The floors bench/http.ts compares the service against, each a bare Hono app on Deno.serve
  * with no middleware, run as its own process:
- *   floor-get  GET /tasks/:id   one kv.get of the task (kv/tasks.ts getTask), the record as JSON
+ *   floor-get  GET /tasks/:id   one kv.get of the task (kv/tasks/tasks.ts getTask), the record as JSON
  *   floor-get-headers           the same, answered with the headers the contract puts on every
  *                               keyed response (request id, CORS, five rate-limit headers,
  *                               JSON charset) with fixed rate-limit values: what they cost alone
  *   floor-post POST /tasks      the JSON body, then one atomic of the task and its indexes
- *                               (kv/tasks.ts createTask, the service's own create path)
+ *                               (kv/tasks/tasks.ts createTask, the service's own create path)
  * Usage: PORT=<port> deno run ... bench/http_server.ts floor-get|floor-post <kv file> <user id>
  */
 import { Hono } from "hono";
 import { monotonicFactory } from "ulid";
-import { CORS_EXPOSE_HEADERS } from "../routes/cors.ts";
-import { newTask, type TaskCreate } from "../domain/task.ts";
-import { toTaskCreated } from "../domain/task_view.ts";
+import { CORS_EXPOSE_HEADERS } from "../routes/http/cors.ts";
+import { newTask, type TaskCreate } from "../domain/tasks/task.ts";
+import { toTaskCreated } from "../domain/tasks/task_view.ts";
 import { orderKey } from "../kv/order_key.ts";
-import { createTask, getTask } from "../kv/tasks.ts";
+import { createTask, getTask } from "../kv/tasks/tasks.ts";
 
 const [mode, path, userId] = Deno.args;
 const port = Number(Deno.env.get("PORT"));

@@ -1,6 +1,6 @@
 /**
  * `deno task bench:kv`: what the service reads from and writes to KV, counted as Deno Deploy
- * bills it (read units of 4 KiB, write units of 1 KiB; kv/meter.ts), per request kind, per second
+ * bills it (read units of 4 KiB, write units of 1 KiB; kv/store/meter.ts), per request kind, per second
  * of background work under steady keyed traffic, and per idle minute; then what a day of 1M keyed
  * requests and 10k task creations costs at the given prices; and what background jobs cost
  * (kv/jobs/): a job of its own, a webhook event's fan-out and delivery, the runner's poll while
@@ -16,7 +16,7 @@ import { JobRunner } from "../kv/jobs/runner.ts";
 import { addJob } from "../kv/jobs/schedule.ts";
 import { pollJob, startJobs } from "../kv/jobs/start.ts";
 import type { JobHandlers } from "../kv/jobs/types.ts";
-import { type KvUsage, meter } from "../kv/meter.ts";
+import { type KvUsage, meter } from "../kv/store/meter.ts";
 import { createApp } from "../routes/app.ts";
 import { backgroundJobs, createDeps } from "../routes/deps.ts";
 import { benchTaskBody } from "./http_seed.ts";
@@ -355,7 +355,7 @@ await writeResults({
     "timers, minus those requests' own reads and writes; the idle instance over 10 s after its " +
     "jobs paused; the job rows from " + SAMPLES + " jobs, events, polls and cron ticks each. " +
     "Units as Deno Deploy bills KV: a read unit is 4 KiB of one call's keys and " +
-    "values, a write unit 1 KiB of one key written (sizes estimated from JSON, kv/meter.ts)",
+    "values, a write unit 1 KiB of one key written (sizes estimated from JSON, kv/store/meter.ts)",
   body: lines.join("\n"),
 });
 metered.kv.close();

@@ -2,11 +2,11 @@
  * `deno task bench:leases`: what claiming ahead (docs/rate-limits.md, "Claiming ahead") costs in
  * KV. One key at 11.6 requests a second (1M a day) for 10 minutes of an injected clock, the 100 ms
  * tick run by hand, under several hourly limits; the limiter's own reads, commits and write units
- * (kv/meter.ts). Compared with the same limiter claiming every block whole at its grant (no
+ * (kv/store/meter.ts). Compared with the same limiter claiming every block whole at its grant (no
  * records: the rule before claim marks) in the same run.
  */
-import { meter } from "../kv/meter.ts";
-import { SharedRateLimiter, SLICES } from "../kv/rate_limit.ts";
+import { meter } from "../kv/store/meter.ts";
+import { SharedRateLimiter, SLICES } from "../kv/rate_limit/rate_limit.ts";
 import { markdownTable, writeResults } from "./results.ts";
 
 const PER_SECOND = 1_000_000 / 86_400;

@@ -3,11 +3,11 @@
  * stays flat however many tasks the caller has.
  * Run: deno run -A --v8-flags=--expose-gc bench/stream_memory.ts 40000
  */
-import { newTask, TaskCreate } from "../domain/task.ts";
+import { newTask, TaskCreate } from "../domain/tasks/task.ts";
 import { orderKey } from "../kv/order_key.ts";
-import { createTask } from "../kv/tasks.ts";
+import { createTask } from "../kv/tasks/tasks.ts";
 import { bearer, setup, signUp } from "../tests/helpers.ts";
-import { taskBody } from "../tests/task_fixtures.ts";
+import { taskBody } from "../tests/tasks/task_fixtures.ts";
 
 const gc = (globalThis as unknown as { gc?: () => void }).gc;
 if (!gc) throw new Error("run with --v8-flags=--expose-gc");

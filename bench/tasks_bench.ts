@@ -5,7 +5,7 @@
  */
 import { setup, signUp } from "../tests/helpers.ts";
 import { bearer } from "../tests/helpers.ts";
-import { taskBody } from "../tests/task_fixtures.ts";
+import { taskBody } from "../tests/tasks/task_fixtures.ts";
 
 // Past the default 1,000 an hour every request would measure a 429 instead of the endpoint.
 const svc = await setup({

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { Scope } from "./auth.ts";
 import { crc32, sha256Hex, toHex } from "./bytes.ts";
 import { parseRange } from "./ip.ts";
-import { userText } from "./text.ts";
+import { userText } from "./validation/text.ts";
 
 export const KEY_PREFIX = "svc_";
 const KEY_SHAPE = /^svc_[0-9a-f]{64}$/;

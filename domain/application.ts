@@ -3,9 +3,9 @@
  * who may move an application to which status, as plain functions.
  */
 import { z } from "zod";
-import { userText } from "./text.ts";
+import { userText } from "./validation/text.ts";
 import { AppError, notFound } from "./errors.ts";
-import { acceptedOf, isPublic, MAX_BUDGET, type TaskRecord, TaskStatus } from "./task.ts";
+import { acceptedOf, isPublic, MAX_BUDGET, type TaskRecord, TaskStatus } from "./tasks/task.ts";
 
 export const APPLICATION_STATUSES = ["pending", "accepted", "declined", "withdrawn"] as const;
 export const ApplicationStatus = z.enum(APPLICATION_STATUSES).meta({ id: "ApplicationStatus" });

@@ -3,9 +3,9 @@
  * reference that the indexes in kv/ are tested against, and the explore item shape.
  */
 import { z } from "zod";
-import { BboxParam, type BoundingBox, inBbox } from "./bbox.ts";
-import { type Circle, haversineKm, type Point } from "./geo.ts";
-import { decimalParam } from "./query_number.ts";
+import { BboxParam, type BoundingBox, inBbox } from "./geo/bbox.ts";
+import { type Circle, haversineKm, type Point } from "./geo/geo.ts";
+import { decimalParam } from "./validation/query_number.ts";
 import {
   Location,
   matchesPayment,
@@ -13,10 +13,10 @@ import {
   Payment,
   spotsLeftOf,
   type TaskRecord,
-} from "./task.ts";
-import { type TaskFilter, taskFilter, taskFilterFields } from "./task_filter.ts";
-import { TaskListItem } from "./task_view.ts";
-import { normalizeText } from "./text.ts";
+} from "./tasks/task.ts";
+import { type TaskFilter, taskFilter, taskFilterFields } from "./tasks/task_filter.ts";
+import { TaskListItem } from "./tasks/task_view.ts";
+import { normalizeText } from "./validation/text.ts";
 
 /** A search circle: the tasks within `radiusKm` of the point (great-circle). */
 export type GeoFilter = Circle;

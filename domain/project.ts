@@ -1,6 +1,6 @@
 /** Projects: private to their owner, soft-deleted. Shapes of the create, update and response. */
 import { z } from "zod";
-import { userText } from "./text.ts";
+import { userText } from "./validation/text.ts";
 
 const name = userText(z.string().trim().min(1).max(100));
 const description = userText(z.string().trim().max(2000), true);

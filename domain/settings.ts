@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { parseAddressList } from "./ip.ts";
-import { plainMessages } from "./validation_messages.ts";
+import { plainMessages } from "./validation/validation_messages.ts";
 import {
   DEFAULT_DISABLE_AFTER,
   DEFAULT_RETRY_SCHEDULE,
@@ -12,7 +12,7 @@ import {
   type DeliveryPolicy,
   parseDuration,
   parseSchedule,
-} from "./webhook_schedule.ts";
+} from "./webhooks/webhook_schedule.ts";
 
 /** A decimal number setting; `z.coerce` would also take " ", "0x10" or "1e3". */
 const decimal = (pattern: RegExp, what: string) =>
@@ -74,7 +74,7 @@ export const Settings = z.object({
   /** How long shared caches may keep anonymous explore pages and task reads; 0: not at all. */
   PUBLIC_CACHE_SECONDS: wholeNumber(0, 300, 5),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
-  /** Refuses every atomic over the strictest backend's limits (kv/limits.ts): test processes. */
+  /** Refuses every atomic over the strictest backend's limits (kv/store/limits.ts): test processes. */
   KV_CHECK_LIMITS: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
   /** Allows webhooks to plain http and to private addresses: local development and tests. */
   WEBHOOK_ALLOW_PRIVATE: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),

@@ -5,13 +5,13 @@
  * task with any number of applications raises every event and never loses one.
  */
 import { type ApplicationRecord, effective } from "../domain/application.ts";
-import type { TaskRecord } from "../domain/task.ts";
+import type { TaskRecord } from "../domain/tasks/task.ts";
 import { addApplicationEvents } from "./application_events.ts";
 import { writeChange } from "./applications.ts";
 import { atomically } from "./commit.ts";
 import { addJob } from "./jobs/schedule.ts";
 import type { JobContext, JobOutcome, JobPayload } from "./jobs/types.ts";
-import { applications, tasks } from "./keys.ts";
+import { applications, tasks } from "./keyspace.ts";
 
 /** Applications settled per run of the job; it runs again for the rest. */
 export const DECLINE_BATCH = 200;

@@ -3,7 +3,7 @@
  * creator and the applicant), with the application as the API shows it, in the write's atomic.
  */
 import { type ApplicationRecord, toApplication } from "../domain/application.ts";
-import { applicationEventType } from "../domain/event.ts";
+import { applicationEventType } from "../domain/webhooks/event.ts";
 import { addEffects } from "./effects.ts";
 
 /** Adds to `op` the event of `app`'s new state, for each of its parties, raised at `now`. */

@@ -12,14 +12,14 @@ import {
   transition,
 } from "../domain/application.ts";
 import { AppError, notFound } from "../domain/errors.ts";
-import { acceptedOf, isPublic, type TaskRecord } from "../domain/task.ts";
-import type { UserRecord } from "../domain/user.ts";
+import { acceptedOf, isPublic, type TaskRecord } from "../domain/tasks/task.ts";
+import type { UserRecord } from "../domain/users/user.ts";
 import { addApplicationEvents } from "./application_events.ts";
 import { atomically } from "./commit.ts";
 import { readNewestFirst } from "./cursor.ts";
-import { applications, tasks, users } from "./keys.ts";
-import { GETMANY_MAX } from "./limits.ts";
-import { writeTaskTransition } from "./task_indexes.ts";
+import { applications, tasks, users } from "./keyspace.ts";
+import { GETMANY_MAX } from "./store/limits.ts";
+import { writeTaskTransition } from "./tasks/task_indexes.ts";
 
 const CONFLICT = "The application or its task changed too often to complete the request; try again";
 

@@ -4,7 +4,7 @@
  * back to the caller's loop (`atomically`) or ends as a typed conflict, never as a silent success.
  */
 import { AppError } from "../domain/errors.ts";
-import { isStorageFullError, storageWrites } from "./storage_writes.ts";
+import { isStorageFullError, storageWrites } from "./store/storage_writes.ts";
 
 // Deno's SQLite backend fails a checked atomic at once with "database is locked" when another
 // connection wrote since its read began; no busy timeout applies, so the retry is ours. These are

@@ -1,7 +1,7 @@
 /** Service-wide configuration kept in KV, such as the generated session-signing secret. */
 import { encodeBase64Url } from "../domain/base64.ts";
 import { commit, retryTransient } from "./commit.ts";
-import { config } from "./keys.ts";
+import { config } from "./keyspace.ts";
 
 /**
  * The session secret: generated once and kept in KV, so every instance and every restart signs

@@ -3,12 +3,12 @@
  * neither does: a webhook event (its body and its fan-out job), only when one of the account's
  * endpoints selects its type, and a security log entry.
  */
-import { type EventType, newEvent, selects, type WebhookEvent } from "../domain/event.ts";
+import { type EventType, newEvent, selects, type WebhookEvent } from "../domain/webhooks/event.ts";
 import type { SecurityDraft } from "../domain/security_log.ts";
 import { addJob } from "./jobs/schedule.ts";
-import { webhooks } from "./keys.ts";
+import { webhooks } from "./keyspace.ts";
 import { recordSecurity } from "./security_log.ts";
-import { writeEventBody } from "./webhook_event_bodies.ts";
+import { writeEventBody } from "./webhooks/webhook_event_bodies.ts";
 
 export interface Effects {
   event?: { type: EventType; data: unknown };

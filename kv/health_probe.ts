@@ -3,8 +3,8 @@
  * want of space, a real write), run at most once a second per instance however many probes come.
  */
 import { commit } from "./commit.ts";
-import { health } from "./keys.ts";
-import { storageWrites } from "./storage_writes.ts";
+import { health } from "./keyspace.ts";
+import { storageWrites } from "./store/storage_writes.ts";
 
 /** What /health reports: the store answers, takes no writes, or does not answer. */
 export type StorageStatus = "ok" | "read_only" | "unavailable";

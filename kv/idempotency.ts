@@ -5,7 +5,7 @@
  */
 import { sha256Hex } from "../domain/bytes.ts";
 import { canonicalJson } from "../domain/canonical_json.ts";
-import { idempotencyKeys } from "./keys.ts";
+import { idempotencyKeys } from "./keyspace.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 

@@ -6,7 +6,7 @@ import { AppError } from "../domain/errors.ts";
 import { type Project, type ProjectRecord, toProject } from "../domain/project.ts";
 import { readNewestFirst } from "./cursor.ts";
 import { atomically, commit } from "./commit.ts";
-import { projects } from "./keys.ts";
+import { projects } from "./keyspace.ts";
 import { orderKey } from "./order_key.ts";
 
 const CONFLICT = "The project changed too often to complete; try again";

@@ -11,7 +11,7 @@ import {
 import { monotonicFactory } from "ulid";
 import { commit } from "./commit.ts";
 import { readNewestFirst } from "./cursor.ts";
-import { securityLog } from "./keys.ts";
+import { securityLog } from "./keyspace.ts";
 
 const nextUlid = monotonicFactory();
 

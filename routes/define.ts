@@ -7,10 +7,10 @@ import type { Hook } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { Access } from "../domain/auth.ts";
 import { AppError, ERROR_STATUS, type ErrorCode } from "../domain/errors.ts";
-import { authenticate } from "./authenticate.ts";
+import { authenticate } from "./http/authenticate.ts";
 import type { AppEnv } from "./env.ts";
 import { validationProblem } from "./problem.ts";
-import { assertStrict } from "./request_members.ts";
+import { assertStrict } from "./http/request_members.ts";
 import { RouteTable, type TableRoute } from "./route_table.ts";
 
 // deno-lint-ignore no-explicit-any

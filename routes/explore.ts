@@ -17,20 +17,20 @@ import {
   GEOJSON_MEDIA_TYPE,
   toFeatureCollection,
   wantsGeoJson,
-} from "../domain/geojson.ts";
+} from "../domain/geo/geojson.ts";
 import { cursorPosition, decodeCursor, encodeCursor, isUlid } from "../kv/cursor.ts";
-import { type DistancePosition, exploreByDistance } from "../kv/explore_distance.ts";
-import { exploreTasks } from "../kv/explore_query.ts";
+import { type DistancePosition, exploreByDistance } from "../kv/explore/explore_distance.ts";
+import { exploreTasks } from "../kv/explore/explore_query.ts";
 import { defineRoute, problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";
-import { cursorPage, CursorQuery, setNextPage } from "./paging.ts";
+import { cursorPage, CursorQuery, setNextPage } from "./http/paging.ts";
 import {
   ConditionalHeaders,
   JSON_UTF8,
   notModified,
   sharedAnswer,
   SharedCacheHeaders,
-} from "./shared_cache.ts";
+} from "./http/shared_cache.ts";
 
 const ExploreQuery = CursorQuery.extend(exploreFilterFields)
   .superRefine(checkGeoTogether)

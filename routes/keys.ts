@@ -16,12 +16,12 @@ import {
   toMetadata,
 } from "../domain/api_key.ts";
 import { invalid, notFound } from "../domain/errors.ts";
-import { changeApiKey, createApiKey, getApiKey, listApiKeys } from "../kv/api_keys.ts";
-import { deleteUsage, readUsage } from "../kv/api_key_usage.ts";
+import { changeApiKey, createApiKey, getApiKey, listApiKeys } from "../kv/api_keys/api_keys.ts";
+import { deleteUsage, readUsage } from "../kv/api_keys/api_key_usage.ts";
 import { UsageRange, UsageSeries } from "../domain/usage.ts";
 import { keyEffects } from "./key_effects.ts";
-import { takeExact } from "../kv/exact_limit.ts";
-import { principalOf } from "./authenticate.ts";
+import { takeExact } from "../kv/rate_limit/exact_limit.ts";
+import { principalOf } from "./http/authenticate.ts";
 import {
   createdContent,
   defineRoute,
@@ -33,7 +33,7 @@ import {
 } from "./define.ts";
 import type { AppEnv } from "./env.ts";
 import type { Settings } from "../domain/settings.ts";
-import { keyCreationPolicy, rateLimited } from "./rate_limit.ts";
+import { keyCreationPolicy, rateLimited } from "./http/rate_limit.ts";
 
 const KeyId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
 

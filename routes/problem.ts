@@ -3,12 +3,12 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z, ZodError } from "zod";
-import { closestName } from "../domain/closest_name.ts";
+import { closestName } from "../domain/validation/closest_name.ts";
 import { AppError, type ErrorCode, type FieldProblem } from "../domain/errors.ts";
 import { storageFull } from "../kv/commit.ts";
-import { noteStorageFull } from "../kv/storage_writes.ts";
+import { noteStorageFull } from "../kv/store/storage_writes.ts";
 import type { AppEnv, Deps } from "./env.ts";
-import { knownMembers } from "./request_members.ts";
+import { knownMembers } from "./http/request_members.ts";
 
 const TITLES: Record<number, string> = {
   400: "Bad Request",
@@ -46,7 +46,7 @@ function fromHttpException(error: HTTPException): AppError {
 
 /**
  * Turns zod issues into the `errors` member: one entry per problem, addressed by dotted path,
- * worded by `domain/validation_messages.ts`. Two checks failing alike on one path (a URL's
+ * worded by `domain/validation/validation_messages.ts`. Two checks failing alike on one path (a URL's
  * protocol and host) are one problem to the client.
  */
 function fieldProblems(issues: ZodError["issues"]): FieldProblem[] {

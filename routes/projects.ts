@@ -16,10 +16,10 @@ import {
   listProjects,
   updateProject,
 } from "../kv/projects.ts";
-import { principalOf } from "./authenticate.ts";
+import { principalOf } from "./http/authenticate.ts";
 import { createdContent, defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";
-import { cursorPage, CursorQuery, setNextPage } from "./paging.ts";
+import { cursorPage, CursorQuery, setNextPage } from "./http/paging.ts";
 
 const ProjectId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
 

@@ -1,9 +1,9 @@
 /** The webhook events of task writes: which type, and the task as the API shows it as data. */
 import { notFound } from "../domain/errors.ts";
-import { taskEventType } from "../domain/event.ts";
-import type { TaskRecord } from "../domain/task.ts";
-import { toTaskDetail } from "../domain/task_view.ts";
-import type { TaskEffects } from "../kv/tasks.ts";
+import { taskEventType } from "../domain/webhooks/event.ts";
+import type { TaskRecord } from "../domain/tasks/task.ts";
+import { toTaskDetail } from "../domain/tasks/task_view.ts";
+import type { TaskEffects } from "../kv/tasks/tasks.ts";
 import type { Deps } from "./env.ts";
 import { authorOf } from "./reviews/author.ts";
 

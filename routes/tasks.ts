@@ -17,15 +17,15 @@ import {
   TaskPatch,
   type TaskRecord,
   TaskStatus,
-} from "../domain/task.ts";
+} from "../domain/tasks/task.ts";
 import {
   TaskCreated,
   TaskDetail,
   TaskListItem,
   toTaskCreated,
   toTaskDetail,
-} from "../domain/task_view.ts";
-import { taskFilter, taskFilterFields, taskFilterScope } from "../domain/task_filter.ts";
+} from "../domain/tasks/task_view.ts";
+import { taskFilter, taskFilterFields, taskFilterScope } from "../domain/tasks/task_filter.ts";
 import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
 import { requestFingerprint } from "../kv/idempotency.ts";
 import { orderKey } from "../kv/order_key.ts";
@@ -37,7 +37,7 @@ import {
   getTask,
   listUserTasks,
   pageUserTasksByStatus,
-} from "../kv/tasks.ts";
+} from "../kv/tasks/tasks.ts";
 import { taskEffects } from "./task_effects.ts";
 import { authorOf } from "./reviews/author.ts";
 import {
@@ -46,11 +46,11 @@ import {
   notModified,
   sharedAnswer,
   SharedCacheHeaders,
-} from "./shared_cache.ts";
-import { principalOf } from "./authenticate.ts";
+} from "./http/shared_cache.ts";
+import { principalOf } from "./http/authenticate.ts";
 import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
 import type { AppEnv, Deps } from "./env.ts";
-import { streamJsonArray } from "./json_stream.ts";
+import { streamJsonArray } from "./http/json_stream.ts";
 import {
   cursorPage,
   CursorQuery,
@@ -58,7 +58,7 @@ import {
   PageQuery,
   setNextPage,
   setPageLinks,
-} from "./paging.ts";
+} from "./http/paging.ts";
 
 const TaskId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
 

@@ -5,7 +5,7 @@
  * KV_COPY_FROM_TOKEN / KV_COPY_TO_TOKEN when the two stores have different tokens).
  */
 import { parseArgs } from "node:util";
-import { CopyError, copyStore, MAX_BATCH_ENTRIES } from "../kv/copy.ts";
+import { CopyError, copyStore, MAX_BATCH_ENTRIES } from "../kv/store/copy.ts";
 import { isKvConnectUrl } from "../domain/settings.ts";
 
 const USAGE = "usage: deno task kv:copy --from <file or URL> --to <file or URL> " +

@@ -5,9 +5,9 @@
  * reads: it checks every index entry and counter against the records and exits 1 on any problem.
  */
 import { parseSettings } from "../domain/settings.ts";
-import { checkTaskIndexes } from "../kv/index_check.ts";
-import { INDEX_LAYOUT, rebuildTaskIndexes } from "../kv/index_layout.ts";
-import { openStore } from "../kv/store.ts";
+import { checkTaskIndexes } from "../kv/tasks/index_check.ts";
+import { INDEX_LAYOUT, rebuildTaskIndexes } from "../kv/tasks/index_layout.ts";
+import { openStore } from "../kv/store/store.ts";
 
 async function rebuild(kv: Deno.Kv) {
   const started = performance.now();

@@ -3,7 +3,7 @@
  * check stays real, but repeated probes share one read a second, concurrent ones included.
  */
 import assert from "node:assert/strict";
-import { meter } from "../kv/meter.ts";
+import { meter } from "../kv/store/meter.ts";
 import { PROBE_MAX_AGE_MS } from "../kv/health_probe.ts";
 import { setup, type TestContext } from "./helpers.ts";
 

@@ -5,7 +5,7 @@ import { createApp } from "../routes/app.ts";
 import { createDeps } from "../routes/deps.ts";
 import type { Deps } from "../routes/env.ts";
 import type { Scope } from "../domain/auth.ts";
-import { limitGuard } from "../kv/limits.ts";
+import { limitGuard } from "../kv/store/limits.ts";
 
 export interface TestContext {
   kv: Deno.Kv;
@@ -56,7 +56,7 @@ export async function setup(
         body = JSON.stringify(json);
         if (!headers.has("Content-Type")) headers.set("Content-Type", "application/json");
       }
-      // tests/prism_proxy_test.ts replays a test file's requests against a live service.
+      // tests/processes/prism_proxy_test.ts replays a test file's requests against a live service.
       if (REMOTE) return fetch(new URL(path, REMOTE), { ...rest, headers, body });
       return Promise.resolve(
         app.request(path, { ...rest, headers, body }, {

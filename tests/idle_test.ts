@@ -3,7 +3,7 @@
  * request, so it reads nothing from the store, and the next request finds it caught up.
  */
 import assert from "node:assert/strict";
-import { meter } from "../kv/meter.ts";
+import { meter } from "../kv/store/meter.ts";
 import { pollJob, startJobs } from "../kv/jobs/start.ts";
 import { backgroundJobs } from "../routes/deps.ts";
 import { apiKey, bearer, createKey, setup, signUp } from "./helpers.ts";

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { deliveryPolicy } from "../domain/settings.ts";
 import { testSettings } from "./settings_fixtures.ts";
 import { commit } from "../kv/commit.ts";
-import { jobs } from "../kv/keys.ts";
+import { jobs } from "../kv/keyspace.ts";
 import { claimJob, finishJob, renewLease } from "../kv/jobs/lease.ts";
 import { JobRunner } from "../kv/jobs/runner.ts";
 import { addJob } from "../kv/jobs/schedule.ts";

@@ -9,8 +9,8 @@ import {
   KV_LIMITS,
   KvLimitError,
   limitGuard,
-} from "../kv/limits.ts";
-import { startKvConnectServer } from "./kv_connect_server.ts";
+} from "../kv/store/limits.ts";
+import { startKvConnectServer } from "./processes/kv_connect_server.ts";
 
 Deno.test("the guard refuses an atomic over any limit, naming it, and writes nothing", async (t) => {
   using kv = limitGuard(await Deno.openKv(":memory:"));

@@ -1,6 +1,6 @@
 /** The deploy bench's latency wrapper counts what a request waits for in sequence, as Deploy would. */
 import assert, { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { listBatchSize, withLatency } from "../kv/latency.ts";
+import { listBatchSize, withLatency } from "../kv/store/latency.ts";
 
 async function store() {
   const kv = await Deno.openKv(":memory:");

@@ -4,7 +4,7 @@
  * drain of what an older version left (kv/jobs/legacy_queue.ts).
  */
 import assert from "node:assert/strict";
-import { root } from "./main_process.ts";
+import { root } from "./processes/main_process.ts";
 
 Deno.test("the tests run without the KV queue API, as the service runs on Deno Deploy", async () => {
   const kv = await Deno.openKv(":memory:");

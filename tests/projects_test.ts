@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { projects } from "../kv/keys.ts";
+import { projects } from "../kv/keyspace.ts";
 import { apiKey, bearer, createKey, setup, signUp } from "./helpers.ts";
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

@@ -1,6 +1,6 @@
 /** Numbers in query strings are plain decimals: anything else is 400 VALIDATION_ERROR. */
 import assert from "node:assert/strict";
-import { decimalParam, wholeNumberParam } from "../domain/query_number.ts";
+import { decimalParam, wholeNumberParam } from "../domain/validation/query_number.ts";
 import { bearer, setup, signUp } from "./helpers.ts";
 
 const NOT_WHOLE = ["1e1", "0x10", " 5", "5 ", "5abc", "", "+5", "-1", "05", "2.0", "Infinity"];

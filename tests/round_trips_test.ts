@@ -1,15 +1,15 @@
 /**
  * On Deno Deploy every KV call is a network round trip, so how many a request waits for in sequence
- * is part of its cost (docs/round-trips.md). Counted exactly by kv/latency.ts, on a
+ * is part of its cost (docs/round-trips.md). Counted exactly by kv/store/latency.ts, on a
  * frozen clock so that no cache or budget ages between the requests.
  */
 import assert from "node:assert/strict";
-import { withLatency } from "../kv/latency.ts";
+import { withLatency } from "../kv/store/latency.ts";
 import { createApp } from "../routes/app.ts";
 import { createDeps } from "../routes/deps.ts";
 import { testSettings } from "./settings_fixtures.ts";
 import { apiKey, createKey, setup, signUp } from "./helpers.ts";
-import { taskBody } from "./task_fixtures.ts";
+import { taskBody } from "./tasks/task_fixtures.ts";
 
 async function service() {
   const kv = await Deno.openKv(":memory:");

@@ -4,9 +4,9 @@
  * visible, with a 400 naming the field; every script, emoji and ZWJ sequences stay allowed.
  */
 import assert from "node:assert/strict";
-import { MULTI_LINE_PATTERN, SINGLE_LINE_PATTERN, textProblem } from "../domain/text.ts";
+import { MULTI_LINE_PATTERN, SINGLE_LINE_PATTERN, textProblem } from "../domain/validation/text.ts";
 import { bearer, setup, signUp, type TestContext } from "./helpers.ts";
-import { postTask, taskBody } from "./task_fixtures.ts";
+import { postTask, taskBody } from "./tasks/task_fixtures.ts";
 
 /** Characters no user text may hold, single- or multi-line. */
 const FORBIDDEN: Record<string, string> = {

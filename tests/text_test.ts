@@ -1,7 +1,7 @@
 /** Contract of the text normalization and prefix search used to find tasks by words. */
 import assert from "node:assert/strict";
-import { MAX_WORD_LENGTH, normalizeText, queryWords, words } from "../domain/text.ts";
-import { matchesTerms } from "../domain/task.ts";
+import { MAX_WORD_LENGTH, normalizeText, queryWords, words } from "../domain/validation/text.ts";
+import { matchesTerms } from "../domain/tasks/task.ts";
 
 Deno.test("normalizeText ignores case and accents", async (t) => {
   await t.step("lower-cases and strips accents", () => {

@@ -1,8 +1,8 @@
 /** URL fields (profilePic, images) take https URLs of any host, with one error message. */
 import assert from "node:assert/strict";
-import { isHttpsUrl } from "../domain/url.ts";
+import { isHttpsUrl } from "../domain/validation/url.ts";
 import { bearer, setup, signUp } from "./helpers.ts";
-import { postTask, taskBody } from "./task_fixtures.ts";
+import { postTask, taskBody } from "./tasks/task_fixtures.ts";
 
 const GOOD = [
   "https://img.example.com/a.png",

@@ -10,8 +10,8 @@ import {
   type ExploreFilters,
   exploreFilters,
 } from "../explore.ts";
-import { MAX_BUDGET } from "../task.ts";
-import { userText } from "../text.ts";
+import { MAX_BUDGET } from "../tasks/task.ts";
+import { userText } from "../validation/text.ts";
 
 /** Alerts an account may hold at once. */
 export const MAX_ALERTS = 20;

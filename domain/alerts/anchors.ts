@@ -4,9 +4,9 @@
  * filed under one of the task's probes, so matching reads a few index places, never every alert.
  */
 import { normalizeName } from "../explore.ts";
-import { coverCircle } from "../geohash_cover.ts";
-import { geohashEncode } from "../geohash.ts";
-import { searchTerms, type TaskRecord } from "../task.ts";
+import { coverCircle } from "../geo/geohash_cover.ts";
+import { geohashEncode } from "../geo/geohash.ts";
+import { searchTerms, type TaskRecord } from "../tasks/task.ts";
 import type { AlertCriteria } from "./alert.ts";
 
 /**

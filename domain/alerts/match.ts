@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { ExploreItem, type ExploreTask, matchExplore, roundKm } from "../explore.ts";
-import { toTaskListItem } from "../task_view.ts";
+import { toTaskListItem } from "../tasks/task_view.ts";
 import type { AlertCriteria } from "./alert.ts";
 
 /** The explore item of a task `matchExplore` accepted, as explore lists it. */

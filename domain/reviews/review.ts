@@ -3,9 +3,9 @@
  * the stored record, the rating aggregate, and who may review whom, as plain functions.
  */
 import { z } from "zod";
-import { userText } from "../text.ts";
+import { userText } from "../validation/text.ts";
 import { AppError, notFound } from "../errors.ts";
-import type { TaskRecord } from "../task.ts";
+import type { TaskRecord } from "../tasks/task.ts";
 
 /** How long after a task's completion its parties may review each other. */
 export const REVIEW_WINDOW_MS = 14 * 24 * 60 * 60 * 1000;

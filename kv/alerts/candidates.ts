@@ -4,7 +4,7 @@
  * the page of alerts filed under nothing) ten keys to a `getMany`. Never a read of every alert.
  */
 import type { TaskProbes } from "../../domain/alerts/anchors.ts";
-import { alerts } from "../keys.ts";
+import { alerts } from "../keyspace.ts";
 import { ANY_PAGE, decodePage, type IndexedAlert } from "./index.ts";
 
 const GETMANY_MAX = 10;

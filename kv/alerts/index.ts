@@ -5,7 +5,7 @@
  */
 import { alertCriteria, type AlertFilters, type AlertRecord } from "../../domain/alerts/alert.ts";
 import { type Anchor, anchorsOf } from "../../domain/alerts/anchors.ts";
-import { alerts } from "../keys.ts";
+import { alerts } from "../keyspace.ts";
 
 /**
  * The page of the alerts filed under nothing (`any`): read with the word pages, in the same

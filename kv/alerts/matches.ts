@@ -2,9 +2,9 @@
 import { alertCriteria, type AlertRecord } from "../../domain/alerts/alert.ts";
 import { exploreItemOf } from "../../domain/alerts/match.ts";
 import { type ExploreItem, isExplorable, matchExplore } from "../../domain/explore.ts";
-import { searchTerms, type TaskRecord } from "../../domain/task.ts";
+import { searchTerms, type TaskRecord } from "../../domain/tasks/task.ts";
 import { readNewestFirst } from "../cursor.ts";
-import { alerts, tasks } from "../keys.ts";
+import { alerts, tasks } from "../keyspace.ts";
 
 const GETMANY_MAX = 10;
 

@@ -5,10 +5,10 @@
  */
 import { type AlertRecord, MAX_ALERTS } from "../../domain/alerts/alert.ts";
 import { AppError, notFound } from "../../domain/errors.ts";
-import type { UserRecord } from "../../domain/user.ts";
+import type { UserRecord } from "../../domain/users/user.ts";
 import { atomically, commit } from "../commit.ts";
 import { addJob } from "../jobs/schedule.ts";
-import { alerts, users } from "../keys.ts";
+import { alerts, users } from "../keyspace.ts";
 import { fileAlert, type Placement, unfileAlert, WordPages } from "./index.ts";
 
 const CONFLICT = "The account's alerts changed too often to complete the request; try again";

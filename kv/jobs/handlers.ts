@@ -2,11 +2,11 @@
 import { matchTask } from "../alerts/matching.ts";
 import { forgetMatches } from "../alerts/store.ts";
 import { settleImpliedDeclines } from "../application_declines.ts";
-import { keyNotice } from "../key_notices.ts";
+import { keyNotice } from "../api_keys/key_notices.ts";
 import { publishReview } from "../reviews/events.ts";
 import { closeReviewWindow } from "../reviews/window.ts";
-import { purgeUser } from "../user_purge.ts";
-import { deliver, fanOutEvent } from "../webhook_sender.ts";
+import { purgeUser } from "../users/user_purge.ts";
+import { deliver, fanOutEvent } from "../webhooks/webhook_sender.ts";
 import type { JobHandlers } from "./types.ts";
 
 export const jobHandlers: JobHandlers = {

@@ -4,7 +4,7 @@
  * to its next due time). A failed check means another runner holds it: this one lets go.
  */
 import { commit } from "../commit.ts";
-import { jobs } from "../keys.ts";
+import { jobs } from "../keyspace.ts";
 import type { JobPayload, JobRecord } from "./types.ts";
 import { jobWritten } from "./wake.ts";
 

@@ -4,11 +4,11 @@
  * every message into the job it stood for, for 31 days after this version first opened the store
  * (the previous version's longest delay was 30 days); then never again. The only queue call left.
  */
-import { eventUlid, type WebhookEvent } from "../../domain/event.ts";
+import { eventUlid, type WebhookEvent } from "../../domain/webhooks/event.ts";
 import { commit } from "../commit.ts";
 import { queueEvent } from "../effects.ts";
-import { meta } from "../keys.ts";
-import { pendingPurges } from "../users.ts";
+import { meta } from "../keyspace.ts";
+import { pendingPurges } from "../users/users.ts";
 import { addJob } from "./schedule.ts";
 import type { JobPayload } from "./types.ts";
 

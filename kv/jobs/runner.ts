@@ -5,7 +5,7 @@
  * poll while it is active, and on the cron. While a handler runs its lease is renewed, so a live
  * runner keeps its job and a dead one's job is due again when its lease ends.
  */
-import { jobs } from "../keys.ts";
+import { jobs } from "../keyspace.ts";
 import { claimJob, finishJob, type Held, renewLease } from "./lease.ts";
 import type { JobContext, JobHandlers, JobOutcome, JobPayload, JobRecord } from "./types.ts";
 import { onJobWritten } from "./wake.ts";

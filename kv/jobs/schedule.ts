@@ -3,7 +3,7 @@
  * exactly when its cause committed. The commit wakes this process's runners.
  */
 import { afterCommit } from "../commit.ts";
-import { jobs } from "../keys.ts";
+import { jobs } from "../keyspace.ts";
 import type { JobPayload, JobRecord } from "./types.ts";
 import { jobWritten } from "./wake.ts";
 

@@ -4,7 +4,7 @@
  */
 import { deliveryPolicy, Settings } from "../../domain/settings.ts";
 import type { Job } from "../../domain/background.ts";
-import type { DeliveryPolicy } from "../../domain/webhook_schedule.ts";
+import type { DeliveryPolicy } from "../../domain/webhooks/webhook_schedule.ts";
 import { jobHandlers } from "./handlers.ts";
 import { JobRunner, POLL_MS } from "./runner.ts";
 

@@ -2,8 +2,8 @@
  * What a background job is: its payload (one kind per use), the record stored under its due
  * time, and the handler contract. Handlers are idempotent: a job runs at least once.
  */
-import type { DeliveryPolicy } from "../../domain/webhook_schedule.ts";
-import type { WebhookEvent } from "../../domain/event.ts";
+import type { DeliveryPolicy } from "../../domain/webhooks/webhook_schedule.ts";
+import type { WebhookEvent } from "../../domain/webhooks/event.ts";
 
 export type KeyNotice = "expiring_7d" | "expiring_1d" | "expired";
 
@@ -12,7 +12,7 @@ export type JobPayload =
   | { kind: "purge_user"; userId: string }
   /**
    * An event to fan out to the account's endpoints that select it; its body is stored apart
-   * (kv/webhook_event_bodies.ts). `event` is set only by messages an older version queued.
+   * (kv/webhooks/webhook_event_bodies.ts). `event` is set only by messages an older version queued.
    */
   | {
     kind: "webhook_event";

@@ -4,7 +4,7 @@
  * by the marker every reveal rewrites (kv/polled_cache.ts).
  */
 import { type Rating, toRating } from "../../domain/reviews/review.ts";
-import { reviews } from "../keys.ts";
+import { reviews } from "../keyspace.ts";
 import { PolledCache } from "../polled_cache.ts";
 
 /** The rating of `userId` as stored now. */

@@ -5,7 +5,7 @@
  */
 import type { ReviewRecord } from "../../domain/reviews/review.ts";
 import { addJob } from "../jobs/schedule.ts";
-import { reviews } from "../keys.ts";
+import { reviews } from "../keyspace.ts";
 
 /** The key parts a listing entry holds to find its record. */
 export type ReviewRef = [taskId: string, reviewerId: string, revieweeId: string];

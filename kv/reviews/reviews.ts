@@ -11,12 +11,12 @@ import {
   type ReviewWindow,
   windowClosesAt,
 } from "../../domain/reviews/review.ts";
-import type { TaskRecord } from "../../domain/task.ts";
-import type { UserRecord } from "../../domain/user.ts";
+import type { TaskRecord } from "../../domain/tasks/task.ts";
+import type { UserRecord } from "../../domain/users/user.ts";
 import { getAll } from "../applications.ts";
 import { atomically } from "../commit.ts";
 import { readNewestFirst } from "../cursor.ts";
-import { applications, reviews, tasks, users } from "../keys.ts";
+import { applications, reviews, tasks, users } from "../keyspace.ts";
 import { recordKey, refOf, reveal, type ReviewRef } from "./reveal.ts";
 import { openReviewWindow } from "./window.ts";
 

@@ -8,11 +8,11 @@ import {
   type ReviewWindow,
   windowClosesAt,
 } from "../../domain/reviews/review.ts";
-import type { TaskRecord } from "../../domain/task.ts";
+import type { TaskRecord } from "../../domain/tasks/task.ts";
 import { atomically } from "../commit.ts";
 import { addJob } from "../jobs/schedule.ts";
 import type { JobContext, JobOutcome, JobPayload } from "../jobs/types.ts";
-import { reviews } from "../keys.ts";
+import { reviews } from "../keyspace.ts";
 import { reveal } from "./reveal.ts";
 
 /** Reviews shown per run of the job; it runs again for the rest. */

@@ -21,7 +21,7 @@ import {
   listAlerts,
 } from "../../kv/alerts/store.ts";
 import { cursorPosition, encodeCursor } from "../../kv/cursor.ts";
-import { principalOf } from "../authenticate.ts";
+import { principalOf } from "../http/authenticate.ts";
 import {
   createdContent,
   defineRoute,
@@ -31,7 +31,7 @@ import {
   problems,
 } from "../define.ts";
 import type { AppEnv } from "../env.ts";
-import { cursorPage, CursorQuery, setNextPage } from "../paging.ts";
+import { cursorPage, CursorQuery, setNextPage } from "../http/paging.ts";
 
 const AlertId = z.object({
   id: z.uuid().openapi({ param: { name: "id", in: "path" } }),

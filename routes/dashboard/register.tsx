@@ -5,10 +5,10 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { sha256Hex } from "../../domain/bytes.ts";
-import { acceptsGzip } from "../compress.ts";
+import { acceptsGzip } from "../http/compress.ts";
 import { problems } from "../define.ts";
-import { pagePolicy } from "../page_policy.ts";
-import { noneMatchHits } from "../http_lists.ts";
+import { pagePolicy } from "../http/page_policy.ts";
+import { noneMatchHits } from "../http/http_lists.ts";
 import type { AppEnv } from "../env.ts";
 import apiPart from "./script/api.js" with { type: "text" };
 import formsPart from "./script/forms.js" with { type: "text" };

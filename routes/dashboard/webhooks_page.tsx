@@ -2,8 +2,8 @@
  * The dashboard's Settings → Developer → Webhooks view (endpoints, their deliveries, the dialog
  * that adds one) and Settings → Security log.
  */
-import { EVENT_TYPES } from "../../domain/event.ts";
-import { MAX_WEBHOOKS } from "../../domain/webhook.ts";
+import { EVENT_TYPES } from "../../domain/webhooks/event.ts";
+import { MAX_WEBHOOKS } from "../../domain/webhooks/webhook.ts";
 import {
   Breadcrumb,
   CodeChoice,

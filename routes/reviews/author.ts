@@ -3,7 +3,7 @@
  * through the two caches at once (one round trip when either is cold, none when both are warm).
  */
 import type { Rating } from "../../domain/reviews/review.ts";
-import type { StoredUser } from "../../kv/users.ts";
+import type { StoredUser } from "../../kv/users/users.ts";
 import type { Deps } from "../env.ts";
 
 /** The live author with their rating; null when the account is gone. */

@@ -14,11 +14,11 @@ import {
 import { cursorPosition, encodeCursor } from "../../kv/cursor.ts";
 import { orderKey } from "../../kv/order_key.ts";
 import { createReview, listOwnReviews, listReviewsAbout } from "../../kv/reviews/reviews.ts";
-import { getUser } from "../../kv/users.ts";
-import { principalOf } from "../authenticate.ts";
+import { getUser } from "../../kv/users/users.ts";
+import { principalOf } from "../http/authenticate.ts";
 import { defineRoute, jsonBody, jsonContent, problems } from "../define.ts";
 import type { AppEnv } from "../env.ts";
-import { cursorPage, CursorQuery, setNextPage } from "../paging.ts";
+import { cursorPage, CursorQuery, setNextPage } from "../http/paging.ts";
 
 const IdParam = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
 

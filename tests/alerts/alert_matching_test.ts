@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { matchTask } from "../../kv/alerts/matching.ts";
 import { bearer, signUp } from "../helpers.ts";
-import { postTask } from "../task_fixtures.ts";
-import { startReceiver } from "../webhook_receiver.ts";
-import { addEndpoint, workingService } from "../webhook_fixtures.ts";
+import { postTask } from "../tasks/task_fixtures.ts";
+import { startReceiver } from "../webhooks/webhook_receiver.ts";
+import { addEndpoint, workingService } from "../webhooks/webhook_fixtures.ts";
 import { indexPlaces, postAlert } from "./alert_fixtures.ts";
 
 const LYON = { coordinates: [4.8357, 45.764], type: "city", name: "Lyon", countryCode: "FR" };

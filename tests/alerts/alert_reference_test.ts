@@ -8,14 +8,14 @@
 import assert from "node:assert/strict";
 import { alertCriteria, AlertFilters } from "../../domain/alerts/alert.ts";
 import type { ExploreFilters, ExploreItem } from "../../domain/explore.ts";
-import type { TaskRecord } from "../../domain/task.ts";
+import type { TaskRecord } from "../../domain/tasks/task.ts";
 import { matchTask } from "../../kv/alerts/matching.ts";
-import { createTask } from "../../kv/tasks.ts";
+import { createTask } from "../../kv/tasks/tasks.ts";
 import { seededRandom } from "../../scripts/seeded_random.ts";
-import { allPages, generateFilters, generateTasks } from "../explore_fixtures.ts";
+import { allPages, generateFilters, generateTasks } from "../explore/explore_fixtures.ts";
 import { signUp } from "../helpers.ts";
-import { startReceiver } from "../webhook_receiver.ts";
-import { addEndpoint, workingService } from "../webhook_fixtures.ts";
+import { startReceiver } from "../webhooks/webhook_receiver.ts";
+import { addEndpoint, workingService } from "../webhooks/webhook_fixtures.ts";
 import { postAlert } from "./alert_fixtures.ts";
 
 const SEED = Number(Deno.env.get("ALERT_SEED") ?? Date.now() % 100_000);

@@ -13,7 +13,7 @@ import { createApp } from "../../routes/app.ts";
 import { createDeps } from "../../routes/deps.ts";
 import { accessibilityViolations } from "../browser/axe.ts";
 import { launchChromium } from "../browser/chromium.ts";
-import { taskBody } from "../task_fixtures.ts";
+import { taskBody } from "../tasks/task_fixtures.ts";
 
 const SHOTS = new URL("../../test-output/dashboard/", import.meta.url);
 

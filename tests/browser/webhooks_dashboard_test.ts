@@ -11,7 +11,7 @@ import { testSettings } from "../settings_fixtures.ts";
 import { startJobs } from "../../kv/jobs/start.ts";
 import { createApp } from "../../routes/app.ts";
 import { createDeps } from "../../routes/deps.ts";
-import { startReceiver } from "../webhook_receiver.ts";
+import { startReceiver } from "../webhooks/webhook_receiver.ts";
 import { accessibilityViolations } from "./axe.ts";
 import { launchChromium } from "./chromium.ts";
 

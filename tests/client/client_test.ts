@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { ApiError, createClient, UnexpectedResponse } from "../../client/mod.ts";
 import { createKey, setup, signUp, type TestContext } from "../helpers.ts";
-import { taskBody } from "../task_fixtures.ts";
+import { taskBody } from "../tasks/task_fixtures.ts";
 
 /** A client whose requests go to `svc` in-process, from one client address. */
 function clientOf(svc: TestContext, credential: { apiKey?: string; token?: string } = {}) {

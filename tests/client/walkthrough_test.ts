@@ -7,7 +7,7 @@ import {
   stopMain,
   taskCommand,
   waitForListening,
-} from "../main_process.ts";
+} from "../processes/main_process.ts";
 
 Deno.test("client/examples/walkthrough.ts runs as written against deno task dev", async () => {
   const cwd = await Deno.makeTempDir();

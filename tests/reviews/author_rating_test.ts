@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { POLL_INTERVAL_MS } from "../../kv/polled_cache.ts";
 import { sharedInstances } from "../helpers.ts";
-import { postTask } from "../task_fixtures.ts";
+import { postTask } from "../tasks/task_fixtures.ts";
 import { completedTask, review, send } from "./fixtures.ts";
 
 Deno.test("a task shows its author's rating; another instance sees a new one after its poll", async () => {

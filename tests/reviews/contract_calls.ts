@@ -1,7 +1,7 @@
-/** The contract test's successful calls of the review operations (tests/contract_fixtures.ts). */
+/** The contract test's successful calls of the review operations (tests/openapi/contract_fixtures.ts). */
 import { apiKey, bearer, type TestContext } from "../helpers.ts";
-import type { Session } from "../contract_fixtures.ts";
-import { postTask } from "../task_fixtures.ts";
+import type { Session } from "../openapi/contract_fixtures.ts";
+import { postTask } from "../tasks/task_fixtures.ts";
 
 type Call = { path: string; init?: Parameters<TestContext["request"]>[1] };
 

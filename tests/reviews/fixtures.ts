@@ -1,7 +1,7 @@
 /** Shared by the review tests: a completed task with its people, and the review calls. */
 import assert from "node:assert/strict";
 import { bearer, signUp, type TestContext } from "../helpers.ts";
-import { postTask } from "../task_fixtures.ts";
+import { postTask } from "../tasks/task_fixtures.ts";
 
 export type User = Awaited<ReturnType<typeof signUp>>;
 

@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { REVIEW_WINDOW_MS } from "../../domain/reviews/review.ts";
 import { publishReview } from "../../kv/reviews/events.ts";
 import { createKey, signUp, type TestContext } from "../helpers.ts";
-import { type Receiver, startReceiver } from "../webhook_receiver.ts";
-import { addEndpoint, workingService } from "../webhook_fixtures.ts";
+import { type Receiver, startReceiver } from "../webhooks/webhook_receiver.ts";
+import { addEndpoint, workingService } from "../webhooks/webhook_fixtures.ts";
 import { completedTask, relogin, review, send, type User } from "./fixtures.ts";
 
 /** Gives `user` an endpoint hearing `review.published` on a receiver of their own. */

@@ -1,9 +1,9 @@
 /**
  * What a review waits for on Deno Deploy, where every KV call is a round trip (docs/round-trips.md,
- * counted by kv/latency.ts on a frozen clock), on a live instance whose API keys are cached.
+ * counted by kv/store/latency.ts on a frozen clock), on a live instance whose API keys are cached.
  */
 import assert from "node:assert/strict";
-import { withLatency } from "../../kv/latency.ts";
+import { withLatency } from "../../kv/store/latency.ts";
 import { createKey, setup } from "../helpers.ts";
 import { completedTask, send } from "./fixtures.ts";
 

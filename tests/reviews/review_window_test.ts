@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import type { ReviewRecord, ReviewWindow } from "../../domain/reviews/review.ts";
 import type { JobPayload } from "../../kv/jobs/types.ts";
-import { reviews } from "../../kv/keys.ts";
+import { reviews } from "../../kv/keyspace.ts";
 import { orderKey } from "../../kv/order_key.ts";
 import { readRating } from "../../kv/reviews/ratings.ts";
 import { closeReviewWindow, WINDOW_BATCH } from "../../kv/reviews/window.ts";

@@ -4,8 +4,8 @@
  * directions at once show both, each counted once in its reviewee's rating.
  */
 import assert from "node:assert/strict";
-import { call, fleetSignUp, startFleet } from "../fleet.ts";
-import { taskBody } from "../task_fixtures.ts";
+import { call, fleetSignUp, startFleet } from "../processes/fleet.ts";
+import { taskBody } from "../tasks/task_fixtures.ts";
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 

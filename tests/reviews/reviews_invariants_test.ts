@@ -8,12 +8,12 @@
 import assert from "node:assert/strict";
 import type { ReviewRecord } from "../../domain/reviews/review.ts";
 import { REVIEW_WINDOW_MS } from "../../domain/reviews/review.ts";
-import { reviews } from "../../kv/keys.ts";
+import { reviews } from "../../kv/keyspace.ts";
 import { readRating } from "../../kv/reviews/ratings.ts";
 import { seededRandom } from "../../scripts/seeded_random.ts";
 import { signUp } from "../helpers.ts";
-import { postTask } from "../task_fixtures.ts";
-import { type WorkingService, workingService } from "../webhook_fixtures.ts";
+import { postTask } from "../tasks/task_fixtures.ts";
+import { type WorkingService, workingService } from "../webhooks/webhook_fixtures.ts";
 import { acceptApplicant, complete, review, send, type User } from "./fixtures.ts";
 
 const DAY = 86_400_000;

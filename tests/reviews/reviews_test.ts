@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { REVIEW_WINDOW_MS } from "../../domain/reviews/review.ts";
 import { createKey, signUp } from "../helpers.ts";
-import { postTask } from "../task_fixtures.ts";
-import { workingService } from "../webhook_fixtures.ts";
+import { postTask } from "../tasks/task_fixtures.ts";
+import { workingService } from "../webhooks/webhook_fixtures.ts";
 import {
   acceptApplicant,
   complete,
@@ -249,7 +249,7 @@ Deno.test("the window: a lone review shows when it closes, 14 days after complet
 
 Deno.test("a task completed before reviews existed: its first review opens the window and its job", async () => {
   await using svc = await workingService();
-  const { jobs, reviews } = await import("../../kv/keys.ts");
+  const { jobs, reviews } = await import("../../kv/keyspace.ts");
   const { owner, applicants: [ann], taskId } = await completedTask(svc);
   // What such a store holds: the completed task, no window, no window job.
   const op = svc.kv.atomic().delete(reviews.window(taskId));
@@ -272,7 +272,7 @@ Deno.test("a task completed before reviews existed: its first review opens the w
 
 Deno.test("the window's close is a job due 14 days after completion, written by the completion", async () => {
   await using svc = await workingService();
-  const { jobs } = await import("../../kv/keys.ts");
+  const { jobs } = await import("../../kv/keyspace.ts");
   const { owner, taskId } = await completedTask(svc);
   const done = await send(svc, `/api/v1/tasks/${taskId}`, { token: owner.token });
   const found: number[] = [];

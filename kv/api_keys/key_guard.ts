@@ -1,0 +1,214 @@
+/**
+ * A request's view of the store while it acts for a cached API key: the key's record rides on the
+ * request's first read (in the same `getMany`, or beside a `list`), and every atomic the request
+ * commits checks the record's versionstamp. A change to the key since it was cached is seen
+ * before any answer leaves, and no write commits under it, without a read of its own in sequence.
+ */
+import type { ApiKeyRecord } from "../../domain/api_key.ts";
+import { apiKeys } from "../keyspace.ts";
+import { GETMANY_MAX, KV_LIMITS } from "../store/limits.ts";
+
+const MAX_CHECKS = KV_LIMITS.checks;
+// Rounds of a commit whose key check failed on a change that still allows the request (a new
+// name, a wider whitelist): each one re-reads the key, so a key rewritten this often is a 409.
+const MAX_KEY_ROUNDS = 5;
+
+type KeyEntry = Deno.KvEntryMaybe<ApiKeyRecord>;
+
+export interface KeyGuardOptions {
+  userId: string;
+  keyId: string;
+  /** The versionstamp of the record the request was authenticated with. */
+  versionstamp: string;
+  /** True when that record was read by this request: nothing to confirm before answering. */
+  fresh: boolean;
+  /** Settles when the request is counted in its budget: no commit goes before; rejects on 429. */
+  admitted?: Promise<void>;
+  /**
+   * Judges the record as it is now, when it changed since it was cached: throws the answer of
+   * the first check it fails (401, 403), returns when the request is still allowed.
+   */
+  rejudge: (entry: KeyEntry) => Promise<void>;
+}
+
+export class KeyGuard {
+  /** The store for the request's handler: its first read carries the key's record. */
+  readonly kv: Deno.Kv;
+  readonly #inner: Deno.Kv;
+  readonly #record: Deno.KvKey;
+  readonly #rejudge: (entry: KeyEntry) => Promise<void>;
+  /** The record's versionstamp the request holds to: every commit checks it. */
+  #expected: string;
+  /** Settles once the record has been read since the request began; rejects with the refusal. */
+  #confirmed: Promise<void> | null;
+  readonly admitted: Promise<void>;
+
+  constructor(inner: Deno.Kv, options: KeyGuardOptions) {
+    this.#inner = inner;
+    this.#record = apiKeys.record(options.userId, options.keyId);
+    this.#expected = options.versionstamp;
+    this.#rejudge = options.rejudge;
+    this.#confirmed = options.fresh ? Promise.resolve() : null;
+    this.admitted = options.admitted ?? Promise.resolve();
+    this.kv = this.#view();
+  }
+
+  /**
+   * Resolves once the key is known to allow the request as the store is now; rejects with the
+   * refusal when a change took away what it needs. A request that has read nothing yet reads the
+   * record here.
+   */
+  confirm(): Promise<void> {
+    return this.#confirmed ??= this.#settle(this.#inner.get<ApiKeyRecord>(this.#record));
+  }
+
+  #settle(read: Promise<KeyEntry>): Promise<void> {
+    const settled = read.then((entry) => this.#judge(entry));
+    settled.catch(() => {}); // answered by confirm() and by every commit, not unhandled here
+    return settled;
+  }
+
+  async #judge(entry: KeyEntry) {
+    if (entry.versionstamp === this.#expected) return;
+    await this.#rejudge(entry);
+    this.#expected = entry.versionstamp!;
+  }
+
+  /** Reads `keys` with the key's record when nothing has read it yet and there is room. */
+  #getMany(keys: Deno.KvKey[], options?: { consistency?: Deno.KvConsistencyLevel }) {
+    const inner = this.#inner;
+    const room = keys.length < GETMANY_MAX && options?.consistency !== "eventual";
+    if (this.#confirmed || !room) {
+      if (!room) this.confirm(); // beside it, not after it
+      return inner.getMany(keys, options);
+    }
+    const both = inner.getMany([...keys, this.#record], options);
+    this.#confirmed = this.#settle(both.then((entries) => entries[keys.length] as KeyEntry));
+    return both.then((entries) => entries.slice(0, keys.length));
+  }
+
+  #view(): Deno.Kv {
+    const inner = this.#inner;
+    const view = {
+      get: (key: Deno.KvKey, options?: { consistency?: Deno.KvConsistencyLevel }) =>
+        this.#getMany([key], options).then((entries) => entries[0]),
+      getMany: (keys: Deno.KvKey[], options?: { consistency?: Deno.KvConsistencyLevel }) =>
+        this.#getMany(keys, options),
+      list: (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
+        this.confirm(); // a list cannot carry the record: it is read beside it
+        return inner.list(selector, options);
+      },
+      atomic: () => new GuardedAtomic(inner, this),
+    };
+    return new Proxy(inner, {
+      get(target, name) {
+        if (Object.hasOwn(view, name)) return view[name as keyof typeof view];
+        const value = Reflect.get(target, name, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  }
+
+  /** The check every commit of the request carries. */
+  keyCheck(): Deno.AtomicCheck {
+    return { key: this.#record, versionstamp: this.#expected };
+  }
+
+  /**
+   * After a commit failed a check: true when the key's record moved (and still allows the
+   * request, else the refusal is thrown), so the commit may go again under its new versionstamp;
+   * false when the failed check was the caller's own.
+   */
+  async keyMoved(checked: Deno.AtomicCheck): Promise<boolean> {
+    const entry = await this.#inner.get<ApiKeyRecord>(this.#record);
+    if (entry.versionstamp === checked.versionstamp) return false;
+    await this.#judge(entry);
+    return true;
+  }
+
+  /** A commit checked the record: the key allowed the request when it committed. */
+  committed() {
+    this.#confirmed ??= Promise.resolve();
+  }
+}
+
+/**
+ * A view of `inner` whose commits wait for `admitted` (and fail with its rejection): a request
+ * run ahead of its rate-limit grant writes nothing before it is counted.
+ */
+export function commitsAfter(inner: Deno.Kv, admitted: Promise<void>): Deno.Kv {
+  const atomic = () => {
+    const op = inner.atomic();
+    const commit = op.commit.bind(op);
+    op.commit = () => admitted.then(commit);
+    return op;
+  };
+  return new Proxy(inner, {
+    get(target, name) {
+      if (name === "atomic") return atomic;
+      const value = Reflect.get(target, name, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/**
+ * An atomic that records its steps and commits them with the key's check added; when only that
+ * check failed and the key still allows the request, it commits them again under the new one.
+ */
+class GuardedAtomic implements Deno.AtomicOperation {
+  #steps: ((op: Deno.AtomicOperation) => void)[] = [];
+  #checks = 0;
+
+  constructor(private readonly inner: Deno.Kv, private readonly guard: KeyGuard) {}
+
+  #step(step: (op: Deno.AtomicOperation) => void): this {
+    this.#steps.push(step);
+    return this;
+  }
+
+  check(...checks: Deno.AtomicCheck[]): this {
+    this.#checks += checks.length;
+    return this.#step((op) => op.check(...checks));
+  }
+  mutate(...mutations: Deno.KvMutation[]): this {
+    return this.#step((op) => op.mutate(...mutations));
+  }
+  sum(key: Deno.KvKey, n: bigint): this {
+    return this.#step((op) => op.sum(key, n));
+  }
+  min(key: Deno.KvKey, n: bigint): this {
+    return this.#step((op) => op.min(key, n));
+  }
+  max(key: Deno.KvKey, n: bigint): this {
+    return this.#step((op) => op.max(key, n));
+  }
+  set(key: Deno.KvKey, value: unknown, options?: { expireIn?: number }): this {
+    return this.#step((op) => op.set(key, value, options));
+  }
+  delete(key: Deno.KvKey): this {
+    return this.#step((op) => op.delete(key));
+  }
+  /** Part of the interface only: background work is jobs (kv/jobs/), never a KV queue. */
+  enqueue(): this {
+    throw new Error("KV queues are not used here: write a job (kv/jobs/) instead");
+  }
+
+  async commit(): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
+    if (this.#checks >= MAX_CHECKS) {
+      throw new Error(`an atomic under an API key holds at most ${MAX_CHECKS - 1} checks`);
+    }
+    await this.guard.admitted;
+    for (let round = 0;; round++) {
+      const op = this.inner.atomic();
+      for (const step of this.#steps) step(op);
+      const keyCheck = this.guard.keyCheck();
+      const result = await op.check(keyCheck).commit();
+      if (result.ok) {
+        this.guard.committed();
+        return result;
+      }
+      if (round + 1 >= MAX_KEY_ROUNDS || !await this.guard.keyMoved(keyCheck)) return result;
+    }
+  }
+}

@@ -1,0 +1,385 @@
+/**
+ * Explore nearest first (sort=distance): a best-first walk over geohash cells of every layer,
+ * read from the point entries (one per geo-placed task, listed by key range at any precision).
+ * Cells wait in one queue with tasks, a cell under the least distance any of its points can have
+ * from the query point, so a task leaves the queue only once no unread cell can hold a nearer
+ * one: pages come out in exact (distance, newest first) order. A crowded cell is split into its
+ * 32 finer cells instead of read, so a walk goes as deep as the density around the point needs;
+ * a cursor skips the cells wholly nearer than where the previous page ended.
+ */
+import { type ExploreFilters, type ExploreItem, roundKm } from "../../domain/explore.ts";
+import { BASE32, geohashBounds } from "../../domain/geo/geohash.ts";
+import { coverCircle } from "../../domain/geo/geohash_cover.ts";
+import { EARTH_RADIUS_KM, type GeoBox, minDistanceToBoxKm } from "../../domain/geo/geo.ts";
+import { matchesTerms } from "../../domain/tasks/task.ts";
+import {
+  cardFacet,
+  COUNT_PRECISION,
+  type ExploreCard,
+  GEO_LAYERS,
+  type GeoLayer,
+  type PackedCard,
+  type PackedDoc,
+  POINT_PRECISION,
+  unpackCard,
+  unpackDoc,
+} from "./explore_index.ts";
+import { paymentOf } from "../../domain/tasks/task.ts";
+import { DEFAULT_BUDGET } from "./explore_query.ts";
+import { countId, Density, probeAround } from "./explore_plan_distance.ts";
+import { facetMatch } from "./explore_scan.ts";
+import { DOC_COST, ENTRY_COST, LIST_COST } from "./explore_stream.ts";
+import { explore } from "../keyspace.ts";
+import { GETMANY_MAX } from "../store/limits.ts";
+import { pendingPurges } from "../users/users.ts";
+
+/** Where a page ended: the last item's exact distance (km) and order key. */
+export interface DistancePosition {
+  d: number;
+  key: string;
+}
+
+/** What a page read, for benchmarks: list calls, index entries and documents. */
+export interface DistanceWork {
+  lists: number;
+  entries: number;
+  docs: number;
+}
+
+/** One nearest-first page's request. */
+export interface DistanceQuery extends DistanceOptions {
+  /** With a geo query: distances are measured from its centre. */
+  filters: ExploreFilters;
+  /** Where the previous page ended; null or absent for the first page. */
+  after?: DistancePosition | null;
+  limit: number;
+}
+
+export interface DistanceOptions {
+  /** See `SPLIT_ABOVE`; tests lower it to walk the finest cells on a small store. */
+  splitAbove?: number;
+  /** Storage work (units of explore_stream.ts) after which a page ends early, resumable. */
+  budget?: number;
+}
+
+/**
+ * The order key of a frontier position: above every real one, so that a page ended by the budget
+ * at distance d resumes with every task at d or farther.
+ */
+export const FRONTIER_KEY = "ZZZZZZZZZZZZZZZZZZZZZZZZZZ";
+
+function unitsOf(work: DistanceWork): number {
+  return work.lists * LIST_COST + work.entries * ENTRY_COST + work.docs * DOC_COST;
+}
+
+export interface DistancePage {
+  items: ExploreItem[];
+  next: DistancePosition | null;
+  work: DistanceWork;
+}
+
+/**
+ * A cell holding more tasks than this is split into its 32 finer cells (down to the point
+ * entries' precision): a cell is read with this limit plus one, and split when it overflows.
+ */
+export const SPLIT_ABOVE = 32;
+/** Most entries of one list (a cell at the point entries' precision is read whole). */
+const MAX_LIST = 500;
+/** Most lists of one batch. */
+const MAX_BATCH_LISTS = 64;
+/** Margin on the far bound of a cell (km), against rounding in the near bound. */
+const FAR_SLACK_KM = 0.01;
+const RAD = Math.PI / 180;
+
+/** `size`: at most this many tasks (a counter's exact count, or its cell's), or -1 if unknown. */
+type CellNode = { cell: true; at: number; layer: GeoLayer; hash: string; size: number };
+type Node = CellNode | { cell: false; at: number; key: string; item: ExploreItem };
+
+/** Pops first: the smaller distance; at a tie cells (which may hold a newer task), then newer. */
+function first(a: Node, b: Node): boolean {
+  if (a.at !== b.at) return a.at < b.at;
+  if (a.cell !== b.cell) return a.cell;
+  return !a.cell && !b.cell && a.key > b.key;
+}
+
+/** A binary min-heap under `first`. */
+class Queue {
+  #items: Node[] = [];
+  /** Tasks (not cells) in the queue. */
+  items = 0;
+  peek(): Node | undefined {
+    return this.#items[0];
+  }
+  /** The distance of the queue's `n`th nearest task, or Infinity when it holds fewer. */
+  itemDistance(n: number): number {
+    if (n <= 0) return 0;
+    if (this.items < n) return Infinity;
+    const at = this.#items.filter((i) => !i.cell).map((i) => i.at).sort((a, b) => a - b);
+    return at[n - 1];
+  }
+  push(node: Node) {
+    if (!node.cell) this.items++;
+    const items = this.#items;
+    items.push(node);
+    let i = items.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!first(items[i], items[parent])) break;
+      [items[i], items[parent]] = [items[parent], items[i]];
+      i = parent;
+    }
+  }
+  pop(): Node | undefined {
+    const items = this.#items;
+    const top = items[0];
+    if (top && !top.cell) this.items--;
+    const last = items.pop();
+    if (items.length === 0 || !last) return top;
+    items[0] = last;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < items.length && first(items[l], items[m])) m = l;
+      if (r < items.length && first(items[r], items[m])) m = r;
+      if (m === i) return top;
+      [items[i], items[m]] = [items[m], items[i]];
+      i = m;
+    }
+  }
+}
+
+/**
+ * An upper bound of the distance from the point to any point of a box, from its lower bound:
+ * any two points of the box are at most its width along its widest parallel plus its height
+ * apart (triangle inequality through a corner of the two).
+ */
+function farBoundKm(near: number, box: GeoBox): number {
+  const widest = box.minLat <= 0 && box.maxLat >= 0
+    ? 0
+    : Math.min(Math.abs(box.minLat), Math.abs(box.maxLat));
+  const across = (box.maxLon - box.minLon) * RAD * Math.cos(widest * RAD);
+  const up = (box.maxLat - box.minLat) * RAD;
+  return near + (across + up) * EARTH_RADIUS_KM + FAR_SLACK_KM;
+}
+
+/** True when the task at (d, key) comes after the position in page order. */
+function isAfter(d: number, key: string, after: DistancePosition | null): boolean {
+  return !after || d > after.d || (d === after.d && key < after.key);
+}
+
+/**
+ * One page of a geo query's matches, nearest first (ties newest first), strictly after `after`.
+ * Every filter applies as in the newest-first scan (facet, spots, search words, purges). Like
+ * that scan, a page stops after a fixed amount of storage work: it may then hold fewer than
+ * `limit` items and still have a next position.
+ *
+ * Reads go in batches, each a set of lists in parallel (on Deno Deploy, one round trip): first
+ * the counters, the purges and the probes of the point's own cells (`explore_plan_distance.ts`);
+ * then every cell nearer than where the page is expected to end, split to the precision its
+ * expected density fits; then, only if the page is not yet settled, every cell nearer than its
+ * last needed match.
+ */
+export async function exploreByDistance(
+  kv: Deno.Kv,
+  query: DistanceQuery,
+): Promise<DistancePage> {
+  const { filters, limit } = query;
+  const after = query.after ?? null;
+  const splitAbove = query.splitAbove ?? SPLIT_ABOVE;
+  const budget = query.budget ?? DEFAULT_BUDGET;
+  const geo = filters.geo;
+  if (!geo) throw new Error("sort=distance needs a geo query");
+  const work: DistanceWork = { lists: 0, entries: 0, docs: 0 };
+  const queue = new Queue();
+
+  const pushCell = (layer: GeoLayer, hash: string, size: number) => {
+    const bounds = geohashBounds(hash);
+    const near = minDistanceToBoxKm(geo.lon, geo.lat, bounds);
+    if (near > geo.radiusKm + layer.maxRadiusKm) return;
+    if (after && farBoundKm(near, bounds) < after.d) return;
+    queue.push({ cell: true, at: near, layer, hash, size });
+  };
+
+  const seeds = GEO_LAYERS.flatMap((layer) =>
+    coverCircle(geo, {
+      maxCells: 1024,
+      precisions: [COUNT_PRECISION],
+      extraKm: layer.maxRadiusKm,
+    }).cells.map((hash) => ({ layer, hash }))
+  );
+  const probeCells = probeAround(kv, geo, { limit: splitAbove });
+  work.lists += probeCells.length;
+  const [hidden, sizes, probes] = await Promise.all([
+    pendingPurges(kv),
+    readCounts(kv, seeds.map((s) => explore.count("cell", s.layer.name, s.hash))),
+    Promise.all(probeCells),
+  ]);
+  const counts = new Map<string, number>();
+  seeds.forEach((s, i) => {
+    counts.set(countId(s.layer, s.hash), sizes[i]);
+    if (sizes[i] > 0) pushCell(s.layer, s.hash, sizes[i]);
+  });
+  const density = new Density(geo, probes, counts);
+
+  // A task can be listed twice (a probe's cell read again, a cell read again after it
+  // overflowed): it enters the queue once.
+  const seen = new Set<string>();
+  const keep = (key: string, card: ExploreCard) => {
+    if (seen.has(key)) return null;
+    const d = facetMatch(cardFacet(card), filters);
+    if (d === null || !isAfter(d, key, after) || hidden.has(card.userId)) return null;
+    if (filters.hasSpots && card.item.spotsLeft === 0) return null;
+    return d;
+  };
+  const take = async (found: { key: string; card: ExploreCard }[]) => {
+    let passing = found.filter((f) => keep(f.key, f.card) !== null);
+    if (filters.search.length > 0) passing = await withWords(kv, passing, filters.search, work);
+    for (const { key, card } of passing) {
+      const d = keep(key, card);
+      if (d === null) continue;
+      seen.add(key);
+      queue.push({ cell: false, at: d, key, item: { ...card.item, distanceKm: roundKm(d) } });
+    }
+  };
+
+  // The city layer's cells read whole by the probes: inside one, nothing is left to read.
+  const whole = probes.filter((p) => p.whole).map((p) => p.hash);
+  for (const probe of probes) work.entries += probe.entries.length;
+  await Promise.all(probes.map((p) => take(p.entries)));
+  const cityLayer = GEO_LAYERS[0];
+  // The density measured around the point holds as far again as a first page is expected to
+  // reach; a later page far out reads by the counters, as a ring of cells at a city's density
+  // would take thousands of lists.
+  const local = 2 * density.reach(0, limit + 1);
+  const from = after?.d ?? 0;
+  const status = ({ layer, hash, size, at }: CellNode) => {
+    if (layer === cityLayer && whole.some((w) => hash.startsWith(w))) return "read";
+    // A counter cell of few tasks is read whole in one list (a probe's tasks read again enter
+    // the queue once): split, its finer cells within reach would take a list each.
+    if (hash.length === COUNT_PRECISION && size <= splitAbove) return "fetch";
+    if (layer === cityLayer && whole.some((w) => w.startsWith(hash))) return "split";
+    const splittable = hash.length < POINT_PRECISION;
+    if (splittable && density.expected({ layer, hash, size, at }, local) > splitAbove) {
+      return "split";
+    }
+    return "fetch";
+  };
+  const split = (layer: GeoLayer, hash: string, size: number) => {
+    for (const c of BASE32) pushCell(layer, hash + c, size);
+  };
+
+  const fetch = async (cell: CellNode) => {
+    const { layer, hash, size } = cell;
+    const splittable = hash.length < POINT_PRECISION;
+    // Room for twice the expected tasks: a cell that overflows is split, which costs a batch.
+    const expected = density.expected(cell, local);
+    const room = Math.max(splitAbove, Math.ceil(2 * expected));
+    const probe = splittable
+      ? Math.min(MAX_LIST, (size >= 0 ? Math.min(size, room) : room) + 1)
+      : undefined;
+    const found: { key: string; card: ExploreCard }[] = [];
+    let point = "";
+    work.lists++;
+    const entries = kv.list<PackedCard>(explore.byPointRange(layer.name, hash), {
+      limit: probe,
+      batchSize: probe ?? MAX_LIST,
+    });
+    for await (const entry of entries) {
+      work.entries++;
+      found.push({ key: entry.key.at(-1) as string, card: unpackCard(entry.value) });
+      point = entry.key.at(-2) as string;
+    }
+    await take(found);
+    if (probe === undefined || found.length < probe) return;
+    // Overflowed: the entries came in key order, so the finer cells before the last one's were
+    // read whole; the rest are read again (their tasks read so far enter the queue once).
+    const reached = point.slice(0, hash.length + 1);
+    for (const c of BASE32) {
+      if (hash + c >= reached) pushCell(layer, hash + c, size);
+    }
+  };
+
+  const items: ExploreItem[] = [];
+  let last: DistancePosition | null = null;
+  let reach = -1;
+  for (let node = queue.pop(); node; node = queue.pop()) {
+    if (!node.cell) {
+      // The page's limit + 1st item proves that another page follows.
+      if (items.length === limit) return { items, next: last, work };
+      items.push(node.item);
+      last = { d: node.at, key: node.key };
+      continue;
+    }
+    const what = status(node);
+    if (what === "read") continue;
+    if (what === "split") {
+      split(node.layer, node.hash, node.size);
+      continue;
+    }
+    // Out of budget: end the page at this cell's distance, once the page has moved on (an
+    // item, or a frontier past the previous page's end), so that paging always progresses.
+    // Every task nearer than the cell has been emitted (it is the queue's least), and none
+    // emitted lies at its distance (a task leaves only when every cell is farther).
+    const moved = items.length > 0 || !after || node.at > after.d;
+    if (moved && unitsOf(work) >= budget) {
+      return { items, next: { d: node.at, key: FRONTIER_KEY }, work };
+    }
+    // The batch: every cell nearer than the match the page still needs last, when the queue
+    // holds that many, else every cell within the density's reach (growing batch after batch).
+    const wanted = limit + 1 - items.length;
+    const bound = queue.itemDistance(wanted);
+    reach = reach < 0
+      ? density.reach(from, wanted)
+      : Math.max(density.reach(node.at, Math.max(1, wanted - queue.items)), 2 * reach);
+    const until = bound < Infinity ? bound : reach;
+    const batch: CellNode[] = [node];
+    const held: Node[] = [];
+    while (batch.length < MAX_BATCH_LISTS) {
+      const top = queue.peek();
+      if (!top) break;
+      if (!top.cell) {
+        held.push(queue.pop()!);
+        continue;
+      }
+      if (top.at > until) break;
+      queue.pop();
+      const next = status(top);
+      if (next === "split") split(top.layer, top.hash, top.size);
+      else if (next === "fetch") batch.push(top);
+    }
+    await Promise.all(batch.map(fetch));
+    for (const h of held) queue.push(h);
+  }
+  return { items, next: null, work };
+}
+
+/** The candidates whose documents (read fresh) hold every search word, with those documents. */
+async function withWords(
+  kv: Deno.Kv,
+  candidates: { key: string; card: ExploreCard }[],
+  search: string[],
+  work: DistanceWork,
+): Promise<{ key: string; card: ExploreCard }[]> {
+  const kept: { key: string; card: ExploreCard }[] = [];
+  for (let i = 0; i < candidates.length; i += GETMANY_MAX) {
+    const group = candidates.slice(i, i + GETMANY_MAX);
+    const docs = await kv.getMany<PackedDoc[]>(
+      group.map((c) => explore.all(paymentOf(c.card.item.budget), c.key)),
+    );
+    work.docs += group.length;
+    docs.forEach((entry, j) => {
+      const doc = entry.value && unpackDoc(entry.value);
+      if (doc && matchesTerms(search, doc.terms)) kept.push({ key: group[j].key, card: doc });
+    });
+  }
+  return kept;
+}
+
+async function readCounts(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<number[]> {
+  const groups: Deno.KvKey[][] = [];
+  for (let i = 0; i < keys.length; i += GETMANY_MAX) groups.push(keys.slice(i, i + GETMANY_MAX));
+  const read = await Promise.all(groups.map((g) => kv.getMany<Deno.KvU64[]>(g)));
+  return read.flat().map((e) => (e.value ? Number(e.value.value) : 0));
+}

@@ -1,0 +1,47 @@
+/**
+ * What the explore planner and its drivers share: a driver (index prefixes and the size the
+ * counters give them), the query it plans for, the counter reader, and the helpers both use.
+ * A module of its own so that the planner and its drivers import it instead of each other.
+ */
+import type { ExploreFilters } from "../../domain/explore.ts";
+import { MAX_BATCH, PrefixStream, Work } from "./explore_stream.ts";
+
+/** One way to scan for a query's matches: index prefixes merged newest first. */
+export interface Driver {
+  /** Which index drives, for benchmarks and logs. */
+  name: string;
+  estimate: number;
+  /** An upper bound of the size when the estimate may be far too low (geo). */
+  upper?: number;
+  /**
+   * True when, with a search, every candidate its entries pass costs a document read: to learn
+   * its words (geo, country, name), or its card for a filter a word entry cannot check.
+   */
+  wordsFromDocs: boolean;
+  /** Lists its streams take beyond one, when the count matters (a word read zone by zone). */
+  lists?: number;
+  /** True when it reads only the zones that reach the search circle (a word within a circle). */
+  zoned?: boolean;
+  /**
+   * Its streams; `depth`, the share of its entries the page is expected to read (0 to 1), sizes
+   * the first lists of the drivers whose counters are exact (geo and bbox size their own).
+   */
+  streams: (depth?: number) => PrefixStream[];
+}
+
+/** A first batch of at least `batch`, deep enough for `expected` entries (within `MAX_BATCH`). */
+export function deepBatch(batch: number, expected: number): number {
+  return Math.max(batch, Math.min(MAX_BATCH, Math.ceil(expected) + 1));
+}
+
+/** Where the scan starts and how large a page it fills. */
+export interface PlanQuery {
+  filters: ExploreFilters;
+  /** The order key to resume below, or null for the first page. */
+  after: string | null;
+  limit: number;
+  work: Work;
+}
+
+/** Reads counters (ten keys per getMany); 0 for a counter never written. */
+export type CounterReader = (keys: Deno.KvKey[]) => Promise<number[]>;

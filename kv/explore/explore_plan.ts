@@ -1,0 +1,158 @@
+/**
+ * The explore planner: every filter offers a driver (a set of index prefixes and the size the
+ * counters give it), and the cheapest drives the scan; the others are checked on the facet.
+ */
+import { type CounterReader, deepBatch, type Driver, type PlanQuery } from "./explore_driver.ts";
+import { geoDriver } from "./explore_plan_geo.ts";
+import { bboxDriver } from "./explore_bbox.ts";
+import {
+  DOC_COST,
+  FIRST_BATCH,
+  LIST_COST,
+  MAX_FIRST_BATCH,
+  PrefixStream,
+  Work,
+} from "./explore_stream.ts";
+import { Payment } from "../../domain/tasks/task.ts";
+import { wordDrivers } from "./explore_plan_words.ts";
+import { explore } from "../keyspace.ts";
+import { GETMANY_MAX } from "../store/limits.ts";
+import { keyId } from "../tasks/task_indexes.ts";
+
+/**
+ * A counter reader for one plan: drivers overlap (the geo driver and the zones read the same
+ * cell counters, the payment and zone shares the same class counters), so each key is read once.
+ */
+function counterReader(kv: Deno.Kv, work: Work): CounterReader {
+  const read = new Map<string, Promise<number>>();
+  return (keys) => {
+    const fresh = [...new Map(keys.map((k) => [keyId(k), k])).entries()]
+      .filter(([id]) => !read.has(id));
+    for (let i = 0; i < fresh.length; i += GETMANY_MAX) {
+      const group = fresh.slice(i, i + GETMANY_MAX);
+      const values = kv.getMany<Deno.KvU64[]>(group.map(([, key]) => key));
+      group.forEach(([id], j) =>
+        read.set(id, values.then((v) => (v[j].value ? Number(v[j].value.value) : 0)))
+      );
+    }
+    work.units += fresh.length * DOC_COST;
+    return Promise.all(keys.map((k) => read.get(keyId(k))!));
+  };
+}
+
+/** The candidate drivers of a query, with estimated sizes; the smallest wins. */
+export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
+  const { filters, after, work } = query;
+  // A page needs limit + 1 matches: a first batch smaller than that takes a second round trip
+  // even when every entry matches.
+  const batch = Math.min(MAX_FIRST_BATCH, Math.max(FIRST_BATCH, query.limit + 1));
+  const prefixStreams = (prefixes: Deno.KvKey[], sizes: number[] = []) => (depth = 0) =>
+    prefixes.map((prefix, i) =>
+      new PrefixStream(kv, {
+        prefix,
+        before: after,
+        work,
+        batch: deepBatch(batch, depth * (sizes[i] ?? 0)),
+      })
+    );
+  const classes: Payment[] = filters.payment === undefined
+    ? [...Payment.options]
+    : [filters.payment];
+  const base = (sizes: number[]): Driver => ({
+    name: filters.payment === undefined ? "all" : "payment",
+    estimate: sizes.reduce((a, b) => a + b, 0),
+    wordsFromDocs: false,
+    streams: prefixStreams(classes.map((c) => explore.allPrefix(c)), sizes),
+  });
+  const hasIndexedFilter = filters.geo || filters.countryCode !== undefined ||
+    filters.cityName !== undefined || filters.regionName !== undefined ||
+    filters.search.length > 0 || filters.bbox !== undefined;
+  if (!hasIndexedFilter) return base([]);
+
+  const counts = counterReader(kv, work);
+  // Both classes, whatever the query asks for: their sum sizes the other filters' pass rates.
+  const classCounts = counts(Payment.options.map((c) => explore.countByPayment(c)));
+  const pending: Promise<Driver | null>[] = [
+    classCounts.then((n) => base(classes.map((c) => n[Payment.options.indexOf(c)]))),
+  ];
+  if (filters.geo) pending.push(geoDriver(kv, counts, { ...query, geo: filters.geo }));
+  if (filters.bbox) pending.push(bboxDriver(kv, counts, { ...query, bbox: filters.bbox }));
+  if (filters.countryCode !== undefined) {
+    const cc = filters.countryCode;
+    pending.push(
+      counts([explore.count("country", cc)]).then(([n]) => ({
+        name: "country",
+        estimate: n,
+        wordsFromDocs: true,
+        streams: prefixStreams([explore.byCountryPrefix(cc)], [n]),
+      })),
+    );
+  }
+  if (filters.cityName !== undefined) {
+    const name = filters.cityName;
+    pending.push(
+      counts([explore.count("name", name, "city")]).then(([n]) => ({
+        name: "cityName",
+        estimate: n,
+        wordsFromDocs: true,
+        streams: prefixStreams([explore.byNamePrefix(name, "city")], [n]),
+      })),
+    );
+  } else if (filters.regionName !== undefined) {
+    const name = filters.regionName;
+    pending.push(
+      counts([explore.count("name", name, "city"), explore.count("name", name, "other")])
+        .then(([a, b]) => ({
+          name: "regionName",
+          estimate: a + b,
+          wordsFromDocs: true,
+          streams: prefixStreams([
+            explore.byNamePrefix(name, "city"),
+            explore.byNamePrefix(name, "other"),
+          ], [a, b]),
+        })),
+    );
+  }
+  const wordPending: Promise<Driver[]>[] = [];
+  if (filters.search.length > 0) {
+    const overflow = counts([explore.count("overflow")]).then(([n]) => n);
+    const needsCards = filters.geo !== undefined || filters.bbox !== undefined ||
+      filters.countryCode !== undefined || filters.cityName !== undefined ||
+      filters.regionName !== undefined;
+    const shared = { overflow, after, work, batch, geo: filters.geo ?? null, needsCards };
+    for (const word of filters.search) wordPending.push(wordDrivers(kv, word, shared));
+  }
+  const drivers = [
+    ...(await Promise.all(pending)).filter((d): d is Driver => d !== null),
+    ...(await Promise.all(wordPending)).flat(),
+  ];
+  const total = Math.max(1, (await classCounts).reduce((a, b) => a + b, 0));
+  // The other filters pass about the share of tasks their own counts hold (taken as
+  // independent), so the page reads about (limit + 1) / that share of the driver's entries:
+  // asked for in its first lists, a search within a circle reads the word's entries down to
+  // there in one list instead of one round trip per doubled batch. A word read in the circle's
+  // zones only has passed most of the circle already: the circle's share of those zones' tasks
+  // (the geo driver's estimate over its cells' count) is what is left to pass.
+  const share = (d: Driver, of: Driver) =>
+    of.zoned && d.name === "geo" && d.upper
+      ? Math.min(1, d.estimate / d.upper)
+      : Math.min(1, d.estimate / total);
+  const passOthers = (of: Driver) => drivers.reduce((p, d) => d === of ? p : p * share(d, of), 1);
+  // A scan's length to fill a page is about proportional to its driver's size, but not its cost
+  // per candidate: with a search, a geo, country or name scan reads a document for every
+  // candidate its facet passes, only to learn the words, while a word scan rejects on the facet
+  // alone. Against a word scan, whose count is exact, a geo scan counts at its upper bound: its
+  // estimate assumes tasks spread evenly over coarse cells, far too low for a circle on a city
+  // (docs/explore.md, "Planner"). A word read zone by zone also pays a list per zone.
+  const cost = (d: Driver) => {
+    const docs = filters.search.length > 0 && d.wordsFromDocs;
+    const size = docs ? (d.upper ?? d.estimate) : d.estimate;
+    const read = Math.min(size, (query.limit + 1) / Math.max(1e-9, passOthers(d)));
+    return read * (docs ? 1 + DOC_COST : 1) + (d.lists ?? 0) * (LIST_COST + FIRST_BATCH);
+  };
+  // Ties go to the narrower index: the base one comes first and is only kept when strictly smaller.
+  const best = drivers.reduce((best, d) => (cost(d) <= cost(best) ? d : best));
+  const pass = passOthers(best);
+  const depth = Math.min(1, (query.limit + 1) / Math.max(1, best.estimate * pass));
+  return { ...best, streams: () => best.streams(depth) };
+}

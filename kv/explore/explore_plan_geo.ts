@@ -1,0 +1,198 @@
+/**
+ * The planner's geographic part: the cells of each geo layer that a search circle reaches, read at
+ * the precision that costs least.
+ */
+import { cellAreaKm2 } from "../../domain/geo/geohash.ts";
+import { coverCircle } from "../../domain/geo/geohash_cover.ts";
+import { capAreaKm2 } from "../../domain/geo/geo.ts";
+import type { GeoFilter } from "../../domain/explore.ts";
+import { COUNT_PRECISION, GEO_LAYERS, type GeoLayer } from "./explore_index.ts";
+import type { CounterReader, Driver, PlanQuery } from "./explore_driver.ts";
+import {
+  ENTRY_COST,
+  FIRST_BATCH,
+  LIST_COST,
+  MAX_FIRST_BATCH,
+  PrefixStream,
+} from "./explore_stream.ts";
+import { explore } from "../keyspace.ts";
+import { countId, Density, type Probe, probeAround } from "./explore_plan_distance.ts";
+
+/** Most cells a finer cover may take before the planner stops considering it (CPU bound). */
+export const MAX_FINE_CELLS = 32;
+/**
+ * How much deeper than the even-spread estimate a cover is planned for; 3 read the fewest
+ * entries and lists at 100k and 1M bench tasks among 1, 2, 3 and 10.
+ */
+const SHARE_SAFETY = 3;
+/**
+ * A circle up to this radius (km) also reads the city cells around its centre (probes of about
+ * 4.9 and 1.2 km) alongside its counters: the local density sizes its first lists, which an
+ * even spread over precision-2 cells sets far too shallow in a city (a page then waited for two
+ * refills, one after another).
+ */
+const PROBED_RADIUS_KM = 30;
+const PROBE_PRECISIONS = [5, 6];
+const PROBE_LIMIT = 32;
+/** First lists read this many times what the centre's density says (it falls off within a city). */
+const DENSITY_SAFETY = 2;
+
+interface CellPlan {
+  cell: string;
+  /** Tasks the cell holds: exact at the counters' precision, else an even-spread estimate. */
+  size: number;
+}
+
+/**
+ * Storage work to read a cell's stream down to the page's frontier: a list, then the fraction
+ * `share` of its entries that is newer than the frontier (at least a first batch, at most all).
+ */
+function streamCost(size: number, share: number): number {
+  return LIST_COST + Math.min(size, Math.max(FIRST_BATCH, share * size)) * ENTRY_COST;
+}
+
+/**
+ * The cells that cover one counter cell's part of the search circle, at whichever precision
+ * costs least: the counter cell itself (one list, its exact count known) where it is sparse,
+ * or its finer cells inside the circle where fewer entries outweigh more list calls.
+ */
+function cheapestCells(
+  { cell: parent, count }: { cell: string; count: number },
+  finer: string[][],
+  share: number,
+): CellPlan[] {
+  let best: CellPlan[] = [{ cell: parent, size: count }];
+  let bestCost = streamCost(count, share);
+  for (const cells of finer) {
+    const inside = cells.filter((c) => c.startsWith(parent));
+    if (inside.length === 0) continue;
+    const size = count / 32 ** (inside[0].length - parent.length);
+    const cost = inside.length * streamCost(size, share);
+    if (cost < bestCost) {
+      best = inside.map((cell) => ({ cell, size }));
+      bestCost = cost;
+    }
+  }
+  return best;
+}
+
+/**
+ * The geo driver: per layer, the search circle widened by the layer's largest task radius,
+ * covered cell by counter cell at the cheapest precision (see `cheapestCells`). Counters of the
+ * coarse cells estimate the count (assuming an even spread inside each cell), skip cells known
+ * to be empty, and size each stream's first batch to what the page is expected to need from it,
+ * so that a sparse cell is read whole in one list.
+ */
+export async function geoDriver(
+  kv: Deno.Kv,
+  counts: CounterReader,
+  query: PlanQuery & { geo: GeoFilter },
+): Promise<Driver> {
+  const { geo, after, limit, work } = query;
+  const layers = GEO_LAYERS.map((layer) => {
+    const extraKm = layer.maxRadiusKm;
+    const coarse =
+      coverCircle(geo, { maxCells: 1024, precisions: [COUNT_PRECISION], extraKm }).cells;
+    // Finer covers within MAX_FINE_CELLS; coverCircle falls back to the counters' precision
+    // (without enumerating the finer grid) when one would take more.
+    const finer = layer.precisions.filter((p) => p > COUNT_PRECISION).map((p) =>
+      coverCircle(geo, { maxCells: MAX_FINE_CELLS, precisions: [p, COUNT_PRECISION], extraKm })
+    ).filter((c) => c.precision > COUNT_PRECISION).map((c) => c.cells);
+    return { layer, coarse, finer };
+  });
+  const counterKeys: Deno.KvKey[] = [];
+  for (const { layer, coarse } of layers) {
+    for (const cell of coarse) counterKeys.push(explore.count("cell", layer.name, cell));
+  }
+  const probing = geo.radiusKm <= PROBED_RADIUS_KM && after === null
+    ? Promise.all(probeAround(kv, geo, { limit: PROBE_LIMIT, precisions: PROBE_PRECISIONS }))
+    : null;
+  const [n, probes] = await Promise.all([counts(counterKeys), probing]);
+  if (probes) {
+    work.lists += probes.length;
+    for (const p of probes) work.entries += p.entries.length;
+    work.units += probes.reduce((u, p) => u + LIST_COST + p.entries.length * ENTRY_COST, 0);
+  }
+  let estimate = 0;
+  let upper = 0;
+  let at = 0;
+  const sized = layers.map(({ layer, coarse, finer }) => {
+    const parents = coarse.map((cell) => ({ cell, count: n[at++] })).filter((p) => p.count > 0);
+    let inCells = 0;
+    let area = 0;
+    for (const p of parents) {
+      inCells += p.count;
+      area += cellAreaKm2(p.cell);
+    }
+    upper += inCells;
+    if (inCells > 0) {
+      estimate += inCells * Math.min(1, capAreaKm2(geo.radiusKm + layer.maxRadiusKm) / area);
+    }
+    return { layer, parents, finer };
+  });
+  // The page ends at the frontier where limit + 1 matches are found; with matches spread evenly
+  // in time, every stream is read down to the same share of its entries.
+  const share = Math.min(1, (limit + 1) / Math.max(estimate, 1));
+  // Covers are chosen as if the page read deeper than that: the estimate counts a radius class
+  // up to its largest radius and assumes an even spread, so it runs high outside cities, and a
+  // coarse cell read deeper than planned costs in proportion to its whole size.
+  const planShare = Math.min(1, SHARE_SAFETY * share);
+  const deep = probes ? localDepth(geo, { layers, counts: n, probes, limit }) : null;
+  const plans: { prefix: Deno.KvKey; batch: number }[] = [];
+  for (const { layer, parents, finer } of sized) {
+    for (const parent of parents) {
+      for (const { cell, size } of cheapestCells(parent, finer, planShare)) {
+        // One more than expected, so that a stream read whole knows it is done.
+        const even = Math.ceil(share * size) + 1;
+        const local = deep ? deep(layer, cell, parent.count) : 0;
+        const batch = Math.min(MAX_FIRST_BATCH, Math.max(FIRST_BATCH, even, local));
+        plans.push({ prefix: explore.byCellPrefix(layer.name, cell), batch });
+      }
+    }
+  }
+  return {
+    name: "geo",
+    estimate,
+    upper,
+    wordsFromDocs: true,
+    streams: () =>
+      plans.map((p) =>
+        new PrefixStream(kv, { prefix: p.prefix, before: after, work, batch: p.batch })
+      ),
+  };
+}
+
+/**
+ * First batches from the density around a small circle's centre: with matches spread evenly in
+ * time, the page reads the same newest share of every stream, (limit + 1) / the matches the
+ * circle holds, of a cell holding at most its counter cell's tasks.
+ */
+function localDepth(
+  geo: GeoFilter,
+  { layers, counts, probes, limit }: {
+    layers: { layer: GeoLayer; coarse: string[] }[];
+    counts: number[];
+    probes: Probe[];
+    limit: number;
+  },
+): (layer: GeoLayer, cell: string, parentCount: number) => number {
+  const byCell = new Map<string, number>();
+  let at = 0;
+  for (const { layer, coarse } of layers) {
+    for (const cell of coarse) byCell.set(countId(layer, cell), counts[at++]);
+  }
+  const density = new Density(geo, probes, byCell);
+  // A radius-type task matches from as far as the circle plus its own radius (taken at half its
+  // class's largest), but no layer holds more than its counter cells' tasks.
+  const matches = layers.reduce((sum, { layer, coarse }, l) => {
+    const reach = capAreaKm2(geo.radiusKm + layer.maxRadiusKm / 2);
+    const before = layers.slice(0, l).reduce((n, x) => n + x.coarse.length, 0);
+    const inCells = counts.slice(before, before + coarse.length).reduce((a, b) => a + b, 0);
+    return sum + Math.min(inCells, density.perKm2(layer) * reach);
+  }, 0);
+  const share = Math.min(1, (limit + 1) / Math.max(1, matches));
+  return (layer, cell, parentCount) => {
+    const held = Math.min(parentCount, density.perKm2(layer) * cellAreaKm2(cell));
+    return Math.ceil(DENSITY_SAFETY * share * held) + 1;
+  };
+}

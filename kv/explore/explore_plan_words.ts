@@ -1,0 +1,204 @@
+/**
+ * The planner's word part: a query word drives by the dictionary words it starts, each read in
+ * the zones that can reach the query's circle (all of them without one), merged newest first.
+ */
+import type { GeoFilter } from "../../domain/explore.ts";
+import { coverCircle } from "../../domain/geo/geohash_cover.ts";
+import {
+  COUNT_PRECISION,
+  FAR_ZONE_MARK,
+  FAR_ZONE_PRECISION,
+  GEO_LAYERS,
+  NEAR_REACH_KM,
+} from "./explore_index.ts";
+import { deepBatch, type Driver } from "./explore_driver.ts";
+import {
+  type EntryValue,
+  FIRST_BATCH,
+  LIST_COST,
+  PrefixStream,
+  type Work,
+} from "./explore_stream.ts";
+import { indexCovers } from "./explore_words.ts";
+import { explore } from "../keyspace.ts";
+
+/** A query word expanding to more dictionary words than this drives no scan. */
+export const MAX_EXPANSION = 32;
+/** Most dictionary entries (a word in a zone each) a query word's expansion may list. */
+const MAX_DICTIONARY = 1000;
+/**
+ * Entries of a query word's range read alongside the dictionary on a first page: a word with
+ * fewer is then read whole, and its page waits for no list of its own.
+ */
+export const WHOLE_WORD = 128;
+const WORD_END = "\u{10FFFF}";
+
+/** One dictionary word in one zone, and how many tasks it holds there. */
+interface ZoneCount {
+  word: string;
+  zone: string;
+  size: number;
+}
+
+/** The dictionary (word, zone) counts a query word starts; null past the caps. */
+async function expandWord(kv: Deno.Kv, prefix: string, work: Work): Promise<ZoneCount[] | null> {
+  const found: ZoneCount[] = [];
+  const words = new Set<string>();
+  const root = explore.wordsPrefix();
+  const iter = kv.list<Deno.KvU64>(
+    { start: [...root, prefix], end: [...root, prefix + WORD_END] },
+    { limit: MAX_DICTIONARY, batchSize: MAX_DICTIONARY },
+  );
+  let listed = 0;
+  for await (const entry of iter) {
+    listed++;
+    const size = Number(entry.value.value);
+    if (size === 0) continue;
+    const word = entry.key[1] as string;
+    words.add(word);
+    found.push({ word, zone: entry.key[2] as string, size });
+  }
+  work.lists++;
+  work.units += LIST_COST + listed;
+  if (words.size > MAX_EXPANSION || listed === MAX_DICTIONARY) return null;
+  return found;
+}
+
+/**
+ * The word zones a search circle can draw matches from: near zones (counter cells) within the
+ * near layers' reach of it, far zones within the largest radius class's.
+ */
+export function zonesReaching(geo: GeoFilter): Set<string> {
+  const near = coverCircle(geo, {
+    maxCells: 1024,
+    precisions: [COUNT_PRECISION],
+    extraKm: NEAR_REACH_KM,
+  }).cells;
+  const farKm = Math.max(...GEO_LAYERS.map((layer) => layer.maxRadiusKm));
+  const far = coverCircle(geo, { maxCells: 1024, precisions: [FAR_ZONE_PRECISION], extraKm: farKm })
+    .cells.map((cell) => FAR_ZONE_MARK + cell);
+  return new Set([...near, ...far]);
+}
+
+/** What the drivers of every query word share. */
+export interface WordPlan {
+  /** Tasks with more words than are indexed, which every search reads too. */
+  overflow: Promise<number>;
+  after: string | null;
+  work: Work;
+  /** Entries of a single stream's first read (a whole page). */
+  batch: number;
+  /** The search circle, whose zones alone are read; null without one. */
+  geo: GeoFilter | null;
+  /**
+   * True when the query has a filter that a word entry (which carries the payment class only)
+   * cannot check, so that every candidate costs a document read (its card).
+   */
+  needsCards: boolean;
+}
+
+/**
+ * A query word drives by the dictionary words it starts in the zones that matter, plus the
+ * overflow tasks; not when it could start a word the index leaves out (see `indexCovers`).
+ */
+export async function wordDrivers(
+  kv: Deno.Kv,
+  prefix: string,
+  plan: WordPlan,
+): Promise<Driver[]> {
+  const { overflow, after, work, batch, geo } = plan;
+  if (!indexCovers(prefix)) return [];
+  // Most query words hold few tasks: read whole alongside the dictionary, their page waits for
+  // no list of its own.
+  const [expansion, extra, whole] = await Promise.all([
+    expandWord(kv, prefix, work),
+    overflow,
+    after === null ? readWhole(kv, prefix, work) : null,
+  ]);
+  if (!expansion) return [];
+  const reach = geo ? zonesReaching(geo) : null;
+  const zones = expansion.filter((z) => reach === null || reach.has(z.zone));
+  const complete = whole !== null && whole.length < WHOLE_WORD;
+  const groups = complete ? groupByZone(whole, reach) : null;
+  const estimate =
+    (groups
+      ? [...groups.values()].reduce((n, g) => n + g.length, 0)
+      : zones.reduce((n, z) => n + z.size, 0)) + extra;
+  const lists = (groups ? 0 : zones.length) + (extra > 0 ? 1 : 0);
+  return [{
+    name: "search",
+    estimate,
+    wordsFromDocs: plan.needsCards,
+    lists,
+    zoned: reach !== null,
+    streams: (depth = 0) => {
+      const streams: PrefixStream[] = [];
+      if (groups) {
+        for (const [id, entries] of groups) {
+          const [word, zone] = JSON.parse(id) as [string, string];
+          const prefix = explore.byWordZonePrefix(word, zone);
+          const stream = new PrefixStream(kv, { prefix, before: after, work });
+          // Newest first, and known to be all: the stream never lists.
+          stream.preload(entries.reverse(), entries.length + 1);
+          streams.push(stream);
+        }
+      } else {
+        // A zone read alone holds the whole page; merged zones share it.
+        const first = zones.length === 1 ? batch : FIRST_BATCH;
+        for (const z of zones) {
+          const prefix = explore.byWordZonePrefix(z.word, z.zone);
+          const size = deepBatch(Math.min(first, z.size + 1), depth * z.size);
+          streams.push(new PrefixStream(kv, { prefix, before: after, work, batch: size }));
+        }
+      }
+      if (extra > 0) {
+        const size = deepBatch(FIRST_BATCH, depth * extra);
+        streams.push(
+          new PrefixStream(kv, {
+            prefix: explore.overflowPrefix(),
+            before: after,
+            work,
+            batch: size,
+          }),
+        );
+      }
+      return streams;
+    },
+  }];
+}
+
+/** The word entries of a complete read, by (word, zone), oldest first; only reached zones. */
+function groupByZone(
+  entries: Deno.KvEntry<EntryValue>[],
+  reach: Set<string> | null,
+): Map<string, Deno.KvEntry<EntryValue>[]> {
+  const groups = new Map<string, Deno.KvEntry<EntryValue>[]>();
+  for (const entry of entries) {
+    const [, word, zone] = entry.key as [string, string, string, string];
+    if (reach !== null && !reach.has(zone)) continue;
+    const id = JSON.stringify([word, zone]);
+    const group = groups.get(id);
+    if (group) group.push(entry);
+    else groups.set(id, [entry]);
+  }
+  return groups;
+}
+
+/** Up to `WHOLE_WORD` entries of every word a query word starts, in key order. */
+async function readWhole(
+  kv: Deno.Kv,
+  prefix: string,
+  work: Work,
+): Promise<Deno.KvEntry<EntryValue>[]> {
+  const root = explore.byWordRoot();
+  const entries: Deno.KvEntry<EntryValue>[] = [];
+  const iter = kv.list<EntryValue>(
+    { start: [...root, prefix], end: [...root, prefix + WORD_END] },
+    { limit: WHOLE_WORD, batchSize: WHOLE_WORD },
+  );
+  for await (const entry of iter) entries.push(entry);
+  work.lists++;
+  work.entries += entries.length;
+  work.units += LIST_COST + entries.length;
+  return entries;
+}

@@ -1,0 +1,238 @@
+/**
+ * Newest-first streams over explore index prefixes, and their union: the merge that lets many
+ * geohash cells or dictionary words be read as one list, a small batch at a time.
+ */
+import type { Payment } from "../../domain/tasks/task.ts";
+import {
+  cardFacet,
+  type ExploreCard,
+  type Facet,
+  type PackedCard,
+  type PackedDoc,
+  readFacet,
+  unpackCard,
+} from "./explore_index.ts";
+import { PACKED_ITEM_LENGTH } from "../tasks/packed_item.ts";
+
+/**
+ * One candidate: its order key, its payment class (which names its document's key), its facet
+ * when the entry gives one (all but word entries), its card when the index holds it (geo,
+ * country, name, all) and its search words when the index holds the whole document (all).
+ */
+export interface Candidate {
+  key: string;
+  payment: Payment;
+  facet?: Facet;
+  card?: ExploreCard;
+  terms?: string[];
+}
+
+/**
+ * Value of an index entry: a word's paid flag, a facet (overflow), a packed card (geo, point,
+ * country, name) or a packed document (all).
+ */
+export type EntryValue = boolean | Facet | PackedCard | PackedDoc;
+
+/** A candidate from an index entry's value. */
+export function candidateOf(key: string, value: EntryValue): Candidate {
+  if (typeof value === "boolean") return { key, payment: value ? "Paid" : "Pro-bono" };
+  // A facet starts with its longitude, a packed card with the task's id.
+  if (typeof value[0] === "number") {
+    const facet = value as Facet;
+    return { key, payment: readFacet(facet).payment, facet };
+  }
+  const packed = value as PackedCard | PackedDoc;
+  const card = unpackCard(packed);
+  const facet = cardFacet(card);
+  return {
+    key,
+    payment: readFacet(facet).payment,
+    facet,
+    card,
+    terms: packed.length === PACKED_ITEM_LENGTH + 3
+      ? packed[PACKED_ITEM_LENGTH + 2] as string[]
+      : undefined,
+  };
+}
+
+/** Counts the storage work of one query, so that a page can stop at a fixed budget. */
+export class Work {
+  units = 0;
+  lists = 0;
+  entries = 0;
+  docs = 0;
+}
+
+// Relative costs of the local backend's operations, in units of one listed entry, so that a
+// budget in units bounds a page's time (docs/explore.md, "Planner").
+export const LIST_COST = 30;
+export const ENTRY_COST = 1;
+export const DOC_COST = 7;
+
+// The prototype found 16 the best first batch; later batches grow when a stream keeps giving.
+export const FIRST_BATCH = 16;
+/** Largest first batch a planner may ask for, when counters say a stream is worth reading whole. */
+export const MAX_FIRST_BATCH = 256;
+/** Largest batch of any list, so that one list's entries stay within a few hundred KiB. */
+export const MAX_BATCH = 512;
+
+/** Entries of one key prefix whose last part is an order key, newest first, below `before`. */
+export class PrefixStream {
+  #buffer: Candidate[] = [];
+  #at = 0;
+  #taken = 0;
+  #done = false;
+  #batch: number;
+  #before: string | null;
+
+  private readonly prefix: Deno.KvKey;
+  private readonly work: Work;
+
+  constructor(
+    private readonly kv: Deno.Kv,
+    stream: {
+      prefix: Deno.KvKey;
+      /** Only entries strictly older than this order key; null for the newest. */
+      before: string | null;
+      work: Work;
+      /** Entries of the first read. */
+      batch?: number;
+    },
+  ) {
+    this.prefix = stream.prefix;
+    this.work = stream.work;
+    this.#before = stream.before;
+    this.#batch = stream.batch ?? FIRST_BATCH;
+  }
+
+  /**
+   * Takes the entries of a list already read (newest first, below `before`, at most `batch`) as
+   * this stream's first fill: a planner that guessed the stream can read it in its own round trip.
+   */
+  preload(entries: Deno.KvEntry<EntryValue>[], batch: number): void {
+    this.#buffer = entries.map((e) => candidateOf(e.key[e.key.length - 1] as string, e.value));
+    this.#at = 0;
+    if (entries.length < batch) this.#done = true;
+    else this.#before = this.#buffer[this.#buffer.length - 1].key;
+    this.#batch = Math.min(MAX_BATCH, batch * 2);
+  }
+
+  /**
+   * Asks the next fill for at least `entries` (at most `MAX_BATCH`): a planner that expects the
+   * page to read deep into this stream gets there in one list rather than by doubling batches.
+   */
+  expect(entries: number): void {
+    this.#batch = Math.max(this.#batch, Math.min(MAX_BATCH, Math.ceil(entries)));
+  }
+
+  /** True when the buffer is spent but the store may hold more. */
+  get needsFill(): boolean {
+    return this.#at >= this.#buffer.length && !this.#done;
+  }
+
+  /** The newest remaining candidate, once filled; null at the end. */
+  get head(): Candidate | null {
+    return this.#at < this.#buffer.length ? this.#buffer[this.#at] : null;
+  }
+
+  /** Read but not yet taken. */
+  get buffered(): number {
+    return this.#buffer.length - this.#at;
+  }
+
+  /** Taken so far: the stream's share of the merge. */
+  get taken(): number {
+    return this.#taken;
+  }
+
+  /** True when the store may hold more than was read. */
+  get more(): boolean {
+    return !this.#done;
+  }
+
+  advance(): void {
+    this.#at++;
+    this.#taken++;
+  }
+
+  /**
+   * Reads the next batch, strictly older than everything read so far, after what is still
+   * buffered; `cap` bounds a batch that would otherwise have doubled past what the page is
+   * expected to need.
+   */
+  async fill(cap = Infinity): Promise<void> {
+    const selector: Deno.KvListSelector = this.#before === null
+      ? { prefix: this.prefix }
+      : { start: this.prefix, end: [...this.prefix, this.#before] };
+    const batch = Math.min(this.#batch, Math.max(FIRST_BATCH, Math.ceil(cap)));
+    const buffer: Candidate[] = [];
+    const iter = this.kv.list<EntryValue>(selector, {
+      reverse: true,
+      limit: batch,
+      batchSize: batch,
+    });
+    for await (const entry of iter) {
+      buffer.push(candidateOf(entry.key[entry.key.length - 1] as string, entry.value));
+    }
+    this.work.lists++;
+    this.work.entries += buffer.length;
+    this.work.units += LIST_COST + buffer.length * ENTRY_COST;
+    this.#buffer = this.#at < this.#buffer.length
+      ? [...this.#buffer.slice(this.#at), ...buffer]
+      : buffer;
+    this.#at = 0;
+    if (buffer.length < batch) this.#done = true;
+    else this.#before = buffer[buffer.length - 1].key;
+    this.#batch = Math.min(MAX_BATCH, batch * 2);
+  }
+}
+
+/** Several streams merged newest first; a candidate found in more than one comes out once. */
+export class UnionStream {
+  constructor(private readonly streams: PrefixStream[]) {}
+
+  /**
+   * The newest remaining candidate of all streams, or null when all are spent; `need`, the
+   * entries the caller still expects to read, bounds what a refill reads.
+   */
+  async next(need = Infinity): Promise<Candidate | null> {
+    const empty = this.streams.filter((s) => s.needsFill);
+    if (empty.length > 0) await Promise.all(this.#refills(empty, need));
+    let best: Candidate | null = null;
+    for (const s of this.streams) {
+      const head = s.head;
+      if (head && (best === null || head.key > best.key)) best = head;
+    }
+    if (best === null) return null;
+    for (const s of this.streams) {
+      // Prefer the copy that carries the most: the document, else the card.
+      if (s.head?.key === best.key) {
+        if (richness(s.head) > richness(best)) best = s.head;
+        s.advance();
+      }
+    }
+    return best;
+  }
+
+  /**
+   * The empty streams' refills, and in the same round trip those of the streams that, at their
+   * share of the merge so far, will run dry before the page ends: refilled one by one as each ran
+   * dry, a sparse geo page took ~7 sequential round trips at 1M bench tasks.
+   */
+  #refills(empty: PrefixStream[], need: number): Promise<void>[] {
+    const fills = empty.map((s) => s.fill(need));
+    if (need === Infinity) return fills;
+    const taken = this.streams.reduce((sum, s) => sum + s.taken, 0);
+    if (taken === 0) return fills;
+    for (const s of this.streams) {
+      if (s.needsFill || !s.more) continue;
+      const expected = need * s.taken / taken;
+      if (s.buffered < expected) fills.push(s.fill(expected - s.buffered));
+    }
+    return fills;
+  }
+}
+
+function richness(c: Candidate): number {
+  return c.terms ? 2 : c.card ? 1 : 0;
+}

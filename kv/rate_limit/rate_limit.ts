@@ -1,0 +1,389 @@
+/**
+ * Request budgets (the hot path) kept exact on any number of instances: each instance leases
+ * blocks of units from a subject's shared window in a checked atomic, spends them in memory, and
+ * gives back what is left at the flush after the lease ends. The exact limits of rare actions
+ * (one atomic per use) are in `kv/rate_limit/exact_limit.ts`.
+ */
+import { AsyncResource } from "node:async_hooks";
+import { commit } from "../commit.ts";
+import { type Grant, LeaseLedger } from "../../domain/rate_limit/lease_ledger.ts";
+import type { SliceRule } from "../../domain/rate_limit/lease_claims.ts";
+import type { WindowDecision } from "../../domain/rate_limit/rate_window.ts";
+import { readWindow } from "./exact_limit.ts";
+import {
+  giveBack,
+  grantAtomic,
+  type LeaseSubject,
+  raiseClaim,
+  reclaimOwn,
+} from "./lease_records.ts";
+import { sweepRateSlots } from "./rate_sweep.ts";
+import {
+  ACTIVE_MS,
+  type FlushRider,
+  GRANT_ROUNDS,
+  GRANTS_IN_FLIGHT,
+  KEEP_MS,
+  LASTING_SHARE,
+  LEASE_MS,
+  type LimitPolicy,
+  MAX_RECLAIMS,
+  MUTATIONS_PER_ATOMIC,
+  PREFETCH_MS,
+  RENEW_AHEAD_MS,
+  SHARE,
+  SLICES,
+  SWEEP_INTERVAL_MS,
+  SYNC_INTERVAL_MS,
+} from "./rate_limit_rules.ts";
+
+export { type FlushRider, LEASE_MS, type LimitPolicy, SLICES, SYNC_INTERVAL_MS };
+
+/** A subject in memory: its leases and view of the window (see `LeaseLedger`). */
+interface Subject {
+  policy: LimitPolicy;
+  id: string;
+  ledger: LeaseLedger;
+  /** When it was last used: while that is recent, the background renews its lease ahead. */
+  usedAt: number;
+  /** The grant under way, which every request of the subject waits on. */
+  granting: Promise<WindowDecision | null> | null;
+  /** The newest slot this instance has granted into (and so given a sweep marker). */
+  marked: number;
+  /** A read of the window started ahead of the subject's first decision (`prefetch`). */
+  prefetched: { at: number; read: ReturnType<typeof readWindow> } | null;
+  /** The raise of a lease's claim mark under way, which requests out of claimed units wait on. */
+  claiming: Promise<void> | null;
+}
+
+/**
+ * Request budgets shared by every instance, exact on any number of them, without a KV write or
+ * read per request: a decision spends a unit of a lease held in memory; only a new lease (a
+ * `kv.list` of the window and an atomic checked against it) and a give-back (a `sum` in the flush)
+ * reach KV. Every admitted request was counted in KV before it was admitted.
+ */
+export class SharedRateLimiter {
+  #subjects = new Map<string, Subject>();
+  #lastSync: Promise<void> = Promise.resolve();
+  #sweptAt = -Infinity;
+  #riders: FlushRider[] = [];
+  /**
+   * Runs work outside the request that started it (a claim raised ahead): no request waits for it,
+   * and a request's traced round trips (kv/store/latency.ts) do not count it.
+   */
+  #detached = AsyncResource.bind((work: () => void) => work());
+
+  /**
+   * `options.slices`: how blocks are claimed ahead (null: whole at the grant, as before claim
+   * marks; for the cost bench's comparison).
+   */
+  constructor(
+    private readonly kv: Deno.Kv,
+    private readonly now: () => number,
+    private readonly options: { slices?: SliceRule | null } = {},
+  ) {}
+
+  /** Decides one request of `subjectId` under `policy`, counting it when allowed. */
+  async take(policy: LimitPolicy, subjectId: string): Promise<WindowDecision> {
+    const id = `${policy.name}\u0000${subjectId}`;
+    const subject = this.#subject(policy, subjectId);
+    subject.usedAt = this.now();
+    // The latest limit (a PATCH of a key's own) is the one its background renewals ask under.
+    subject.policy = policy;
+    while (true) {
+      const decision = subject.ledger.spend(this.now(), policy.limit);
+      if (decision) {
+        // A tick may have dropped it while the grant ran: keep it, or its lease is never given back.
+        if (decision.allowed) {
+          this.#subjects.set(id, subject);
+          // Half the slice spent: the next one is claimed in the background, nobody waits for it.
+          this.#detached(() => this.#claim(subject, false).catch(() => {}));
+        }
+        return decision;
+      }
+      if (subject.ledger.waitsForClaim(this.now())) {
+        await this.#claim(subject, true);
+        continue;
+      }
+      const refused = await (subject.granting ?? this.#grant(subject, policy.limit));
+      if (refused) return refused;
+    }
+  }
+
+  /**
+   * True when a decision of `subjectId` can be made from memory (a lease to spend, or a recent
+   * refusal); false when it waits for a grant (a read of the window and a commit).
+   */
+  inHand(policy: LimitPolicy, subjectId: string): boolean {
+    const subject = this.#subjects.get(`${policy.name}\u0000${subjectId}`);
+    return subject?.ledger.canSpend(this.now(), policy.limit) ?? false;
+  }
+
+  /**
+   * Starts reading `subjectId`'s window ahead of its first decision, beside another read (a key's
+   * record), when that decision would need one: its grant then only commits. Only the policy's
+   * name and window matter here; its limit is the decision's.
+   */
+  prefetch(policy: LimitPolicy, subjectId: string): void {
+    const subject = this.#subject(policy, subjectId);
+    const now = this.now();
+    if (subject.granting || subject.prefetched || subject.ledger.canSpend(now, policy.limit)) {
+      return;
+    }
+    subject.usedAt = now;
+    const read = readWindow(this.kv, { policy, subject: subjectId, now });
+    read.catch(() => {}); // a failed read is read again by the grant
+    subject.prefetched = { at: now, read };
+  }
+
+  #subject(policy: LimitPolicy, subjectId: string): Subject {
+    const id = `${policy.name}\u0000${subjectId}`;
+    let subject = this.#subjects.get(id);
+    if (!subject) {
+      subject = {
+        policy,
+        id: subjectId,
+        ledger: new LeaseLedger({
+          windowMs: policy.windowMs,
+          leaseMs: LEASE_MS,
+          share: SHARE,
+          lastingShare: LASTING_SHARE,
+          keepMs: KEEP_MS,
+          slices: this.options.slices === undefined ? SLICES : this.options.slices ?? undefined,
+          maxReclaims: MAX_RECLAIMS,
+        }),
+        usedAt: -Infinity,
+        granting: null,
+        marked: -Infinity,
+        prefetched: null,
+        claiming: null,
+      };
+      this.#subjects.set(id, subject);
+    }
+    return subject;
+  }
+
+  /** Gives back ended leases and renews those in use; `all`: gives back every lease (a pause). */
+  sync(all = false): Promise<void> {
+    const next = this.#lastSync.catch(() => {}).then(() => this.#syncOnce(all));
+    this.#lastSync = next;
+    return next;
+  }
+
+  /** Adds `rider`'s mutations to every flush from now on. */
+  carry(rider: FlushRider) {
+    this.#riders.push(rider);
+  }
+
+  /** Subjects held in memory, for tests. */
+  get size(): number {
+    return this.#subjects.size;
+  }
+
+  /** Units leased and not yet spent or given back (of one policy's), for tests and shutdown checks. */
+  pending(policy?: string): number {
+    let total = 0;
+    for (const subject of this.#subjects.values()) {
+      if (policy !== undefined && subject.policy.name !== policy) continue;
+      total += subject.ledger.held + subject.ledger.returning;
+    }
+    return total;
+  }
+
+  async #syncOnce(all: boolean) {
+    await this.#flush(all);
+    const now = this.now();
+    const renewals: Subject[] = [];
+    for (const [key, subject] of this.#subjects) {
+      // A refusal is answered again only until the tick: then other instances' give-backs and
+      // the window's slide are read.
+      subject.ledger.forgetRefusal();
+      if (subject.granting) continue;
+      const active = now - subject.usedAt <= ACTIVE_MS;
+      if (!active && subject.ledger.leases === 0) {
+        // Idle and holding nothing: its next use reads the window anyway.
+        this.#subjects.delete(key);
+      } else if (active && !all && subject.ledger.wantsRenewal(now, RENEW_AHEAD_MS)) {
+        renewals.push(subject);
+      }
+    }
+    const renewers = Array.from(
+      { length: Math.min(GRANTS_IN_FLIGHT, renewals.length) },
+      async () => {
+        for (let s = renewals.pop(); s; s = renewals.pop()) {
+          if (!s.granting) await this.#grant(s, s.policy.limit);
+        }
+      },
+    );
+    await Promise.all(renewers);
+    if (now - this.#sweptAt >= SWEEP_INTERVAL_MS) {
+      this.#sweptAt = now;
+      await sweepRateSlots(this.kv, now);
+    }
+  }
+
+  /**
+   * Leases a block: reads the window and adds the block to its current slot in an atomic checked
+   * against the subject's version marker, which every grant moves, so that no two grants on any
+   * instances pass the limit together. Resolves to the refusal when the window has no unit left.
+   */
+  #grant(subject: Subject, limit: number): Promise<WindowDecision | null> {
+    const { policy, id, ledger } = subject;
+    const run = async () => {
+      for (let round = 0;; round++) {
+        let now = this.now();
+        // A read started ahead, moments ago (by this request's key lookup), stands for this one.
+        const ahead = subject.prefetched;
+        subject.prefetched = null;
+        const fresh = ahead !== null && now - ahead.at <= PREFETCH_MS;
+        if (fresh) now = ahead.at;
+        const read = await (fresh
+          ? ahead.read.catch(() =>
+            readWindow(this.kv, { policy, subject: id, now: now = this.now() })
+          )
+          : readWindow(this.kv, { policy, subject: id, now }));
+        const plan = ledger.plan({
+          counts: read.counts,
+          now,
+          limit,
+          recheckMs: SYNC_INTERVAL_MS,
+          records: read.records.map(({ key, value }) => ({ ...value, id: key[4] as string })),
+        });
+        if (!isGrant(plan)) {
+          return plan;
+        }
+        const { op, record } = grantAtomic(this.kv, {
+          ...leaseSubject(subject),
+          read,
+          plan,
+          now,
+          marked: subject.marked,
+        });
+        let result: Deno.KvCommitResult | Deno.KvCommitError | null = null;
+        try {
+          result = await commit(op);
+        } finally {
+          if (!result?.ok) {
+            ledger.abandon(plan);
+          }
+        }
+        if (result.ok) {
+          if (plan.block > 0) {
+            subject.marked = Math.max(subject.marked, plan.slot);
+          }
+          ledger.granted(plan, now, record ? { id: record, stamp: result.versionstamp } : null);
+          return null;
+        }
+        if (round >= GRANT_ROUNDS) {
+          throw new Error("rate-limit lease kept conflicting");
+        }
+        // Another instance granted in between: read again after a short, spread-out pause.
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.random() * Math.min(20, round))
+        );
+      }
+    };
+    const granting = run().finally(() => {
+      subject.granting = null;
+    });
+    subject.granting = granting;
+    return granting;
+  }
+
+  /**
+   * Raises a live lease's claim mark by a slice when it is due (`force`: when its claimed units
+   * are all spent and requests wait), in an atomic checked against its record: a record reclaimed
+   * meanwhile (its lease ran out, as another instance's clock tells) fails it, and the lease is
+   * then spent no further than it had claimed.
+   */
+  #claim(subject: Subject, force: boolean): Promise<void> {
+    if (subject.claiming) return subject.claiming;
+    const due = subject.ledger.claimDue(this.now(), force);
+    if (!due) return Promise.resolve();
+    const { lease, to } = due;
+    const run = async () => {
+      let outcome: { to: number; stamp: string | null } | "lost" = "lost";
+      try {
+        outcome = await raiseClaim(this.kv, {
+          ...leaseSubject(subject),
+          lease,
+          to,
+          now: this.now(),
+        });
+      } catch {
+        // Unknown whether it committed: spent no further than claimed (a grant reports the error).
+      } finally {
+        subject.ledger.claimSettled(lease, outcome);
+      }
+    };
+    const claiming = run().finally(() => {
+      subject.claiming = null;
+    });
+    subject.claiming = claiming;
+    return claiming;
+  }
+
+  /** Gives back the unspent units of ended leases, with the riders' mutations. */
+  async #flush(all: boolean) {
+    const now = this.now();
+    const groups: { mutations: Deno.KvMutation[]; settle(ok: boolean): void }[] = [];
+    const own: Promise<void>[] = [];
+    if (all) await Promise.all([...this.#subjects.values()].map((s) => s.claiming));
+    for (const subject of this.#subjects.values()) {
+      const { backs, records, settle } = subject.ledger.giveBack(now, all);
+      // At a pause: this instance's own records go too, so their unclaimed units are back now.
+      for (const reclaim of records) {
+        own.push(
+          reclaimOwn(this.kv, { ...leaseSubject(subject), reclaim }).then((ok: boolean) => {
+            if (ok) subject.ledger.reclaimed(reclaim);
+          }),
+        );
+      }
+      if (backs.length === 0) continue;
+      const mutations = backs.map((back) => giveBack(leaseSubject(subject), back));
+      groups.push({ mutations, settle });
+    }
+    for (const rider of this.#riders) groups.push(rider.send());
+    // A group is never split across atomics unless it alone is too large (a rider's counts, which
+    // then may be counted twice: the safe direction for usage); a give-back never is.
+    let next = 0;
+    try {
+      while (next < groups.length) {
+        const chunk = [groups[next++]];
+        let size = chunk[0].mutations.length;
+        while (
+          next < groups.length && size + groups[next].mutations.length <= MUTATIONS_PER_ATOMIC
+        ) {
+          size += groups[next].mutations.length;
+          chunk.push(groups[next++]);
+        }
+        try {
+          const mutations = chunk.flatMap((g) => g.mutations);
+          for (let i = 0; i < mutations.length; i += MUTATIONS_PER_ATOMIC) {
+            const op = this.kv.atomic().mutate(...mutations.slice(i, i + MUTATIONS_PER_ATOMIC));
+            if (!(await commit(op)).ok) throw new Error("rate-limit give-backs were not committed");
+          }
+        } catch (error) {
+          next -= chunk.length;
+          throw error;
+        }
+        for (const group of chunk) group.settle(true);
+      }
+    } catch (error) {
+      // What was not committed goes again at the next flush.
+      for (const group of groups.slice(next)) group.settle(false);
+      throw error;
+    } finally {
+      await Promise.allSettled(own);
+    }
+  }
+}
+
+/** The names a subject's keys are built from. */
+function leaseSubject({ policy, id }: Subject): LeaseSubject {
+  return { policy: policy.name, subject: id, windowMs: policy.windowMs };
+}
+
+function isGrant(plan: Grant | WindowDecision): plan is Grant {
+  return "block" in plan;
+}

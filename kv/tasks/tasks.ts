@@ -1,0 +1,343 @@
+/**
+ * Tasks in KV: each write (create, edit, complete, delete) is one atomic that sets the record
+ * and moves its index entries and counters (see task_indexes.ts); listings read the indexes.
+ */
+import { AppError } from "../../domain/errors.ts";
+import type { TaskRecord, TaskStatus } from "../../domain/tasks/task.ts";
+import type { TaskListItem } from "../../domain/tasks/task_view.ts";
+import {
+  isLive,
+  isPublic,
+  markDeleted,
+  matchesPayment,
+  matchesTerms,
+} from "../../domain/tasks/task.ts";
+import { isUnfiltered, type TaskFilter } from "../../domain/tasks/task_filter.ts";
+import {
+  claimIdempotencySlot,
+  type IdempotencyRecord,
+  idempotencySlot,
+  idempotencySlotKey,
+} from "../idempotency.ts";
+import { queueAlertMatching } from "../alerts/matching.ts";
+import { queueImpliedDeclines } from "../application_declines.ts";
+import { atomically } from "../commit.ts";
+import { openReviewWindow } from "../reviews/window.ts";
+import { addEffects, type Effects, subscriptionKey } from "../effects.ts";
+import { tasks } from "../keyspace.ts";
+import { type TaskSearchEntry, writeTaskTransition } from "./task_indexes.ts";
+import { PACKED_ITEM_LENGTH, type PackedItem, unpackItem } from "./packed_item.ts";
+
+const CONFLICT = "The task changed too often to complete the request; try again";
+
+/** A task as stored, deleted ones included; null when it never existed. */
+export async function getTask(kv: Deno.Kv, taskId: string): Promise<TaskRecord | null> {
+  return (await kv.get<TaskRecord>(tasks.record(taskId))).value;
+}
+
+/**
+ * What a task write raises, from the task before it (null for a creation) and after, at the
+ * write's `now`: the same shape for every write, added to the write's own atomic.
+ */
+export type TaskEffects = (
+  before: TaskRecord | null,
+  after: TaskRecord,
+) => Effects & { now: number };
+
+/** One task write: the states it moves between, what it raises, and reads made beside it. */
+interface TaskWrite {
+  before: TaskRecord | null;
+  after: TaskRecord;
+  effects?: TaskEffects;
+  /** The owner's subscription entry, when the write read it with its own reads. */
+  subscription?: Deno.KvEntryMaybe<unknown>;
+}
+
+/**
+ * Adds a task write to `op`, every write's one way: the record, its index entries and counters,
+ * the declines of pending applications a closing implies, and what it raises.
+ */
+async function addTaskWrite(kv: Deno.Kv, op: Deno.AtomicOperation, write: TaskWrite) {
+  const { before, after, effects } = write;
+  writeTaskTransition(op, before, after);
+  // A task published now is matched against the alerts, after the commit, by a job.
+  if (!before) queueAlertMatching(op, after);
+  // Closing a task declines its pending applications: their events follow from this atomic.
+  if (before && isPublic(before) && !isPublic(after)) queueImpliedDeclines(op, after.id);
+  // Completing a task opens its parties' review window, and schedules its close.
+  if (before?.status === "published" && after.status === "completed") openReviewWindow(op, after);
+  if (!effects) return;
+  const raised = { ...effects(before, after), userId: after.userId };
+  await addEffects(kv, op, { ...raised, subscriptionRead: write.subscription });
+}
+
+/** Stores a new task with what its creation raises, in one atomic. */
+export function createTask(kv: Deno.Kv, task: TaskRecord, effects?: TaskEffects): Promise<void> {
+  return atomically(CONFLICT, async () => {
+    const op = kv.atomic().check({ key: tasks.record(task.id), versionstamp: null });
+    await addTaskWrite(kv, op, { before: null, after: task, effects });
+    return { value: undefined, op };
+  });
+}
+
+/** A request made with an Idempotency-Key. */
+export interface IdempotentRequest {
+  userId: string;
+  key: string;
+  fingerprint: string;
+  now: number;
+  /** What the creation raises, in its atomic (not when the first response is replayed). */
+  effects?: TaskEffects;
+}
+
+/**
+ * Creates a task unless the user's Idempotency-Key was used before: then the first response is
+ * returned (same body) or, for another body, 422. The key is claimed in the task's own atomic,
+ * so of two simultaneous requests with one key exactly one creates; the other replays.
+ */
+export function createTaskOnce<R>(
+  kv: Deno.Kv,
+  task: TaskRecord,
+  once: { request: IdempotentRequest; response: R },
+): Promise<{ response: R; replayed: boolean }> {
+  const { request, response } = once;
+  const slotKey = idempotencySlotKey({ ...request, scope: "create_task" });
+  return atomically<{ response: R; replayed: boolean }>(CONFLICT, async () => {
+    // The slot and the subscription the effects check, in one read (one round trip on Deploy).
+    const [slotEntry, subscription] = await kv.getMany([slotKey, subscriptionKey(task.userId)]);
+    const slot = idempotencySlot<R>(slotEntry, request.now);
+    if (slot.record) {
+      if (slot.record.fingerprint !== request.fingerprint) {
+        throw new AppError(
+          "IDEMPOTENCY_KEY_REUSED",
+          "This Idempotency-Key was used with another request body",
+        );
+      }
+      return { value: { response: slot.record.response, replayed: true } };
+    }
+    const record: IdempotencyRecord<R> = {
+      fingerprint: request.fingerprint,
+      createdAt: new Date(request.now).toISOString(),
+      response,
+    };
+    const op = kv.atomic().check({ key: tasks.record(task.id), versionstamp: null });
+    claimIdempotencySlot(op, slot, record);
+    await addTaskWrite(kv, op, {
+      before: null,
+      after: task,
+      effects: request.effects,
+      subscription,
+    });
+    return { value: { response, replayed: false }, op };
+  });
+}
+
+/** A change of one task, and what it raises from the task before and after. */
+export interface TaskChange<T extends TaskRecord | null> {
+  taskId: string;
+  /**
+   * Sees the stored state (null when absent) and returns the next one, or the same value (null
+   * included) to write nothing; it runs again on the fresh state after a concurrent write, so a
+   * partial edit is re-applied and never lost.
+   */
+  change: (task: TaskRecord | null) => T;
+  effects?: TaskEffects;
+  /** The task's expected owner: their subscription, which the effects check, is read with it. */
+  owner?: string;
+}
+
+/** Rewrites a task under a versionstamp check, raising the change's effects in its atomic. */
+export function changeTask<T extends TaskRecord | null>(
+  kv: Deno.Kv,
+  request: TaskChange<T>,
+): Promise<T> {
+  return atomically(CONFLICT, async () => {
+    const record = tasks.record(request.taskId);
+    const [entry, subscription] = request.effects && request.owner
+      ? await kv.getMany<[TaskRecord, unknown]>([record, subscriptionKey(request.owner)])
+      : [await kv.get<TaskRecord>(record), undefined];
+    const next = request.change(entry.value);
+    if (next === null || next === entry.value) return { value: next };
+    const op = kv.atomic().check(entry);
+    const write = { before: entry.value, after: next, effects: request.effects, subscription };
+    await addTaskWrite(kv, op, write);
+    return { value: next, op };
+  });
+}
+
+/**
+ * Soft-deletes the live tasks of a user, up to `limit` of them (all when absent), each in its own
+ * atomic (account purge). Idempotent: tasks already deleted are not in the index it walks.
+ * Returns how many it deleted.
+ */
+export async function deleteUserTasks(
+  kv: Deno.Kv,
+  purge: { userId: string; at: string; limit?: number },
+): Promise<number> {
+  const { userId, at, limit } = purge;
+  let deleted = 0;
+  const entries = kv.list<TaskSearchEntry>({ prefix: tasks.byUserPrefix(userId) }, { limit });
+  for await (const entry of entries) {
+    await changeTask(kv, {
+      taskId: unpackItem(entry.value).id,
+      change: (task) => {
+        if (!task || !isLive(task)) return task;
+        deleted++;
+        return markDeleted(task, at);
+      },
+    });
+  }
+  return deleted;
+}
+
+/** One of a user's own listings: whose tasks, and which of them. */
+export interface UserTasks {
+  userId: string;
+  filter: TaskFilter;
+}
+
+/** A page of a newest-first listing, with the order key to resume after when more follow. */
+export interface TaskPage {
+  items: TaskListItem[];
+  nextAfter: string | null;
+}
+
+/** How to read a user's listing: below `after`, at most `limit` entries, `batchSize` at a time. */
+interface UserTaskRead extends UserTasks {
+  after?: string | null;
+  limit?: number;
+  batchSize: number;
+}
+
+/**
+ * The matching tasks of a user's listing, newest first, read in batches as the consumer pulls:
+ * the payment index when only a payment class is asked for, else every task of the user, whose
+ * entries hold the search words beside each list item (the payment index holds items only).
+ */
+async function* userTaskEntries(
+  kv: Deno.Kv,
+  read: UserTaskRead,
+): AsyncGenerator<{ orderKey: string; item: TaskListItem }> {
+  const { userId, filter } = read;
+  const searching = filter.search.length > 0;
+  const prefix = filter.payment && !searching
+    ? tasks.byUserPaymentPrefix(userId, filter.payment)
+    : tasks.byUserPrefix(userId);
+  const selector = read.after ? { prefix, end: [...prefix, read.after] } : { prefix };
+  const entries = kv.list<TaskSearchEntry | PackedItem>(selector, {
+    reverse: true,
+    limit: read.limit,
+    batchSize: read.batchSize,
+  });
+  for await (const entry of entries) {
+    const item = unpackItem(entry.value);
+    if (entry.value.length === PACKED_ITEM_LENGTH) {
+      yield { orderKey: entry.key.at(-1) as string, item };
+      continue;
+    }
+    const terms = entry.value[PACKED_ITEM_LENGTH] as string[];
+    if (filter.payment && !matchesPayment(item.budget, filter.payment)) continue;
+    if (!matchesTerms(filter.search, terms)) continue;
+    yield { orderKey: entry.key.at(-1) as string, item };
+  }
+}
+
+/**
+ * One page of a user's live tasks, newest first, strictly after `after`. Without search it costs
+ * one read of limit + 1 entries; with search it reads on until limit + 1 matches or the end.
+ */
+export async function listUserTasks(
+  kv: Deno.Kv,
+  query: UserTasks & { limit: number; after: string | null },
+): Promise<TaskPage> {
+  const searching = query.filter.search.length > 0;
+  const entries = userTaskEntries(kv, {
+    userId: query.userId,
+    filter: query.filter,
+    after: query.after,
+    limit: searching ? undefined : query.limit + 1,
+    batchSize: searching ? 200 : query.limit + 1,
+  });
+  const items: TaskListItem[] = [];
+  let last: string | null = null;
+  for await (const { orderKey, item } of entries) {
+    if (items.length === query.limit) return { items, nextAfter: last };
+    items.push(item);
+    last = orderKey;
+  }
+  return { items, nextAfter: null };
+}
+
+/** How many live tasks a user has in a status, from the counter kept with every write. */
+export async function countUserTasks(
+  kv: Deno.Kv,
+  userId: string,
+  status: TaskStatus,
+): Promise<number> {
+  const entry = await kv.get<Deno.KvU64>(tasks.countByUserStatus(userId, status));
+  return Number(entry.value?.value ?? 0n);
+}
+
+/** One page of a page-paged listing, and how many items the whole listing holds. */
+export interface CountedPage {
+  items: TaskListItem[];
+  total: number;
+}
+
+/** Page `page` (from 1) of `limit` items of a user's tasks in one status. */
+export interface StatusPageQuery extends UserTasks {
+  status: TaskStatus;
+  page: number;
+  limit: number;
+}
+
+/**
+ * A page of a user's live tasks in a status, newest first, with the total. Without filters the
+ * total is a counter and the page one read of `page * limit` entries. With filters there is no
+ * counter: the user's tasks (of one payment class when given) are read to the end to count the
+ * matches, so the cost is the size of the user's own listing, never the store's.
+ */
+export async function pageUserTasksByStatus(
+  kv: Deno.Kv,
+  query: StatusPageQuery,
+): Promise<CountedPage> {
+  const { userId, status, page, limit } = query;
+  const skip = (page - 1) * limit;
+  if (isUnfiltered(query.filter)) {
+    const entries = kv.list<PackedItem>({ prefix: tasks.byUserStatusPrefix(userId, status) }, {
+      reverse: true,
+      limit: skip + limit,
+      batchSize: Math.min(skip + limit, 1000),
+    });
+    const read = async () => {
+      const items: TaskListItem[] = [];
+      let seen = 0;
+      for await (const entry of entries) {
+        if (seen++ >= skip) items.push(unpackItem(entry.value));
+      }
+      return items;
+    };
+    // The counter and the page together: one round trip on Deploy rather than two.
+    const [total, items] = await Promise.all([countUserTasks(kv, userId, status), read()]);
+    return { items: skip >= total ? [] : items, total };
+  }
+  const items: TaskListItem[] = [];
+  let total = 0;
+  for await (const item of filteredUserTasks(kv, query, 200)) {
+    if (item.status !== status) continue;
+    if (total >= skip && items.length < limit) items.push(item);
+    total++;
+  }
+  return { items, total };
+}
+
+/** A user's live tasks that pass the listing's filter, newest first, read as the consumer pulls. */
+export async function* filteredUserTasks(
+  kv: Deno.Kv,
+  listing: UserTasks,
+  batchSize = 100,
+): AsyncGenerator<TaskListItem> {
+  // Named, not spread: a caller's own `limit` (a page size) is no limit on this read.
+  const read = { userId: listing.userId, filter: listing.filter, batchSize };
+  for await (const { item } of userTaskEntries(kv, read)) yield item;
+}

@@ -1,0 +1,145 @@
+/**
+ * The webhook jobs: fan-out of an event, one delivery per endpoint, and one attempt of a delivery
+ * (check the target again, sign, post, record the outcome with the next attempt's job, then keep
+ * the endpoint's failure run: 5 days of failures in a row disable it).
+ */
+import { type DeliveryAttempt, noAnswer } from "../../domain/webhooks/delivery.ts";
+import { eventUlid, selects } from "../../domain/webhooks/event.ts";
+import { SERVICE_ORIGIN } from "../../domain/security_log.ts";
+import {
+  signatureHeader,
+  signingSecrets,
+  type WebhookRecord,
+} from "../../domain/webhooks/webhook.ts";
+import { postWebhook } from "../../domain/webhooks/webhook_post.ts";
+import { checkTarget } from "../../domain/webhooks/webhook_target.ts";
+import type { JobContext, JobPayload } from "../jobs/types.ts";
+import { readEventBody } from "./webhook_event_bodies.ts";
+import { grantAllows } from "./webhook_grants.ts";
+import { getDeliveryByEvent, recordAttempt, startDelivery } from "./webhook_deliveries.ts";
+import { changeWebhook, getWebhook, listWebhooks } from "./webhooks.ts";
+
+type DeliveryJob = Extract<JobPayload, { kind: "webhook_delivery" }>;
+
+/**
+ * Job handler of `webhook_event`: one delivery, with its own job, per enabled endpoint of the
+ * account that selects the event. Each endpoint's start is its own atomic and its failure stops
+ * no other; the job runs again for those that failed (a delivery that exists is not started
+ * twice).
+ */
+export async function fanOutEvent(
+  ctx: JobContext,
+  job: Extract<JobPayload, { kind: "webhook_event" }>,
+) {
+  const event = { id: job.eventId, type: job.eventType };
+  const errors: unknown[] = [];
+  for (const hook of await listWebhooks(ctx.kv, job.userId)) {
+    if (!hook.enabled || !selects(hook.events, event.type)) continue;
+    try {
+      // The grantor is judged again at each event: a key's scopes may have shrunk since.
+      if (!await grantAllows(ctx.kv, { hook, type: event.type, now: ctx.now() })) continue;
+      await startDelivery(ctx.kv, { hook, event, now: ctx.now(), unstored: job.unstored });
+    } catch (error) {
+      errors.push(error);
+    }
+  }
+  if (errors.length) throw new AggregateError(errors, `${errors.length} endpoint(s) failed`);
+}
+
+/** One attempt to the endpoint (null: deleted meanwhile); never throws for a network failure. */
+async function attempt(
+  ctx: JobContext,
+  sending: {
+    hook: WebhookRecord | null;
+    delivery: { eventId: string; eventType: string; body: string | null };
+    number: number;
+  },
+): Promise<DeliveryAttempt> {
+  const { hook, delivery, number } = sending;
+  const now = ctx.now();
+  const at = new Date(now).toISOString();
+  const failed = (category: Parameters<typeof noAnswer>[0]): DeliveryAttempt => ({
+    attempt: number,
+    at,
+    durationMs: 0,
+    ...noAnswer(category),
+  });
+  if (!hook) return failed("endpoint_deleted");
+  if (!hook.enabled && delivery.eventType !== "webhook.test") return failed("endpoint_disabled");
+  const { body } = delivery;
+  if (body === null) return failed("event_expired");
+  // Checked again at each attempt, and the connection goes to the addresses checked here.
+  const target = await checkTarget(hook.url, ctx.webhooks);
+  if (target instanceof Error) return failed("target_refused");
+  const result = await postWebhook({
+    target,
+    headers: {
+      "webhook-id": delivery.eventId,
+      "webhook-timestamp": String(Math.floor(now / 1000)),
+      "webhook-signature": signatureHeader(signingSecrets(hook, now), {
+        id: delivery.eventId,
+        at: new Date(now),
+        body,
+      }),
+    },
+    body,
+    timeoutMs: ctx.webhooks.timeoutMs,
+    caCerts: ctx.webhooks.caCerts,
+  });
+  return { attempt: number, at, ...result };
+}
+
+/** Job handler of `webhook_delivery`: one attempt, unless it was made already. */
+export async function deliver(ctx: JobContext, message: DeliveryJob) {
+  const { kv } = ctx;
+  const entry = await getDeliveryByEvent(kv, message.webhookId, message.eventUlid);
+  if (!entry.value || entry.value.attemptCount >= message.attempt) return;
+  const hook = await getWebhook(kv, message.userId, message.webhookId);
+  const d = entry.value;
+  const body = d.body ?? await readEventBody(kv, eventUlid(d.eventId));
+  const outcome = await attempt(ctx, {
+    hook,
+    delivery: { eventId: d.eventId, eventType: d.eventType, body },
+    number: message.attempt,
+  });
+  const recorded = await recordAttempt(kv, { ...message, policy: ctx.webhooks }, outcome);
+  if (recorded && hook) await trackFailures(ctx, { hook, status: recorded.status });
+}
+
+/**
+ * Keeps the endpoint's run of failures: a success ends it, a failure starts it or, once it has
+ * lasted `disableAfterMs`, disables the endpoint with the reason (and a security log entry).
+ */
+async function trackFailures(
+  ctx: JobContext,
+  outcome: { hook: WebhookRecord; status: "pending" | "succeeded" | "failed" },
+) {
+  const { status } = outcome;
+  const { id: webhookId, userId } = outcome.hook;
+  const now = ctx.now();
+  const at = new Date(now).toISOString();
+  let disabled = false;
+  await changeWebhook(ctx.kv, {
+    userId,
+    webhookId,
+    now,
+    change: (hook) => {
+      disabled = false;
+      if (!hook) return null;
+      if (status === "succeeded") return hook.failingSince ? { ...hook, failingSince: null } : null;
+      if (!hook.failingSince) return { ...hook, failingSince: at };
+      if (!hook.enabled || now - Date.parse(hook.failingSince) < ctx.webhooks.disableAfterMs) {
+        return null;
+      }
+      disabled = true;
+      return {
+        ...hook,
+        enabled: false,
+        disabledReason: `Disabled on ${at}: every delivery failed since ${hook.failingSince}`,
+        updatedAt: at,
+      };
+    },
+    effects: () =>
+      disabled ? { security: { type: "webhook.disabled", origin: SERVICE_ORIGIN, webhookId } } : {},
+  });
+}

@@ -1,0 +1,122 @@
+/**
+ * Webhook endpoints in KV: records per account and the account's subscription entry, which every
+ * change rewrites in the same atomic (so the 10-endpoint limit is exact across processes, and
+ * writes that raise events see endpoint changes).
+ */
+import { AppError } from "../../domain/errors.ts";
+import { MAX_WEBHOOKS, type WebhookRecord } from "../../domain/webhooks/webhook.ts";
+import { atomically } from "../commit.ts";
+import { addEffects, type Effects, type Subscription } from "../effects.ts";
+import { webhooks } from "../keyspace.ts";
+
+const CONFLICT = "The account's webhooks changed too often to complete; try again";
+
+/** Every endpoint of an account, oldest first. */
+export async function listWebhooks(kv: Deno.Kv, userId: string): Promise<WebhookRecord[]> {
+  const hooks: WebhookRecord[] = [];
+  for await (const entry of kv.list<WebhookRecord>({ prefix: webhooks.byUserPrefix(userId) })) {
+    hooks.push(entry.value);
+  }
+  return hooks.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+}
+
+/** One endpoint of an account, or null. */
+export async function getWebhook(
+  kv: Deno.Kv,
+  userId: string,
+  webhookId: string,
+): Promise<WebhookRecord | null> {
+  return (await kv.get<WebhookRecord>(webhooks.record(userId, webhookId))).value;
+}
+
+function subscriptionOf(hooks: readonly WebhookRecord[]): Subscription {
+  const events = new Set(hooks.filter((h) => h.enabled).flatMap((h) => h.events));
+  return { events: [...events].sort(), revision: crypto.randomUUID() };
+}
+
+/** `DELETE` as a change's outcome removes the endpoint. */
+export const DELETE = Symbol("delete");
+
+/** A change of one endpoint: the next record, DELETE, or null to write nothing. */
+export interface WebhookChange {
+  userId: string;
+  webhookId: string;
+  now: number;
+  /** Sees the stored endpoint (null when absent) and the account's endpoints. */
+  change: (
+    hook: WebhookRecord | null,
+    all: readonly WebhookRecord[],
+  ) => WebhookRecord | typeof DELETE | null;
+  /** What the change raises, from the endpoint before and after. */
+  effects?: (before: WebhookRecord | null, after: WebhookRecord | null) => Effects;
+}
+
+/**
+ * Applies a change to one endpoint and rewrites the subscription, under a check of the
+ * subscription entry: every endpoint change of the account is serialized by it. Returns the
+ * endpoint as written (or as it was, when deleted); null when nothing was written.
+ */
+export function changeWebhook(kv: Deno.Kv, request: WebhookChange): Promise<WebhookRecord | null> {
+  const { userId, webhookId } = request;
+  return atomically<WebhookRecord | null>(CONFLICT, async () => {
+    const subscription = await kv.get<Subscription>(webhooks.subscription(userId));
+    const all = await listWebhooks(kv, userId);
+    const current = all.find((h) => h.id === webhookId) ?? null;
+    const next = request.change(current, all);
+    if (next === null) return { value: null };
+    const rest = all.filter((h) => h.id !== webhookId);
+    const op = kv.atomic().check(subscription);
+    if (next === DELETE) {
+      op.delete(webhooks.record(userId, webhookId));
+    } else {
+      if (!current) op.check({ key: webhooks.record(userId, webhookId), versionstamp: null });
+      op.set(webhooks.record(userId, webhookId), next);
+      rest.push(next);
+    }
+    op.set(webhooks.subscription(userId), subscriptionOf(rest));
+    const after = next === DELETE ? null : next;
+    if (request.effects) {
+      await addEffects(kv, op, {
+        ...request.effects(current, after),
+        userId,
+        now: request.now,
+      });
+    }
+    return { value: after ?? current, op };
+  });
+}
+
+/** Stores a new endpoint unless the account has 10 already. */
+export function createWebhook(
+  kv: Deno.Kv,
+  hook: WebhookRecord,
+  effects: Effects & { now: number },
+): Promise<WebhookRecord | null> {
+  return changeWebhook(kv, {
+    userId: hook.userId,
+    webhookId: hook.id,
+    now: effects.now,
+    change: (_, all) => {
+      if (all.length >= MAX_WEBHOOKS) {
+        throw new AppError(
+          "WEBHOOK_LIMIT_REACHED",
+          `An account may have at most ${MAX_WEBHOOKS} webhook endpoints; delete one first`,
+        );
+      }
+      return hook;
+    },
+    effects: () => effects,
+  });
+}
+
+/** Deletes every endpoint of an account (account deletion); their deliveries stop. */
+export async function deleteAllWebhooks(kv: Deno.Kv, userId: string, now: number) {
+  for (const hook of await listWebhooks(kv, userId)) {
+    await changeWebhook(kv, {
+      userId,
+      webhookId: hook.id,
+      now,
+      change: (current) => current ? DELETE : null,
+    });
+  }
+}

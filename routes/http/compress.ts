@@ -1,0 +1,86 @@
+/**
+ * Response compression: a JSON or text answer of 2 KiB or more, and every streamed listing, goes
+ * out gzip-compressed to a client that accepts it; smaller answers, whose few packets gzip would
+ * not shorten, go out as they are and cost nothing extra.
+ */
+import type { Context } from "hono";
+import type { AppEnv } from "../env.ts";
+import { listMembers } from "./http_lists.ts";
+
+/** Bodies shorter than this (in UTF-16 units of their text, or bytes) are not compressed. */
+export const MIN_COMPRESSED_LENGTH = 2048;
+
+const COMPRESSIBLE =
+  /^(?:application\/(?:json|problem\+json|javascript|xml)|text\/|image\/svg\+xml)/i;
+
+/** True when Accept-Encoding names gzip without refusing it (`gzip;q=0`). */
+export function acceptsGzip(header: string | undefined): boolean {
+  return listMembers(header).some((member) => {
+    const [coding, ...params] = member.split(";").map((part) => part.trim().toLowerCase());
+    if (coding !== "gzip") return false;
+    const q = params.find((param) => param.startsWith("q="));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+type Send = (data: unknown, arg?: unknown, headers?: Record<string, string | string[]>) => Response;
+
+/** The length of each body built through `c.body` or `c.json`, by the response built. */
+const lengths = new WeakMap<Response, number>();
+
+function lengthOf(data: unknown): number {
+  if (typeof data === "string") return data.length;
+  if (data instanceof Uint8Array || data instanceof ArrayBuffer) return data.byteLength;
+  return 0;
+}
+
+/**
+ * Notes the length of every body the request's handlers build through `c.body` and `c.json`
+ * (every answer but a stream or one made by hand), so that deciding to compress reads no body.
+ * `c.json` is Hono's own, spelled through `c.body`.
+ */
+export function measureBodies(c: Context<AppEnv>) {
+  const raw = c as unknown as { body: Send; json: Send };
+  const body = raw.body;
+  raw.body = (data, arg, headers) => {
+    const res = body(data, arg, headers);
+    lengths.set(res, lengthOf(data));
+    return res;
+  };
+  raw.json = (object, arg, headers) =>
+    raw.body(JSON.stringify(object), arg, { "Content-Type": "application/json", ...headers });
+}
+
+function addVary(headers: Headers) {
+  const vary = headers.get("Vary");
+  if (vary === "*" || listMembers(vary ?? "").some((m) => m.toLowerCase() === "accept-encoding")) {
+    return;
+  }
+  headers.set("Vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
+}
+
+/**
+ * Compresses the finished answer (a HEAD's too, whose headers and length are its GET's) when it is worth it: a
+ * compressible type, no encoding of its own, not marked no-transform, and either streamed
+ * (`isStream`) or built at 2 KiB or more. Such an answer varies by Accept-Encoding whatever this
+ * client sent; it is gzipped only for a client that takes gzip, keeping the stream a stream.
+ */
+export function compressAnswer(c: Context<AppEnv>, isStream: (res: Response) => boolean) {
+  const res = c.res;
+  if (!res.body || res.status === 206) return;
+  const headers = res.headers;
+  if (headers.has("Content-Encoding") || !COMPRESSIBLE.test(headers.get("Content-Type") ?? "")) {
+    return;
+  }
+  if (!isStream(res) && (lengths.get(res) ?? 0) < MIN_COMPRESSED_LENGTH) return;
+  if (listMembers(headers.get("Cache-Control") ?? "").includes("no-transform")) return;
+  addVary(headers);
+  if (!acceptsGzip(c.req.header("Accept-Encoding"))) return;
+  const gzipped = new Response(res.body.pipeThrough(new CompressionStream("gzip")), res);
+  gzipped.headers.set("Content-Encoding", "gzip");
+  gzipped.headers.delete("Content-Length");
+  const etag = gzipped.headers.get("ETag");
+  // The gzip and plain forms share the tag: it can only be weak.
+  if (etag && !etag.startsWith("W/")) gzipped.headers.set("ETag", `W/${etag}`);
+  c.res = gzipped;
+}

@@ -1,0 +1,171 @@
+/** App-wide middleware: the request lifecycle (id, client address, access log) and body limits. */
+import type { Context, MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { monotonicFactory } from "ulid";
+import { AppError } from "../../domain/errors.ts";
+import { inRanges, parseAddress } from "../../domain/ip.ts";
+import type { Settings } from "../../domain/settings.ts";
+import { compressAnswer, measureBodies } from "./compress.ts";
+import { asError } from "../problem.ts";
+import type { AppEnv, Deps } from "../env.ts";
+
+const newUlid = monotonicFactory();
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * Sets a header on the finished response in place. `c.header` after the handler copies the whole
+ * response first, in case its headers are immutable (a fetched response); ours never are, but
+ * should one be, it falls back to the copy.
+ */
+function setHeader(c: Context<AppEnv>, name: string, value: string) {
+  try {
+    c.res.headers.set(name, value);
+  } catch {
+    c.header(name, value);
+  }
+}
+
+/**
+ * Everything the app does around every request, in one layer (each Hono layer is a closure, a
+ * promise and an await per request): the request id, the client address and the deps before the
+ * handler; after it, the response fixed up (request id, JSON charset, HEAD, compression) and the
+ * access log.
+ * A thrown non-Error value answers through `onError` like any other failure.
+ */
+export function requestLifecycle(
+  deps: Deps,
+  onError: (error: Error, c: Context<AppEnv>) => Response,
+): MiddlewareHandler<AppEnv> {
+  const trusted = deps.settings.TRUST_PROXY;
+  return async (c, next) => {
+    const started = performance.now();
+    const id = assignRequestId(c);
+    c.set("deps", deps);
+    c.set("principal", null);
+    c.set("keyInUse", null);
+    c.set("clientIp", clientAddress(c, trusted));
+    measureBodies(c);
+    try {
+      await next();
+    } catch (thrown) {
+      if (thrown instanceof Error) throw thrown;
+      c.res = onError(asError(thrown), c);
+    }
+    finishHeaders(c, id);
+    const keyId = c.get("keyInUse");
+    if (keyId !== null) deps.usage.note(keyId, c.res.status, deps.now());
+    // Before the HEAD fix-up, so that a HEAD announces the length of what its GET sends.
+    compressAnswer(c, isStreamed);
+    if (c.req.method === "HEAD") await headLikeGet(c);
+    deps.log.info("request", {
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      requestId: id,
+      userId: c.get("principal")?.userId,
+    });
+  };
+}
+
+/** Takes the client's X-Request-Id when it is sane, else mints a ULID, and echoes it back. */
+function assignRequestId(c: Context<AppEnv>): string {
+  const sent = c.req.header("X-Request-Id");
+  const id = sent && SANE_REQUEST_ID.test(sent) ? sent : newUlid();
+  c.set("requestId", id);
+  // Set before the response exists, it is built in; set after, Hono copies the whole response
+  // for each header (bench/http.ts). Only a response made by hand needs it added afterwards.
+  c.header("X-Request-Id", id);
+  return id;
+}
+
+/** True when the request carries a credential, good or bad (docs/contract.md section 2's headers). */
+function presentsCredential(c: Context<AppEnv>): boolean {
+  return !!(c.req.header("X-API-Key")?.trim() || c.req.header("Authorization")?.trim());
+}
+
+/**
+ * The request id on a response made by hand, and JSON labelled `application/json;
+ * charset=utf-8`, as the contract fixes (docs/contract.md §1). No response is sniffed into another type,
+ * and none to a request that presented a credential may be stored by any cache: it was answered
+ * for that credential (see docs/security.md, "Cache headers").
+ */
+function finishHeaders(c: Context<AppEnv>, id: string) {
+  const headers = c.res.headers;
+  if (headers.get("X-Request-Id") !== id) setHeader(c, "X-Request-Id", id);
+  if (headers.get("Content-Type") === "application/json") {
+    setHeader(c, "Content-Type", "application/json; charset=utf-8");
+  }
+  if (!headers.has("X-Content-Type-Options")) setHeader(c, "X-Content-Type-Options", "nosniff");
+  if (presentsCredential(c)) setHeader(c, "Cache-Control", "no-store");
+}
+
+/** Responses whose body is streamed as it is read: their length is unknown until the end. */
+const streamed = new WeakSet<Response>();
+const isStreamed = (res: Response) => streamed.has(res);
+
+/**
+ * A response streaming `body` (a GET), or, for HEAD, the same headers over an empty stream, so
+ * a HEAD reads nothing behind the stream and the server announces no length for it either.
+ */
+export function streamedResponse(
+  method: string,
+  body: () => ReadableStream<Uint8Array>,
+  init: ResponseInit,
+): Response {
+  const res = new Response(
+    method === "HEAD" ? new ReadableStream({ start: (c) => c.close() }) : body(),
+    init,
+  );
+  streamed.add(res);
+  return res;
+}
+
+/**
+ * HEAD answers as GET without the body (Hono already routes it as GET and drops the body). The
+ * GET body's length becomes `Content-Length`, because a bodiless response otherwise leaves the
+ * server to announce `Content-Length: 0`, which is false for the resource. A streamed response
+ * has no length to announce (its GET sends none): it stays a stream, and is not read.
+ */
+async function headLikeGet(c: Context<AppEnv>) {
+  const res = c.res;
+  if (streamed.has(res)) return;
+  const headers = new Headers(res.headers);
+  const bodiless = res.status === 204 || res.status === 304;
+  if (res.body && !bodiless && !headers.has("Content-Length")) {
+    headers.set("Content-Length", String((await res.arrayBuffer()).byteLength));
+  } else {
+    await res.body?.cancel();
+  }
+  c.res = new Response(null, { status: res.status, headers });
+}
+
+/** Refuses bodies over 64 KiB, whether announced by Content-Length or streamed. */
+export function limitBody(): MiddlewareHandler<AppEnv> {
+  return bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new AppError("PAYLOAD_TOO_LARGE", "The request body is larger than 64 KiB");
+    },
+  });
+}
+
+/**
+ * The client address: the TCP peer, or, when the peer is a trusted proxy, the right-most
+ * X-Forwarded-For entry that is not itself a trusted proxy.
+ */
+function clientAddress(c: Context<AppEnv>, trusted: Settings["TRUST_PROXY"]): string {
+  const peerText = c.env?.remoteAddr?.hostname ?? "";
+  let client = parseAddress(peerText);
+  if (client && trusted.length > 0 && inRanges(client, trusted)) {
+    const hops = (c.req.header("X-Forwarded-For") ?? "").split(",").map((s) => s.trim());
+    for (let i = hops.length - 1; i >= 0; i--) {
+      const hop = parseAddress(hops[i]);
+      if (!hop) break;
+      client = hop;
+      if (!inRanges(hop, trusted)) break;
+    }
+  }
+  return client?.toString() ?? peerText;
+}

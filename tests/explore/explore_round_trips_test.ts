@@ -1,0 +1,116 @@
+/**
+ * Explore's pages wait for few KV calls in sequence (on Deno Deploy each is a network round trip):
+ * counted exactly by kv/store/latency.ts, at the query function, over tasks of the explore fixtures.
+ */
+import assert from "node:assert/strict";
+import type { ExploreFilters } from "../../domain/explore.ts";
+import { queryWords } from "../../domain/validation/text.ts";
+import { exploreByDistance } from "../../kv/explore/explore_distance.ts";
+import { exploreTasks } from "../../kv/explore/explore_query.ts";
+import { withLatency } from "../../kv/store/latency.ts";
+import { generateTasks, near, PLACES, reference, writeTask } from "./explore_fixtures.ts";
+import { seededRandom } from "../../scripts/seeded_random.ts";
+
+Deno.test("explore's first pages wait for at most two round trips, three with a search and a place", async (t) => {
+  await using kv = await Deno.openKv(":memory:");
+  const tasks = generateTasks(51, 400).map((task, i) => ({
+    ...task,
+    status: "published" as const,
+    title: `${task.title} ${i % 3 === 0 ? "harpsichord" : "lesson"}`,
+  }));
+  for (const task of tasks) await writeTask(kv, null, task);
+  const slow = withLatency(kv, 0);
+  const page = async (filters: ExploreFilters) => {
+    const { value, trips } = await slow.traced(() => exploreTasks(slow.kv, { filters, limit: 20 }));
+    assert.deepEqual(value.items, reference(tasks, filters).slice(0, 20), JSON.stringify(filters));
+    return trips.sequential;
+  };
+
+  await t.step("rule: a page without filters reads its first lists with the purges", async () => {
+    assert.equal(await page({ search: [] }), 1);
+  });
+
+  await t.step("rule: a country or city page: its counter, then its one list", async () => {
+    assert.ok(await page({ search: [], countryCode: "FR" }) <= 2);
+    assert.ok(await page({ search: [], cityName: "paris" }) <= 2);
+  });
+
+  await t.step(
+    "rule: a whole-word search reads its first entries with the dictionary",
+    async () => {
+      assert.ok(await page({ search: queryWords("harpsichord") }) <= 2);
+    },
+  );
+
+  await t.step(
+    "rule: a search within a circle or a country reads deep in one list, then the documents",
+    async () => {
+      // The word drives (every third task holds it), the circle or country passes a few of its
+      // entries: doubling batches took a round trip each on the way down.
+      const paris = { lon: 2.3522, lat: 48.8566, radiusKm: 30 };
+      const search = queryWords("harpsichord");
+      assert.ok(await page({ search, geo: paris, payment: "Pro-bono" }) <= 3);
+      assert.ok(await page({ search, countryCode: "JP", payment: "Paid" }) <= 3);
+      assert.ok(await page({ search, geo: { ...paris, radiusKm: 3 } }) <= 3);
+    },
+  );
+
+  await t.step(
+    "rule: a small circle or viewport in a city reads as deep as the page needs in its first lists",
+    async () => {
+      // Sized by an even spread over precision-2 cells, a city's first lists were far too
+      // shallow: the page waited for two refills one after another. (A 3 km circle here holds a
+      // dozen tasks among 600: its page reads past one list's largest first batch, 3 round trips.)
+      await using dense = await Deno.openKv(":memory:");
+      const rnd = seededRandom(52);
+      const city = generateTasks(52, 600).map((task) => ({
+        ...task,
+        status: "published" as const,
+        location: { ...task.location, type: "city" as const, coordinates: near(rnd, PLACES[0]) },
+      }));
+      for (const task of city) await writeTask(dense, null, task);
+      const counted = withLatency(dense, 0);
+      for (const radiusKm of [10, 20]) {
+        const filters = { search: [], geo: { lon: 2.3522, lat: 48.8566, radiusKm } };
+        const { value, trips } = await counted.traced(() =>
+          exploreTasks(counted.kv, { filters, limit: 20 })
+        );
+        assert.deepEqual(value.items, reference(city, filters).slice(0, 20));
+        assert.ok(trips.sequential <= 2, `${radiusKm} km: ${trips.sequential} round trips`);
+      }
+      // A city viewport: its first lists sized by the same density read what the page needs,
+      // not each stream whole.
+      const bbox = { minLon: 2.25, minLat: 48.8, maxLon: 2.45, maxLat: 48.92 };
+      const { value, trips } = await counted.traced(() =>
+        exploreTasks(counted.kv, { filters: { search: [], bbox }, limit: 20 })
+      );
+      assert.deepEqual(value.items, reference(city, { search: [], bbox }).slice(0, 20));
+      assert.ok(trips.sequential <= 2, `viewport: ${trips.sequential} round trips`);
+      // Sized by an even spread, its streams were read whole: 291 entries here.
+      assert.ok(value.work.entries <= 260, `viewport: ${value.work.entries} entries`);
+    },
+  );
+
+  await t.step(
+    "rule: a nearest-first page reads its counters and the point's cells, then the cells that hold it",
+    async () => {
+      // Read cell after cell, a page waited for one list per cell and per finer level: 8 to 22
+      // round trips. The whole page's cells, sized by the density the probes find, go in one batch.
+      const nearest = async (geo: { lon: number; lat: number; radiusKm: number }) => {
+        const filters: ExploreFilters = { search: [], geo };
+        const { value, trips } = await slow.traced(() =>
+          exploreByDistance(slow.kv, { filters, limit: 20 })
+        );
+        const want = reference(tasks, filters).length;
+        assert.equal(value.items.length, Math.min(20, want), JSON.stringify(geo));
+        return trips.sequential;
+      };
+      const paris = { lon: 2.3522, lat: 48.8566 };
+      assert.ok(await nearest({ ...paris, radiusKm: 10 }) <= 2);
+      assert.ok(await nearest({ ...paris, radiusKm: 100 }) <= 2);
+      assert.ok(await nearest({ lon: 139.6917, lat: 35.6895, radiusKm: 500 }) <= 2);
+      // A sparse area: the counters' even spread sizes the batch.
+      assert.ok(await nearest({ lon: 30, lat: 0, radiusKm: 2000 }) <= 2);
+    },
+  );
+});

@@ -1,0 +1,379 @@
+/** The contract test's calls: a successful request for each operation, and the records they need. */
+import { apiKey, bearer, createKey, signUp, type TestContext } from "../helpers.ts";
+import { REVIEW_BODIES, REVIEW_CALLS } from "../reviews/contract_calls.ts";
+
+type Call = { path: string; init?: Parameters<TestContext["request"]>[1] };
+
+export interface Session {
+  svc: TestContext;
+  user: Awaited<ReturnType<typeof signUp>>;
+  other: Awaited<ReturnType<typeof signUp>>;
+  key: string;
+}
+
+/** A request that should succeed, for each operation, as "METHOD /path" of the document. */
+export const HAPPY: Record<string, (s: Session) => Promise<Call>> = {
+  "GET /health": () => Promise.resolve({ path: "/health" }),
+  "GET /openapi.json": () => Promise.resolve({ path: "/openapi.json" }),
+  "GET /docs": () => Promise.resolve({ path: "/docs" }),
+  "GET /favicon.ico": () => Promise.resolve({ path: "/favicon.ico" }),
+  "GET /dashboard": () => Promise.resolve({ path: "/dashboard" }),
+  "GET /dashboard/app.js": () => Promise.resolve({ path: "/dashboard/app.js" }),
+  "GET /dashboard/app.css": () => Promise.resolve({ path: "/dashboard/app.css" }),
+  "GET /dashboard/chart.js": () => Promise.resolve({ path: "/dashboard/chart.js" }),
+  "POST /users": () =>
+    Promise.resolve({
+      path: "/v1/users",
+      init: {
+        method: "POST",
+        json: {
+          email: `c-${crypto.randomUUID()}@example.com`,
+          password: "long enough password",
+          firstName: "Grace",
+          lastName: "Hopper",
+          profilePic: "https://img.example.com/grace.png",
+        },
+      },
+    }),
+  "GET /users/me": (s) => Promise.resolve({ path: "/v1/users/me", init: { headers: k(s) } }),
+  "GET /users": (s) => Promise.resolve({ path: "/v1/users?limit=1", init: { headers: k(s) } }),
+  "GET /users/{id}": (s) =>
+    Promise.resolve({ path: `/api/v1/users/${s.other.id}`, init: { headers: k(s) } }),
+  "PUT /users/{id}": (s) =>
+    Promise.resolve({
+      path: `/v1/users/${s.user.id}`,
+      init: { method: "PUT", headers: k(s), json: { lastName: null } },
+    }),
+  "DELETE /users/{id}": async (s) => {
+    const doomed = await signUp(s.svc);
+    return {
+      path: `/v1/users/${doomed.id}`,
+      init: { method: "DELETE", headers: bearer(doomed.token) },
+    };
+  },
+  "POST /auth/token": (s) =>
+    Promise.resolve({
+      path: "/v1/auth/token",
+      init: { method: "POST", json: { email: s.user.email, password: s.user.password } },
+    }),
+  "POST /auth/logout": async (s) => {
+    const { token } = await signUp(s.svc);
+    return { path: "/v1/auth/logout", init: { method: "POST", headers: bearer(token) } };
+  },
+  "POST /keys": (s) =>
+    Promise.resolve({
+      path: "/api/v1/keys",
+      init: {
+        method: "POST",
+        headers: bearer(s.user.token),
+        json: { name: "contract", scopes: ["tasks:read"], expiresInDays: 7, ipWhitelist: ["::1"] },
+      },
+    }),
+  "GET /keys": (s) =>
+    Promise.resolve({ path: "/api/v1/keys", init: { headers: bearer(s.user.token) } }),
+  "PATCH /keys/{id}": async (s) => {
+    const key = await createKey(s.svc, s.user.token);
+    return {
+      path: `/api/v1/keys/${key.id}`,
+      init: {
+        method: "PATCH",
+        headers: bearer(s.user.token),
+        json: { name: "renamed", rateLimitPerHour: 50 },
+      },
+    };
+  },
+  "POST /keys/{id}/regenerate": async (s) => {
+    const key = await createKey(s.svc, s.user.token);
+    return {
+      path: `/api/v1/keys/${key.id}/regenerate`,
+      init: { method: "POST", headers: bearer(s.user.token), json: { expireCurrentIn: "1h" } },
+    };
+  },
+  "GET /keys/{id}/usage": async (s) => {
+    const key = await createKey(s.svc, s.user.token);
+    for (const status of [200, 404]) {
+      const path = status === 200 ? "/v1/users/me" : `/v1/tasks/${crypto.randomUUID()}`;
+      await (await s.svc.request(path, { headers: apiKey(key.value) })).body?.cancel();
+    }
+    s.svc.deps.usage.release();
+    await s.svc.deps.rateLimiter.sync();
+    return {
+      path: `/api/v1/keys/${key.id}/usage?range=7d`,
+      init: { headers: bearer(s.user.token) },
+    };
+  },
+  "DELETE /keys/{id}": async (s) => {
+    const key = await createKey(s.svc, s.user.token);
+    return {
+      path: `/api/v1/keys/${key.id}`,
+      init: { method: "DELETE", headers: bearer(s.user.token) },
+    };
+  },
+  "GET /projects": async (s) => {
+    await newProject(s);
+    await newProject(s);
+    return { path: "/v1/projects?limit=1", init: { headers: k(s) } };
+  },
+  "POST /projects": (s) =>
+    Promise.resolve({
+      path: "/v1/projects",
+      init: { method: "POST", headers: k(s), json: { name: "Roof", description: "Fix tiles" } },
+    }),
+  "GET /projects/{id}": async (s) => ({
+    path: `/v1/projects/${await newProject(s)}`,
+    init: { headers: k(s) },
+  }),
+  "PUT /projects/{id}": async (s) => ({
+    path: `/v1/projects/${await newProject(s)}`,
+    init: { method: "PUT", headers: k(s), json: { description: "" } },
+  }),
+  "DELETE /projects/{id}": async (s) => ({
+    path: `/v1/projects/${await newProject(s)}`,
+    init: { method: "DELETE", headers: k(s) },
+  }),
+};
+
+const TASK = {
+  title: "Fix a leaking tap",
+  description: "The kitchen tap drips all night",
+  budget: 40,
+  currency: "EUR",
+  location: { coordinates: [2.3522, 48.8566], type: "city", name: "Paris", countryCode: "FR" },
+  requirement: "Bring a washer kit",
+  dueDate: "2026-12-31",
+};
+
+export async function newTask(s: Session): Promise<string> {
+  const res = await s.svc.request("/api/v1/tasks", { method: "POST", headers: k(s), json: TASK });
+  return (await res.json()).id;
+}
+
+Object.assign(HAPPY, {
+  "POST /tasks": (s: Session) =>
+    Promise.resolve({
+      path: "/api/v1/tasks",
+      init: { method: "POST", headers: { ...k(s), "Idempotency-Key": "contract-1" }, json: TASK },
+    }),
+  "GET /tasks": async (s: Session) => {
+    await newTask(s);
+    await newTask(s);
+    return { path: "/api/v1/tasks?limit=1&payment=Paid&search=tap", init: { headers: k(s) } };
+  },
+  "GET /tasks/me/status": async (s: Session) => {
+    await newTask(s);
+    return { path: "/api/v1/tasks/me/status?limit=1&page=2", init: { headers: k(s) } };
+  },
+  "GET /tasks/me/created": async (s: Session) => {
+    await newTask(s);
+    return { path: "/api/v1/tasks/me/created", init: { headers: k(s) } };
+  },
+  "GET /tasks/explore": async (s: Session) => {
+    await newTask(s);
+    return { path: "/api/v1/tasks/explore?latitude=48.85&longitude=2.35&radiusKm=10" };
+  },
+  "GET /tasks/{id}": async (s: Session) => ({ path: `/api/v1/tasks/${await newTask(s)}` }),
+  "PATCH /tasks/{id}": async (s: Session) => ({
+    path: `/api/v1/tasks/${await newTask(s)}`,
+    init: { method: "PATCH", headers: k(s), json: { budget: 55.5, dueDate: null } },
+  }),
+  "DELETE /tasks/{id}": async (s: Session) => ({
+    path: `/api/v1/tasks/${await newTask(s)}`,
+    init: { method: "DELETE", headers: k(s) },
+  }),
+  "GET /users/{id}/avatar.svg": (s: Session) =>
+    Promise.resolve({ path: `/v1/users/${s.other.id}/avatar.svg` }),
+});
+
+/** A task of the session's user with a pending application of the other user; its id. */
+async function newApplication(s: Session): Promise<string> {
+  const res = await s.svc.request(`/api/v1/tasks/${await newTask(s)}/applications`, {
+    method: "POST",
+    headers: bearer(s.other.token),
+    json: { message: "I have the washers" },
+  });
+  return (await res.json()).id;
+}
+
+Object.assign(HAPPY, {
+  "POST /tasks/{id}/applications": async (s: Session) => ({
+    path: `/api/v1/tasks/${await newTask(s)}/applications`,
+    init: {
+      method: "POST",
+      headers: bearer(s.other.token),
+      json: { message: "Tomorrow morning?", price: 35.5 },
+    },
+  }),
+  "GET /tasks/{id}/applications": async (s: Session) => {
+    const taskId = await newTask(s);
+    await s.svc.request(`/api/v1/tasks/${taskId}/applications`, {
+      method: "POST",
+      headers: bearer(s.other.token),
+      json: { message: "Me" },
+    });
+    return { path: `/api/v1/tasks/${taskId}/applications?limit=1`, init: { headers: k(s) } };
+  },
+  "GET /applications/me": async (s: Session) => {
+    await newApplication(s);
+    return { path: "/v1/applications/me?limit=1", init: { headers: bearer(s.other.token) } };
+  },
+  "PATCH /applications/{id}": async (s: Session) => ({
+    path: `/api/v1/applications/${await newApplication(s)}`,
+    init: { method: "PATCH", headers: k(s), json: { status: "accepted" } },
+  }),
+});
+
+/** A valid body for an operation whose empty body is refused, so an unknown id answers 404. */
+export const VALID_BODY: Record<string, unknown> = {
+  "POST /tasks/{id}/applications": { message: "Hello" },
+  "PATCH /applications/{id}": { status: "withdrawn" },
+  ...REVIEW_BODIES,
+  "POST /alerts": { name: "x", filters: { minBudget: 1 } },
+};
+
+/** An alert of the session's user: its id. */
+async function newAlert(s: Session): Promise<string> {
+  const res = await s.svc.request("/api/v1/alerts", {
+    method: "POST",
+    headers: k(s),
+    json: { name: "Taps", filters: { search: "tap", countryCode: "FR" } },
+  });
+  return (await res.json()).id;
+}
+
+Object.assign(HAPPY, {
+  "POST /alerts": (s: Session) =>
+    Promise.resolve({
+      path: "/api/v1/alerts",
+      init: {
+        method: "POST",
+        headers: k(s),
+        json: { name: "Near me", filters: { latitude: 48.85, longitude: 2.35, radiusKm: 5 } },
+      },
+    }),
+  "GET /alerts": async (s: Session) => {
+    await newAlert(s);
+    return { path: "/api/v1/alerts", init: { headers: k(s) } };
+  },
+  "GET /alerts/{id}": async (s: Session) => ({
+    path: `/api/v1/alerts/${await newAlert(s)}`,
+    init: { headers: k(s) },
+  }),
+  "PATCH /alerts/{id}": async (s: Session) => ({
+    path: `/api/v1/alerts/${await newAlert(s)}`,
+    init: { method: "PATCH", headers: k(s), json: { enabled: false, filters: { minBudget: 5 } } },
+  }),
+  "DELETE /alerts/{id}": async (s: Session) => ({
+    path: `/api/v1/alerts/${await newAlert(s)}`,
+    init: { method: "DELETE", headers: k(s) },
+  }),
+  "GET /alerts/{id}/matches": async (s: Session) => ({
+    path: `/api/v1/alerts/${await newAlert(s)}/matches?limit=1`,
+    init: { headers: k(s) },
+  }),
+});
+
+const PUBLIC_HOOK = "https://93.184.215.14/hook";
+
+/** An endpoint of a fresh account (the 10-endpoint limit stays far), and its session. */
+async function newWebhook(s: Session): Promise<{ id: string; headers: HeadersInit }> {
+  const { token } = await signUp(s.svc);
+  const res = await s.svc.request("/v1/webhooks", {
+    method: "POST",
+    headers: bearer(token),
+    json: { url: PUBLIC_HOOK, events: ["*"] },
+  });
+  return { id: (await res.json()).id, headers: bearer(token) };
+}
+
+Object.assign(HAPPY, {
+  "POST /webhooks": (s: Session) =>
+    Promise.resolve({
+      path: "/v1/webhooks",
+      init: {
+        method: "POST",
+        headers: k(s),
+        json: { url: PUBLIC_HOOK, events: ["task.created"], description: "CI" },
+      },
+    }),
+  "GET /webhooks": async (s: Session) => {
+    const hook = await newWebhook(s);
+    return { path: "/v1/webhooks", init: { headers: hook.headers } };
+  },
+  "GET /webhooks/{id}": async (s: Session) => {
+    const hook = await newWebhook(s);
+    return { path: `/v1/webhooks/${hook.id}`, init: { headers: hook.headers } };
+  },
+  "PATCH /webhooks/{id}": async (s: Session) => {
+    const hook = await newWebhook(s);
+    return {
+      path: `/v1/webhooks/${hook.id}`,
+      init: { method: "PATCH", headers: hook.headers, json: { enabled: false } },
+    };
+  },
+  "DELETE /webhooks/{id}": async (s: Session) => {
+    const hook = await newWebhook(s);
+    return { path: `/v1/webhooks/${hook.id}`, init: { method: "DELETE", headers: hook.headers } };
+  },
+  "POST /webhooks/{id}/rotate-secret": async (s: Session) => {
+    const hook = await newWebhook(s);
+    return {
+      path: `/v1/webhooks/${hook.id}/rotate-secret`,
+      init: { method: "POST", headers: hook.headers },
+    };
+  },
+  "POST /webhooks/{id}/test": async (s: Session) => {
+    const hook = await newWebhook(s);
+    return {
+      path: `/v1/webhooks/${hook.id}/test`,
+      init: { method: "POST", headers: hook.headers },
+    };
+  },
+  "GET /webhooks/{id}/deliveries": async (s: Session) => {
+    const hook = await newWebhook(s);
+    for (let i = 0; i < 2; i++) {
+      await s.svc.request(`/v1/webhooks/${hook.id}/test`, {
+        method: "POST",
+        headers: hook.headers,
+      });
+    }
+    return { path: `/v1/webhooks/${hook.id}/deliveries?limit=1`, init: { headers: hook.headers } };
+  },
+  "POST /webhooks/{id}/deliveries/{deliveryId}/resend": async (s: Session) => {
+    const hook = await newWebhook(s);
+    const delivery = await (await s.svc.request(`/v1/webhooks/${hook.id}/test`, {
+      method: "POST",
+      headers: hook.headers,
+    })).json();
+    return {
+      path: `/v1/webhooks/${hook.id}/deliveries/${delivery.id}/resend`,
+      init: { method: "POST", headers: hook.headers },
+    };
+  },
+  "GET /security-log": async (s: Session) => {
+    const { token } = await signUp(s.svc);
+    await signUp(s.svc);
+    await s.svc.request("/v1/auth/logout", { method: "POST", headers: bearer(token) });
+    const again = await signUp(s.svc);
+    await s.svc.request("/v1/keys", {
+      method: "POST",
+      headers: bearer(again.token),
+      json: { name: "log", scopes: ["tasks:read"], expiresInDays: 1 },
+    });
+    return { path: "/v1/security-log?limit=1", init: { headers: bearer(again.token) } };
+  },
+});
+
+Object.assign(HAPPY, REVIEW_CALLS);
+
+function k(s: Session): HeadersInit {
+  return apiKey(s.key);
+}
+
+async function newProject(s: Session): Promise<string> {
+  const res = await s.svc.request("/v1/projects", {
+    method: "POST",
+    headers: k(s),
+    json: { name: "Fixture" },
+  });
+  return (await res.json()).id;
+}

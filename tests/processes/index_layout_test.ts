@@ -1,0 +1,241 @@
+import assert from "node:assert/strict";
+import type { ExploreFilters } from "../../domain/explore.ts";
+import { checkIndexLayout, INDEX_LAYOUT, rebuildTaskIndexes } from "../../kv/tasks/index_layout.ts";
+import { explore, meta, tasks as tasksKeys } from "../../kv/keyspace.ts";
+import { indexedWords, isIndexedWord } from "../../kv/explore/explore_words.ts";
+import { toTaskListItem } from "../../domain/tasks/task_view.ts";
+import { facetOf, type PackedDoc, unpackCard, unpackDoc } from "../../kv/explore/explore_index.ts";
+import { geohashEncode } from "../../domain/geo/geohash.ts";
+import { paymentOf, searchTerms, type TaskRecord } from "../../domain/tasks/task.ts";
+import { allPages, generateTasks, reference, writeTask } from "../explore/explore_fixtures.ts";
+import {
+  bareEnv,
+  denoCommand,
+  startMain,
+  stopMain,
+  taskCommand,
+  waitForListening,
+} from "./main_process.ts";
+import { assertTaskIndexesConsistent } from "../tasks/task_consistency.ts";
+import { taskRunArgs } from "../../scripts/task_line.ts";
+
+/**
+ * Gives a store what layout 5 wrote beside today's entries: every word of every task indexed
+ * twice (by word, and by word and zone), function words and numbers included, and the far
+ * zone's counter; with `marked`, the store says it holds layout 5, else it never said.
+ */
+async function makeOlderLayout(kv: Deno.Kv, tasks: TaskRecord[], marked = false) {
+  if (marked) await kv.set(meta.indexLayout(), 5);
+  else await kv.delete(meta.indexLayout());
+  for (const task of tasks) {
+    if (task.status !== "published" || task.deletedAt !== null) continue;
+    const facet = facetOf(task);
+    const [lon, lat] = task.location.coordinates;
+    for (const word of searchTerms(task)) {
+      await kv.set([...explore.byWordOldRoot(), word, task.orderKey], facet);
+      await kv.set([
+        ...explore.byWordZoneRoot(),
+        word,
+        "near",
+        geohashEncode(lon, lat, 2),
+        task.orderKey,
+      ], facet);
+    }
+  }
+  await kv.set(explore.count("far"), new Deno.KvU64(3n));
+}
+
+/**
+ * Turns a store's entries into what layout 6 wrote: words by word alone (no zone), each with the
+ * task's whole facet, a dictionary counting by word, and the owner's payment listing carrying
+ * the search words; marked 6.
+ */
+async function makeLayout6(kv: Deno.Kv, tasks: TaskRecord[]) {
+  await kv.set(meta.indexLayout(), 6);
+  for (const root of [explore.byWordRoot(), explore.wordsPrefix()]) {
+    for await (const entry of kv.list({ prefix: root })) await kv.delete(entry.key);
+  }
+  // Cards and documents as objects.
+  for (const root of ["xp_tasks", "xp_by_cell", "xp_by_point", "xp_by_country", "xp_by_name"]) {
+    for await (const entry of kv.list<PackedDoc>({ prefix: [root] })) {
+      const unpacked = entry.value.length === 11 ? unpackDoc(entry.value) : unpackCard(entry.value);
+      await kv.set(entry.key, unpacked);
+    }
+  }
+  const counts = new Map<string, bigint>();
+  for (const task of tasks) {
+    if (task.deletedAt !== null) continue;
+    const terms = searchTerms(task);
+    const item = toTaskListItem(task);
+    await kv.set(tasksKeys.byUser(task.userId, task.orderKey), { item, terms });
+    await kv.set(tasksKeys.byUserStatus(task.userId, task.status, task.orderKey), item);
+    await kv.set(
+      tasksKeys.byUserPayment(task.userId, paymentOf(task.budget), task.orderKey),
+      { item, terms },
+    );
+    if (task.status !== "published") continue;
+    for (const word of indexedWords(terms)) {
+      await kv.set([...explore.byWordOldRoot(), word, task.orderKey], facetOf(task));
+      counts.set(word, (counts.get(word) ?? 0n) + 1n);
+    }
+  }
+  for (const [word, n] of counts) {
+    await kv.set([...explore.wordsPrefix(), word], new Deno.KvU64(n));
+  }
+}
+
+/** Fails on any entry of a layout-6 shape: a word or dictionary key without a zone, owner words. */
+async function assertNoLayout6(kv: Deno.Kv) {
+  for await (const entry of kv.list({ prefix: explore.byWordRoot() })) {
+    assert.equal(entry.key.length, 4, `word entry ${String(entry.key)} has no zone`);
+    assert.equal(typeof entry.value, "boolean");
+  }
+  for await (const entry of kv.list({ prefix: explore.wordsPrefix() })) {
+    assert.equal(entry.key.length, 3, `layout 6's dictionary entry ${String(entry.key)} is left`);
+  }
+  for await (const entry of kv.list({ prefix: explore.byWordOldRoot() })) {
+    assert.fail(`layout 6's word entry ${String(entry.key)} is left`);
+  }
+  for await (const entry of kv.list({ prefix: ["tasks_by_user_payment"] })) {
+    assert.ok(Array.isArray(entry.value), "the owner's payment listing keeps packed items");
+    assert.equal(entry.value.length, 8, "the owner's payment listing keeps no words");
+  }
+  for (const root of ["tasks_by_user", "xp_tasks", "xp_by_cell", "xp_by_name"]) {
+    for await (const entry of kv.list({ prefix: [root] })) {
+      assert.ok(Array.isArray(entry.value), `${root} keeps tuples`);
+    }
+  }
+}
+
+async function storeWithTasks(path: string, n: number) {
+  const tasks = generateTasks(31, n);
+  const kv = await Deno.openKv(path);
+  for (const task of tasks) await writeTask(kv, null, task);
+  return { kv, tasks };
+}
+
+Deno.test("a store written in an older index layout is found out and rebuilt", async (t) => {
+  await t.step("an empty store is marked with the current layout when first checked", async () => {
+    await using kv = await Deno.openKv(":memory:");
+    assert.deepEqual(await checkIndexLayout(kv), { stored: INDEX_LAYOUT, current: true });
+    assert.equal((await kv.get(meta.indexLayout())).value, INDEX_LAYOUT);
+  });
+
+  await t.step("a store with tasks and no layout mark is of an older layout", async () => {
+    const { kv } = await storeWithTasks(":memory:", 50);
+    try {
+      assert.deepEqual(await checkIndexLayout(kv), { stored: null, current: false });
+      assert.equal((await kv.get(meta.indexLayout())).value, null, "no mark is made up");
+    } finally {
+      kv.close();
+    }
+  });
+
+  await t.step("the rebuild rewrites every entry and counter from the records", async () => {
+    const { kv, tasks } = await storeWithTasks(":memory:", 400);
+    try {
+      await makeOlderLayout(kv, tasks, true);
+      await kv.set(explore.byCell("c", "u0", "0000-stale"), [0, 0, 1, 0, 0, "", "x"]);
+      await assert.rejects(assertTaskIndexesConsistent(kv));
+      const filters: ExploreFilters = {
+        search: [tasks[0].title.split(/\s+/)[0].toLowerCase()],
+        geo: {
+          lon: tasks[0].location.coordinates[0],
+          lat: tasks[0].location.coordinates[1],
+          radiusKm: 100,
+        },
+      };
+
+      assert.deepEqual(await checkIndexLayout(kv), { stored: 5, current: false });
+      const report = await rebuildTaskIndexes(kv);
+      for await (const entry of kv.list({ prefix: explore.byWordZoneRoot() })) {
+        assert.fail(`layout 5's word-zone entry ${String(entry.key)} is left`);
+      }
+      assert.equal(report.records, tasks.length);
+      assert.ok(report.removed > tasks.length, `${report.removed} removed`);
+      const consistent = await assertTaskIndexesConsistent(kv);
+      assert.equal(consistent.records, tasks.length);
+      assert.deepEqual(await checkIndexLayout(kv), { stored: INDEX_LAYOUT, current: true });
+      const got = await allPages(kv, { filters, limit: 7 });
+      assert.deepEqual(got.items, reference(tasks, filters));
+    } finally {
+      kv.close();
+    }
+  });
+
+  await t.step("a layout-6 store is rebuilt in the current layout", async () => {
+    const { kv, tasks } = await storeWithTasks(":memory:", 300);
+    try {
+      await makeLayout6(kv, tasks);
+      await assert.rejects(assertTaskIndexesConsistent(kv));
+      assert.deepEqual(await checkIndexLayout(kv), { stored: 6, current: false });
+      const report = await rebuildTaskIndexes(kv);
+      assert.equal(report.records, tasks.length);
+      await assertNoLayout6(kv);
+      await assertTaskIndexesConsistent(kv);
+      assert.deepEqual(await checkIndexLayout(kv), { stored: INDEX_LAYOUT, current: true });
+      const placed = tasks.find((task) => task.location.type === "city")!;
+      const [lon, lat] = placed.location.coordinates;
+      for (
+        const filters of [
+          { search: [searchTerms(placed).find(isIndexedWord)!] },
+          { search: [searchTerms(placed).find(isIndexedWord)!], geo: { lon, lat, radiusKm: 100 } },
+          { search: ["pai"], payment: "Paid" },
+        ] satisfies ExploreFilters[]
+      ) {
+        const got = await allPages(kv, { filters, limit: 7 });
+        assert.deepEqual(got.items, reference(tasks, filters), JSON.stringify(filters));
+      }
+    } finally {
+      kv.close();
+    }
+  });
+
+  const cwd = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(`${cwd}/data`);
+    const { kv, tasks } = await storeWithTasks(`${cwd}/data/marketplace.sqlite3`, 120);
+    // Layout 6's words, dictionary and owner listing, and layout 5's word-zone copy besides.
+    await makeLayout6(kv, tasks);
+    await makeOlderLayout(kv, tasks);
+    kv.close();
+
+    await t.step("main.ts on such a store says to run deno task reindex", async () => {
+      const child = startMain(cwd, bareEnv({ PORT: "0" }));
+      const { rest } = await waitForListening(child);
+      const { status, log } = await stopMain(child, rest);
+      assert.equal(status.code, 0);
+      const warning = log.map((line) => JSON.parse(line)).find((r) => r.level === "error");
+      assert.ok(warning, log.join("\n"));
+      assert.match(warning.msg, /older layout: stop the service and run `deno task reindex`/);
+      assert.equal(warning.currentLayout, INDEX_LAYOUT);
+      assert.equal(warning.storedLayout, null, "never marked: no stored layout");
+    });
+
+    await t.step("deno task reindex rebuilds it, and main.ts then starts quietly", async () => {
+      const decoder = new TextDecoder();
+      const check = () => denoCommand([...taskRunArgs("reindex"), "--check"], cwd, bareEnv());
+      const before = await check().output();
+      assert.equal(before.code, 1, "the older layouts' entries are found out");
+      assert.match(decoder.decode(before.stdout), /Task indexes inconsistent: \d+ problems/);
+      const out = await taskCommand("reindex", cwd, bareEnv()).output();
+      const stdout = new TextDecoder().decode(out.stdout);
+      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+      assert.match(stdout, new RegExp(`rebuilt in layout ${INDEX_LAYOUT}: ${tasks.length} task`));
+      {
+        await using kv = await Deno.openKv(`${cwd}/data/marketplace.sqlite3`);
+        await assertTaskIndexesConsistent(kv);
+        await assertNoLayout6(kv);
+      }
+      const after = await check().output();
+      assert.equal(after.code, 0, decoder.decode(after.stderr));
+      assert.match(decoder.decode(after.stdout), /Task indexes consistent: 120 task records/);
+      const child = startMain(cwd, bareEnv({ PORT: "0" }));
+      const { rest } = await waitForListening(child);
+      const { log } = await stopMain(child, rest);
+      assert.deepEqual(log.map((line) => JSON.parse(line)).filter((r) => r.level === "error"), []);
+    });
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
+});

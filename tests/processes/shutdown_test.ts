@@ -1,0 +1,88 @@
+/**
+ * A clean shutdown logs no error (issue 25): a SIGTERM of `deno task start` logged "Database is
+ * closed" from a cache poll that was under way when the store closed. The background stops with
+ * its runs finished, before the store closes.
+ */
+import assert from "node:assert/strict";
+import { Background } from "../../domain/background.ts";
+import { bareEnv, followLog, startMain } from "./main_process.ts";
+
+Deno.test("Background.stop waits for the runs under way before it resolves", async () => {
+  const errors: string[] = [];
+  let started = () => {};
+  const running = new Promise<void>((resolve) => started = resolve);
+  let finish = () => {};
+  let finished = false;
+  const background = new Background({
+    idleAfterMs: Infinity,
+    now: () => Date.now(),
+    onError: (job, error) => errors.push(`${job}: ${error.message}`),
+  }).add({
+    name: "poll",
+    everyMs: 1,
+    run: () => {
+      started();
+      return new Promise<void>((resolve) => {
+        finish = () => {
+          finished = true;
+          resolve();
+        };
+      });
+    },
+  });
+  background.start();
+  await running;
+  let stopped = false;
+  const stopping = background.stop().then(() => stopped = true);
+  // Give stop() every chance to resolve early: it must not, while the run is under way.
+  for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.equal(stopped, false, "stop() resolved with a run still under way");
+  finish();
+  await stopping;
+  assert.ok(finished);
+  assert.deepEqual(errors, []);
+});
+
+Deno.test("a SIGTERM of deno task start, busy or idle, logs no error", async () => {
+  const cwd = await Deno.makeTempDir({ prefix: "shutdown_test_" });
+  try {
+    for (const round of ["busy", "idle"]) {
+      const child = startMain(cwd, bareEnv({ PORT: "0", WORKERS: "2" }));
+      const log = followLog(child);
+      const [{ port }] = await log.waitFor(2, (l) => l.msg === "listening");
+      const base = `http://127.0.0.1:${port}`;
+      // Keyed traffic keeps every background job busy (cache polls, syncs, last-use flushes).
+      const signUp = await fetch(`${base}/v1/users`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({
+          email: `${round}-${crypto.randomUUID()}@example.com`,
+          password: "correct horse battery",
+          firstName: "S",
+        }),
+      });
+      assert.equal(signUp.status, 201);
+      await signUp.body?.cancel();
+      const traffic = round === "busy"
+        ? Array.from(
+          { length: 40 },
+          () =>
+            fetch(`${base}/v1/tasks/explore`, { headers: { Connection: "close" } })
+              .then((res) => res.body?.cancel()).catch(() => {}),
+        )
+        : [];
+      child.kill("SIGTERM");
+      await Promise.all(traffic);
+      const status = await child.status;
+      await log.reading;
+      const errText = await log.stderr;
+      assert.equal(status.code, 0, errText);
+      const errorLines = log.lines.filter((l) => l.level === "error" || /closed/i.test(l.msg));
+      assert.deepEqual(errorLines, [], `${round}: the shutdown logged errors`);
+      assert.doesNotMatch(errText, /error/i, `${round}: stderr`);
+      assert.equal(log.lines.filter((l) => l.msg === "shutting down").length, 2);
+    }
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
+});
