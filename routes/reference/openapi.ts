@@ -132,6 +132,10 @@ const TAGS = [
       "double-blind; ratings on profiles and tasks",
   },
   {
+    name: "Alerts",
+    description: "Saved explore filters that send task.matched when a matching task is posted",
+  },
+  {
     name: "Webhooks",
     description: "Signed event deliveries (Standard Webhooks) to the account's endpoints",
   },
