@@ -20,9 +20,10 @@ import {
  * 6: words indexed once, without the word-zone copy, and only those a search can drive by;
  * 7: word entries (root `xp_w`) ordered by zone, carrying the payment class only, the dictionary
  * counting by zone; cards, documents and the owners' list items stored as tuples, and the
- * owner's payment listing without the search words.
+ * owner's payment listing without the search words; 8: no word entry for the stop words of
+ * SMART's English list and spelled-out numbers, nor for a word that starts another of the task.
  */
-export const INDEX_LAYOUT = 7;
+export const INDEX_LAYOUT = 8;
 
 /** Indexes of earlier layouts that the current one no longer writes: the rebuild removes them. */
 const RETIRED_ROOTS: readonly Deno.KvKey[] = [explore.byWordZoneRoot(), explore.byWordOldRoot()];

@@ -4,7 +4,13 @@ import { checkIndexLayout, INDEX_LAYOUT, rebuildTaskIndexes } from "../../kv/tas
 import { explore, meta, tasks as tasksKeys } from "../../kv/keyspace.ts";
 import { indexedWords, isIndexedWord } from "../../kv/explore/explore_words.ts";
 import { toTaskListItem } from "../../domain/tasks/task_view.ts";
-import { facetOf, type PackedDoc, unpackCard, unpackDoc } from "../../kv/explore/explore_index.ts";
+import {
+  facetOf,
+  type PackedDoc,
+  unpackCard,
+  unpackDoc,
+  wordZone,
+} from "../../kv/explore/explore_index.ts";
 import { geohashEncode } from "../../domain/geo/geohash.ts";
 import { paymentOf, searchTerms, type TaskRecord } from "../../domain/tasks/task.ts";
 import { allPages, generateTasks, reference, writeTask } from "../explore/explore_fixtures.ts";
@@ -81,6 +87,36 @@ async function makeLayout6(kv: Deno.Kv, tasks: TaskRecord[]) {
   }
   for (const [word, n] of counts) {
     await kv.set([...explore.wordsPrefix(), word], new Deno.KvU64(n));
+  }
+}
+
+/**
+ * Gives a store the word entries and dictionary counts layout 7 wrote and layout 8 does not: a
+ * word of three letters or more that layout 8 leaves out (a stop word of its longer list, a
+ * spelled-out number, a word that starts another of the task); marked 7.
+ */
+async function makeLayout7(kv: Deno.Kv, tasks: TaskRecord[]) {
+  await kv.set(meta.indexLayout(), 7);
+  for (const task of tasks) {
+    if (task.status !== "published" || task.deletedAt !== null) continue;
+    const terms = searchTerms(task);
+    const indexed = new Set(indexedWords(terms));
+    const zone = wordZone(task.location);
+    for (const word of terms) {
+      if (word.length < 3 || /^\p{N}/u.test(word) || indexed.has(word)) continue;
+      await kv.set(explore.byWord(word, zone, task.orderKey), task.budget > 0);
+      await kv.atomic().sum(explore.word(word, zone), 1n).commit();
+    }
+  }
+}
+
+/** Fails on a word entry or dictionary count of a word layout 8 leaves out of every task. */
+async function assertNoLayout7(kv: Deno.Kv) {
+  for (const root of [explore.byWordRoot(), explore.wordsPrefix()]) {
+    for await (const entry of kv.list({ prefix: root })) {
+      const word = entry.key[1] as string;
+      assert.ok(isIndexedWord(word), `layout 7's ${String(entry.key)} is left`);
+    }
   }
 }
 
@@ -191,13 +227,44 @@ Deno.test("a store written in an older index layout is found out and rebuilt", a
     }
   });
 
+  await t.step("a layout-7 store is rebuilt in the current layout", async () => {
+    const { kv, tasks } = await storeWithTasks(":memory:", 300);
+    try {
+      await makeLayout7(kv, tasks);
+      await assert.rejects(assertTaskIndexesConsistent(kv));
+      assert.deepEqual(await checkIndexLayout(kv), { stored: 7, current: false });
+      const report = await rebuildTaskIndexes(kv);
+      assert.equal(report.records, tasks.length);
+      await assertNoLayout7(kv);
+      await assertTaskIndexesConsistent(kv);
+      assert.deepEqual(await checkIndexLayout(kv), { stored: INDEX_LAYOUT, current: true });
+      const placed = tasks.find((task) => task.location.type === "city")!;
+      const [lon, lat] = placed.location.coordinates;
+      for (
+        const filters of [
+          { search: ["help"] },
+          { search: ["plomb"], geo: { lon, lat, radiusKm: 100 } },
+          { search: ["garden"], payment: "Paid" },
+        ] satisfies ExploreFilters[]
+      ) {
+        const got = await allPages(kv, { filters, limit: 7 });
+        assert.deepEqual(got.items, reference(tasks, filters), JSON.stringify(filters));
+      }
+    } finally {
+      kv.close();
+    }
+  });
+
   const cwd = await Deno.makeTempDir();
   try {
     await Deno.mkdir(`${cwd}/data`);
     const { kv, tasks } = await storeWithTasks(`${cwd}/data/marketplace.sqlite3`, 120);
-    // Layout 6's words, dictionary and owner listing, and layout 5's word-zone copy besides.
+    // Layout 6's words, dictionary and owner listing, layout 5's word-zone copy and the words
+    // of layout 7 that layout 8 leaves out besides.
     await makeLayout6(kv, tasks);
     await makeOlderLayout(kv, tasks);
+    await makeLayout7(kv, tasks);
+    await kv.delete(meta.indexLayout());
     kv.close();
 
     await t.step("main.ts on such a store says to run deno task reindex", async () => {
@@ -226,6 +293,7 @@ Deno.test("a store written in an older index layout is found out and rebuilt", a
         await using kv = await Deno.openKv(`${cwd}/data/marketplace.sqlite3`);
         await assertTaskIndexesConsistent(kv);
         await assertNoLayout6(kv);
+        await assertNoLayout7(kv);
       }
       const after = await check().output();
       assert.equal(after.code, 0, decoder.decode(after.stderr));
