@@ -23,6 +23,17 @@ export interface Driver {
   /** True when it reads only the zones that reach the search circle (a word within a circle). */
   zoned?: boolean;
   /**
+   * True when its entries carry no facet (word entries: the payment class only), so that every
+   * filter but payment is checked on the document read after them.
+   */
+  bare?: boolean;
+  /**
+   * The share of the candidates passing its entries' own check that the final check (on the
+   * document: search words, or a bare entry's other filters) is expected to keep: sizes the
+   * first documents read and the first refills until the page has measured it. Set by the planner.
+   */
+  finalShare?: number;
+  /**
    * Its streams; `depth`, the share of its entries the page is expected to read (0 to 1), sizes
    * the first lists of the drivers whose counters are exact (geo and bbox size their own).
    */

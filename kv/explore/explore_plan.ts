@@ -15,9 +15,30 @@ import {
 } from "./explore_stream.ts";
 import { Payment } from "../../domain/tasks/task.ts";
 import { wordDrivers } from "./explore_plan_words.ts";
+import { indexCovers } from "./explore_words.ts";
 import { explore } from "../keyspace.ts";
 import { GETMANY_MAX } from "../store/limits.ts";
 import { keyId } from "../tasks/task_indexes.ts";
+
+/**
+ * The share of tasks a query word that drives no scan is taken to hold, to size first reads:
+ * such a word could start an unindexed word (a function word, a short prefix) or starts too many
+ * words, so it is common. The page then measures its real share.
+ */
+export const UNDRIVEN_SHARE = 0.25;
+/**
+ * A first read sized by the page's expected depth reads this much more when other filters must
+ * pass: at the estimate itself, about half the pages of a common word fell short by a few
+ * matches and waited for another round trip.
+ */
+export const DEPTH_MARGIN = 1.5;
+
+/**
+ * The share of a word's candidates in the zones that reach a search circle that the circle is
+ * taken to keep when sizing the first documents read: the even spread over the zones runs about
+ * ten times low around a city (docs/explore.md, "Planner"); the page then measures it.
+ */
+export const ZONED_CIRCLE_SHARE = 0.5;
 
 /**
  * A counter reader for one plan: drivers overlap (the geo driver and the zones read the same
@@ -64,10 +85,23 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
     wordsFromDocs: false,
     streams: prefixStreams(classes.map((c) => explore.allPrefix(c)), sizes),
   });
-  const hasIndexedFilter = filters.geo || filters.countryCode !== undefined ||
+  const placed = filters.geo || filters.countryCode !== undefined ||
     filters.cityName !== undefined || filters.regionName !== undefined ||
-    filters.search.length > 0 || filters.bbox !== undefined;
-  if (!hasIndexedFilter) return base([]);
+    filters.bbox !== undefined;
+  if (!placed && !filters.search.some(indexCovers)) {
+    // Nothing but the documents can drive, so no counter is worth waiting for: the first lists
+    // go with the purges, as deep as the query words' assumed share asks.
+    const share = UNDRIVEN_SHARE ** filters.search.length;
+    const first = deepBatch(batch, share < 1 ? DEPTH_MARGIN * (query.limit + 1) / share : 0);
+    return {
+      ...base([]),
+      finalShare: share,
+      streams: () =>
+        classes.map((c) =>
+          new PrefixStream(kv, { prefix: explore.allPrefix(c), before: after, work, batch: first })
+        ),
+    };
+  }
 
   const counts = counterReader(kv, work);
   // Both classes, whatever the query asks for: their sum sizes the other filters' pass rates.
@@ -122,10 +156,13 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
     const shared = { overflow, after, work, batch, geo: filters.geo ?? null, needsCards };
     for (const word of filters.search) wordPending.push(wordDrivers(kv, word, shared));
   }
+  const words = await Promise.all(wordPending);
   const drivers = [
     ...(await Promise.all(pending)).filter((d): d is Driver => d !== null),
-    ...(await Promise.all(wordPending)).flat(),
+    ...words.flat(),
   ];
+  // Query words that drive no scan pass their assumed share, checked on the documents.
+  const undriven = UNDRIVEN_SHARE ** words.filter((w) => w.length === 0).length;
   const total = Math.max(1, (await classCounts).reduce((a, b) => a + b, 0));
   // The other filters pass about the share of tasks their own counts hold (taken as
   // independent), so the page reads about (limit + 1) / that share of the driver's entries:
@@ -137,7 +174,17 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
     of.zoned && d.name === "geo" && d.upper
       ? Math.min(1, d.estimate / d.upper)
       : Math.min(1, d.estimate / total);
-  const passOthers = (of: Driver) => drivers.reduce((p, d) => d === of ? p : p * share(d, of), 1);
+  const passOthers = (of: Driver) =>
+    drivers.reduce((p, d) => d === of ? p : p * share(d, of), undriven);
+  // What the final check on the documents passes: the search words for a driver whose entries
+  // carry a facet, every filter but payment for a word entry (the base driver is payment's).
+  const isBase = (d: Driver) => d.name === "all" || d.name === "payment";
+  const finalShare = (of: Driver) =>
+    drivers.reduce((p, d) => {
+      if (d === of || (of.bare ? isBase(d) : !d.bare)) return p;
+      const s = share(d, of);
+      return p * (of.zoned && d.name === "geo" ? Math.max(s, ZONED_CIRCLE_SHARE) : s);
+    }, undriven);
   // A scan's length to fill a page is about proportional to its driver's size, but not its cost
   // per candidate: with a search, a geo, country or name scan reads a document for every
   // candidate its facet passes, only to learn the words, while a word scan rejects on the facet
@@ -153,6 +200,7 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   // Ties go to the narrower index: the base one comes first and is only kept when strictly smaller.
   const best = drivers.reduce((best, d) => (cost(d) <= cost(best) ? d : best));
   const pass = passOthers(best);
-  const depth = Math.min(1, (query.limit + 1) / Math.max(1, best.estimate * pass));
-  return { ...best, streams: () => best.streams(depth) };
+  const margin = pass < 1 ? DEPTH_MARGIN : 1;
+  const depth = Math.min(1, margin * (query.limit + 1) / Math.max(1, best.estimate * pass));
+  return { ...best, finalShare: finalShare(best), streams: () => best.streams(depth) };
 }

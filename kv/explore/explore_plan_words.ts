@@ -131,6 +131,7 @@ export async function wordDrivers(
     wordsFromDocs: plan.needsCards,
     lists,
     zoned: reach !== null,
+    bare: true,
     streams: (depth = 0) => {
       const streams: PrefixStream[] = [];
       if (groups) {

@@ -45,6 +45,14 @@ export async function exploreTasks(kv: Deno.Kv, query: ExploreQuery): Promise<Ex
   const driver = await planScan(kv, { filters, after, limit, work });
   const stream = new UnionStream(driver.streams());
   const budget = query.budget ?? DEFAULT_BUDGET;
-  const page = await scanPage(kv, stream, { filters, after, limit, budget, hidden, work });
+  const page = await scanPage(kv, stream, {
+    filters,
+    after,
+    limit,
+    budget,
+    hidden,
+    finalShare: driver.finalShare ?? 1,
+    work,
+  });
   return { ...page, plan: driver.name, work };
 }

@@ -18,6 +18,10 @@ import { explore } from "../keyspace.ts";
 
 /** Refills read this many times the entries the pass rate so far says the page still needs. */
 const NEED_SLACK = 1.5;
+/** How many checked candidates the planner's expected final share counts for. */
+const PRIOR_WEIGHT = 4;
+/** Most documents one chunk reads (in parallel getMany calls) before its matches are counted. */
+const MAX_CHUNK_DOCS = 128;
 
 /** What one page's scan is for. */
 export interface ScanQuery {
@@ -32,22 +36,48 @@ export interface ScanQuery {
    * lists, not before them, and waited for only once a candidate is matched.
    */
   hidden: Promise<Set<string>>;
+  /** The share of candidates passing their entries' check that the final check keeps (planned). */
+  finalShare: number;
   work: Work;
 }
 
 /**
- * Candidates taken and passed on the facet so far. Doubling batches overshoot a long scan's end
- * by up to half of what it read: once the pass rate is known, a refill reads about what the rest
- * of the page needs.
+ * Candidates taken, passed on their entries and kept by the final check so far. Once the rates
+ * are known, a refill reads about what the rest of the page needs instead of doubling its batch,
+ * and a chunk reads the documents its matches need in one round trip, not one chunk of `wanted`
+ * after another: the final check (the search words on a document, or a word entry's other
+ * filters) is where a search within a circle or a common word loses most candidates.
  */
 class PassRate {
   taken = 0;
   passed = 0;
+  checked = 0;
+  matched = 0;
 
-  /** Entries to read for `wanted` more matches at the rate so far; unbounded until one passed. */
+  constructor(private readonly prior: number) {}
+
+  /** The share of passing candidates the final check keeps: the planner's, then measured. */
+  get final(): number {
+    return (this.matched + PRIOR_WEIGHT * this.prior) / (this.checked + PRIOR_WEIGHT);
+  }
+
+  /** A passing candidate whose final check waits for its document, in expected matches. */
+  get pending(): number {
+    const f = this.final;
+    // Fewer expected matches per candidate vary more: read a margin of up to NEED_SLACK.
+    return f / (1 + (NEED_SLACK - 1) * (1 - f));
+  }
+
+  /** Entries to read for `wanted` more matches at the rates so far; unbounded until one passed. */
   need(wanted: number): number {
     if (this.taken === 0 || this.passed === 0) return Infinity;
-    return NEED_SLACK * wanted * this.taken / this.passed;
+    return NEED_SLACK * wanted * this.taken / (this.passed * Math.max(1e-6, this.final));
+  }
+
+  /** Counts a final check. */
+  check(matched: boolean): void {
+    this.checked++;
+    if (matched) this.matched++;
   }
 }
 
@@ -67,23 +97,36 @@ class Budget {
   }
 }
 
+interface Taken {
+  candidate: Candidate;
+  pass: boolean;
+  /** Decided without a document read: the item, or null; undefined until its document is read. */
+  item?: ExploreItem | null;
+}
+
 interface Chunk {
-  taken: { candidate: Candidate; pass: boolean }[];
+  taken: Taken[];
   /** True when every stream is spent. */
   exhausted: boolean;
 }
 
-/** Candidates until `wanted` pass the facet, the budget is spent (after one at least) or none is left. */
+/**
+ * Candidates until the expected matches reach `wanted` (those whose entries carry all the final
+ * check needs are decided at once), the budget is spent (after one at least) or none is left.
+ */
 async function takeChunk(
   stream: UnionStream,
   wanted: number,
   scan: { filters: ExploreFilters; rate: PassRate; budget: Budget },
 ): Promise<Chunk> {
   const { filters, rate, budget } = scan;
-  const taken: Chunk["taken"] = [];
-  let passing = 0;
-  while (passing < wanted && (taken.length === 0 || !budget.spent)) {
-    const candidate = await stream.next(rate.need(wanted - passing));
+  const taken: Taken[] = [];
+  let expected = 0;
+  let docs = 0;
+  while (
+    expected < wanted && docs < MAX_CHUNK_DOCS && (taken.length === 0 || !budget.spent)
+  ) {
+    const candidate = await stream.next(rate.need(wanted - expected));
     rate.taken++;
     budget.start();
     if (!candidate) return { taken, exhausted: true };
@@ -91,13 +134,28 @@ async function takeChunk(
     const pass = candidate.facet
       ? facetMatch(candidate.facet, filters) !== null
       : filters.payment === undefined || candidate.payment === filters.payment;
-    taken.push({ candidate, pass });
-    if (pass) {
-      passing++;
-      rate.passed++;
+    if (!pass) {
+      taken.push({ candidate, pass });
+      continue;
+    }
+    rate.passed++;
+    if (needsDoc(candidate, filters)) {
+      docs++;
+      expected += rate.pending;
+      taken.push({ candidate, pass });
+    } else {
+      const item = finalMatch(candidate, filters);
+      rate.check(item !== null);
+      if (item) expected++;
+      taken.push({ candidate, pass, item });
     }
   }
   return { taken, exhausted: false };
+}
+
+/** True when the final check needs the candidate's document: its card, or its search words. */
+function needsDoc(candidate: Candidate, filters: ExploreFilters): boolean {
+  return !candidate.card || (filters.search.length > 0 && !candidate.terms);
 }
 
 /** Scans for one page: newest first, below `after`, at most `budget` of storage work. */
@@ -107,16 +165,24 @@ export async function scanPage(
   query: ScanQuery,
 ): Promise<PageItems> {
   const { filters } = query;
-  const scan = { filters, rate: new PassRate(), budget: new Budget(query.work, query.budget) };
+  const rate = new PassRate(query.finalShare);
+  const scan = { filters, rate, budget: new Budget(query.work, query.budget) };
   const page = new PageAssembly(query.limit, query.after);
   while (true) {
     const chunk = await takeChunk(stream, page.wanted, scan);
-    const passing = chunk.taken.filter((c) => c.pass).map((c) => c.candidate);
-    const [hidden] = await Promise.all([query.hidden, loadDocs(kv, passing, query)]);
-    for (const { candidate, pass } of chunk.taken) {
+    const unread = chunk.taken.filter((c) => c.pass && c.item === undefined);
+    const [hidden] = await Promise.all([
+      query.hidden,
+      loadDocs(kv, unread.map((c) => c.candidate), query),
+    ]);
+    for (const c of unread) {
+      c.item = c.candidate.card ? finalMatch(c.candidate, filters) : null;
+      rate.check(c.item !== null);
+    }
+    for (const { candidate, pass, item } of chunk.taken) {
       if (page.full) break;
-      const matched = pass && candidate.card && !hidden.has(candidate.card.userId);
-      page.offer(candidate.key, matched ? finalMatch(candidate, filters) : null);
+      const matched = pass && item && !hidden.has(candidate.card!.userId);
+      page.offer(candidate.key, matched ? item : null);
     }
     if (page.full) return page.complete();
     if (chunk.exhausted) return page.last();
@@ -130,8 +196,7 @@ export async function scanPage(
  */
 async function loadDocs(kv: Deno.Kv, candidates: Candidate[], query: ScanQuery): Promise<void> {
   const { work } = query;
-  const needsTerms = query.filters.search.length > 0;
-  const missing = candidates.filter((c) => !c.card || (needsTerms && !c.terms));
+  const missing = candidates.filter((c) => needsDoc(c, query.filters));
   const groups: Candidate[][] = [];
   for (let i = 0; i < missing.length; i += GETMANY_MAX) {
     groups.push(missing.slice(i, i + GETMANY_MAX));

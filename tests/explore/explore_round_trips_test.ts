@@ -56,6 +56,48 @@ Deno.test("explore's first pages wait for at most two round trips, three with a 
   );
 
   await t.step(
+    "rule: a common word's page reads as deep as its share asks, and its documents in one batch",
+    async () => {
+      // One task in eight holds the word, spread over every zone: too many entries to read
+      // whole, too many zones to merge, so the documents drive. Sized at the word's share alone
+      // (and refilled at the rate of entries passing their own check, which every document
+      // does), the page fell a few matches short and refilled in small lists: 3 to 5 round trips.
+      await using common = await Deno.openKv(":memory:");
+      const many = generateTasks(53, 1600).map((task, i) => ({
+        ...task,
+        status: "published" as const,
+        title: `${task.title} ${i % 8 === 0 ? "clavichord" : "lesson"}`,
+      }));
+      for (const task of many) await writeTask(common, null, task);
+      const counted = withLatency(common, 0);
+      const read = async (filters: ExploreFilters) => {
+        const { value, trips } = await counted.traced(() =>
+          exploreTasks(counted.kv, { filters, limit: 20 })
+        );
+        assert.deepEqual(value.items, reference(many, filters).slice(0, 20));
+        const what = `${JSON.stringify(filters)}: ${trips.sequential} round trips, ` +
+          `${value.work.entries} entries, ${value.work.docs} documents`;
+        return { trips: trips.sequential, entries: value.work.entries + value.work.docs, what };
+      };
+      for (const search of ["clavichord", "the"]) {
+        // "the" is indexed nowhere: no counter helps, the documents are listed with the purges.
+        const { trips, entries, what } = await read({ search: queryWords(search) });
+        assert.ok(trips <= 2, what);
+        assert.ok(entries <= 500, what);
+      }
+      // Within a circle the word drives; its documents are read in one batch, not chunk by chunk
+      // of the page's remaining matches as each came back short.
+      const paris = { lon: 2.3522, lat: 48.8566, radiusKm: 100 };
+      for (const payment of ["Paid", "Pro-bono"] as const) {
+        const filters = { search: queryWords("clavichord"), geo: paris, payment };
+        const { trips, entries, what } = await read(filters);
+        assert.ok(trips <= 3, what);
+        assert.ok(entries <= 500, what);
+      }
+    },
+  );
+
+  await t.step(
     "rule: a small circle or viewport in a city reads as deep as the page needs in its first lists",
     async () => {
       // Sized by an even spread over precision-2 cells, a city's first lists were far too
