@@ -2,6 +2,7 @@
  * Seeds the store that bench/http.ts serves: an account, an API key whitelisted for 127.0.0.1,
  * and tasks written by the service's own code (kv/tasks/tasks.ts createTask, the path POST /tasks takes).
  */
+import { startJobs } from "../kv/jobs/start.ts";
 import { checkIndexLayout } from "../kv/tasks/index_layout.ts";
 import { parseSettings } from "../domain/settings.ts";
 import { newTask, TaskCreate } from "../domain/tasks/task.ts";
@@ -100,6 +101,11 @@ export async function seedStore(path: string, tasks: number): Promise<BenchStore
       taskIds.push(id);
     }
     await deps.lastUsed.flush();
+    // The creates' own jobs (alert matching) run here, as a live service would have run them by
+    // then: otherwise every server starts on a backlog that the GET rows would pay for.
+    const jobs = startJobs({ kv, now: () => Date.now() });
+    await jobs.drain();
+    await jobs.stop();
     return { userId: user.id, apiKey: key.key, taskIds };
   } finally {
     kv.close();

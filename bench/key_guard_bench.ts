@@ -26,7 +26,7 @@ async function git(args: string[]): Promise<string> {
 async function extract(ref: string): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "bench-auth-base-" });
   const archive = new Deno.Command("git", {
-    args: ["archive", ref, "main.ts", "routes", "domain", "kv"],
+    args: ["archive", ref, "main.ts", "routes", "domain", "kv", "tests"],
     cwd: ROOT,
     stdout: "piped",
   }).spawn();

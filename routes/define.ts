@@ -12,6 +12,7 @@ import type { AppEnv } from "./env.ts";
 import { validationProblem } from "./problem.ts";
 import { assertStrict } from "./http/request_members.ts";
 import { RouteTable, type TableRoute } from "./route_table.ts";
+import { NoQuery, servedRoute } from "./http/served_route.ts";
 
 // deno-lint-ignore no-explicit-any
 type AnyHook = Hook<any, AppEnv, any, any>;
@@ -103,8 +104,10 @@ export class Router extends OpenAPIHono<AppEnv> {
     const table = new RouteTable<TableRoute | Declared>([...this.#mounted, ...this.#declared]);
     for (const route of table.routes) {
       if (!("declaration" in route)) continue;
-      const { declaration } = route;
-      this.#add(declaration.route, declaration.handler as never, declaration.hook);
+      const { route: declared, handler, hook } = route.declaration;
+      const { middleware: _, hide, ...documented } = declared;
+      if (!hide) this.openAPIRegistry.registerPath(documented);
+      this.#add(servedRoute(declared, hook), handler as never, hook);
     }
     return this.#table = table;
   }
@@ -151,9 +154,6 @@ function securityFor(access: Access): Record<string, string[]>[] {
   if (access === "public") return [{}, ...credentials];
   return credentials;
 }
-
-/** The query of an endpoint that takes no query parameters: any one sent is refused. */
-const NoQuery = z.strictObject({});
 
 /**
  * Declares an endpoint guarded by `access`; the OpenAPI `security` follows from it. Every

@@ -53,5 +53,7 @@ export interface AppEnv {
      * a password hash waits for it.
      */
     admitted?: Promise<void>;
+    /** The last body built through `c.body` or `c.json` (routes/http/compress.ts), and its length. */
+    builtBody?: { res: Response; length: number };
   };
 }

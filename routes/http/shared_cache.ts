@@ -9,6 +9,7 @@ import type { Context } from "hono";
 import { createHash } from "node:crypto";
 import type { AppEnv } from "../env.ts";
 import { noneMatchHits } from "./http_lists.ts";
+import { documentedHeaders } from "./served_route.ts";
 
 /**
  * The request headers a shared answer varies on besides the URL: a cache must not hand the
@@ -19,12 +20,12 @@ const CREDENTIAL_HEADERS = "Authorization, X-API-Key";
 export const JSON_UTF8 = "application/json; charset=utf-8";
 
 /** The conditional request header, for the routes' OpenAPI declarations. */
-export const ConditionalHeaders = z.object({
+export const ConditionalHeaders = documentedHeaders(z.object({
   "if-none-match": z.string().optional().openapi({
     description: "An ETag of an earlier answer: 304 without a body while it is still current " +
       "(anonymous requests)",
   }),
-});
+}));
 
 /** Headers of an answer that shared caches may keep, for the OpenAPI declarations. */
 export const SharedCacheHeaders = z.object({
