@@ -4,16 +4,16 @@
  * events and their jobs) under a check of its marker and its ancestors', so a job run again, two
  * runs at once or a run after a crash mid-way record every part once and skip none.
  */
-import { alertCriteria } from "../../domain/alerts/alert.ts";
-import { alertMatch, exploreItemOf } from "../../domain/alerts/match.ts";
+import { exploreItemOf } from "../../domain/alerts/match.ts";
 import { AppError } from "../../domain/errors.ts";
-import { searchTerms, type TaskRecord } from "../../domain/tasks/task.ts";
+import type { ExploreItem } from "../../domain/explore.ts";
+import type { TaskRecord } from "../../domain/tasks/task.ts";
 import { newEvent, selects } from "../../domain/webhooks/event.ts";
 import { commit, MAX_CHECK_ROUNDS } from "../commit.ts";
 import { queueEvent, type Subscription, subscriptionKey } from "../effects.ts";
-import { alerts, users } from "../keyspace.ts";
+import { alerts } from "../keyspace.ts";
 import { GETMANY_MAX, KV_LIMITS } from "../store/limits.ts";
-import type { StoredAlert } from "./store.ts";
+import { pendingPurges } from "../users/users.ts";
 
 /** Halvings at most: a part's atomic checks its own marker and each ancestor's. */
 export const MAX_DEPTH = KV_LIMITS.checks - 1;
@@ -29,15 +29,15 @@ const BODY_PART_BYTES = 60_000;
 /** "whole": the part and everything under it is recorded; "split": its halves hold markers. */
 type Marker = "whole" | "split";
 
-/** An alert the index matched, by id and owner; its record is read again when recorded. */
-export interface MatchedAlert {
-  id: string;
-  userId: string;
+/** An alert the index matched (its entry is written with its record), and the event's task. */
+export interface Match {
+  alert: { id: string; userId: string };
+  item: ExploreItem;
 }
 
 /** What recording a task's matches took. */
 export interface RecordedMatches {
-  /** Matches written (alerts deleted, disabled or changed since the index was read apart). */
+  /** Matches written (those of accounts being purged apart). */
   recorded: number;
   events: number;
   commits: number;
@@ -79,8 +79,7 @@ async function readAll(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<Deno.KvEntryMay
   return (await Promise.all(groups.map((g) => kv.getMany(g)))).flat();
 }
 
-interface Hashed {
-  alert: MatchedAlert;
+interface Hashed extends Match {
   hash: number;
 }
 
@@ -88,22 +87,27 @@ interface Hashed {
 class Recording {
   readonly markers = new Map<string, Deno.KvEntryMaybe<Marker>>();
   readonly done: RecordedMatches = { recorded: 0, events: 0, commits: 0, reads: 0 };
-  readonly terms: readonly string[];
+  /** Accounts being purged: they hear nothing and keep no match. */
+  purging = new Set<string>();
 
   constructor(
     readonly kv: Deno.Kv,
     readonly run: { task: TaskRecord; now: number; perAtomic: number },
-  ) {
-    this.terms = searchTerms(run.task);
-  }
+  ) {}
 
+  /** The task's markers and the purges under way, read at once (two reads). */
   async readMarkers(): Promise<void> {
-    this.markers.clear();
     const prefix = alerts.matchPartsPrefix(this.run.task.id);
-    for await (const entry of this.kv.list<Marker>({ prefix })) {
-      this.markers.set(entry.key[2] as string, entry);
-    }
-    this.done.reads++;
+    const listed = async () => {
+      const found: Deno.KvEntry<Marker>[] = [];
+      for await (const entry of this.kv.list<Marker>({ prefix })) found.push(entry);
+      return found;
+    };
+    const [markers, purging] = await Promise.all([listed(), pendingPurges(this.kv)]);
+    this.markers.clear();
+    for (const entry of markers) this.markers.set(entry.key[2] as string, entry);
+    this.purging = purging;
+    this.done.reads += 2;
   }
 
   marker(part: string): Deno.KvEntryMaybe<Marker> {
@@ -128,22 +132,19 @@ class Recording {
   }
 
   /**
-   * One atomic: `part`'s matches, each judged on its alert's record as it now stands, with its
-   * event for an owner whose endpoints select it; the part marked whole, its ancestors split.
+   * One atomic: `part`'s matches, each with its event for an owner whose endpoints select it (the
+   * owners' subscriptions read first); the part marked whole, its ancestors split.
    */
   async write(part: string, matches: Hashed[]): Promise<boolean> {
     const { kv } = this;
     const { task, now } = this.run;
-    const owners = [...new Set(matches.map((m) => m.alert.userId))];
-    const read = await readAll(kv, [
-      ...matches.map((m) => alerts.record(m.alert.userId, m.alert.id)),
-      ...owners.flatMap((userId) => [users.purge(userId), subscriptionKey(userId)]),
-    ]);
+    const owners = [...new Set(matches.map((m) => m.alert.userId))]
+      .filter((userId) => !this.purging.has(userId));
+    const read = await readAll(kv, owners.map(subscriptionKey));
     this.done.reads += Math.ceil(read.length / GETMANY_MAX);
-    const owner = new Map(owners.map((userId, i) => {
-      const at = matches.length + 2 * i;
-      const subscription = read[at + 1].value as Subscription | null;
-      return [userId, { purged: read[at].value !== null, events: subscription?.events ?? [] }];
+    const listens = new Map(owners.map((userId, i) => {
+      const subscription = read[i].value as Subscription | null;
+      return [userId, selects(subscription?.events ?? [], "task.matched")];
     }));
     const op = kv.atomic();
     const marks: Deno.KvEntryMaybe<Marker>[] = [];
@@ -157,19 +158,15 @@ class Recording {
     op.set(marks[marks.length - 1].key, "whole", { expireIn: MARKER_TTL_MS });
     let recorded = 0;
     let events = 0;
-    matches.forEach(({ alert: { id: alertId, userId } }, i) => {
-      const alert = read[i].value as StoredAlert | null;
-      const { purged, events: selected } = owner.get(userId)!;
-      if (!alert?.enabled || purged) return;
-      const criteria = alertCriteria(alert.filters);
-      const item = alertMatch(task, { ownerId: alert.userId, criteria, terms: this.terms });
-      if (!item) return;
+    for (const { alert: { id: alertId, userId }, item } of matches) {
+      const listening = listens.get(userId);
+      if (listening === undefined) continue; // being purged
       op.set(alerts.match(alertId, task.orderKey), task.id);
       recorded++;
-      if (!selects(selected, "task.matched")) return;
+      if (!listening) continue;
       queueEvent(op, userId, newEvent("task.matched", { alertId, task: item }, now));
       events++;
-    });
+    }
     const result = await commit(op);
     if (!result.ok) return false;
     this.done.commits++;
@@ -194,12 +191,12 @@ class Recording {
  */
 export async function recordMatches(
   kv: Deno.Kv,
-  run: { task: TaskRecord; matched: MatchedAlert[]; now: number; perAtomic?: number },
+  run: { task: TaskRecord; matched: Match[]; now: number; perAtomic?: number },
 ): Promise<RecordedMatches> {
   const perAtomic = run.perAtomic ?? matchesPerAtomic(run.task);
   const recording = new Recording(kv, { task: run.task, now: run.now, perAtomic });
   if (run.matched.length === 0) return recording.done;
-  const hashed = run.matched.map((alert) => ({ alert, hash: hashOf(alert.id) }));
+  const hashed = run.matched.map((m) => ({ ...m, hash: hashOf(m.alert.id) }));
   for (let round = 0; round < MAX_CHECK_ROUNDS; round++) {
     await recording.readMarkers();
     if (await recording.settle("", hashed)) return recording.done;

@@ -51,5 +51,5 @@ export async function matchTask(
   const task = (await kv.get<TaskRecord>(tasks.record(payload.taskId))).value;
   if (!task || !isExplorable(task)) return;
   const { matched } = await findMatches(kv, task);
-  await recordMatches(kv, { task, matched: matched.map((m) => m.alert), now: ctx.now() });
+  await recordMatches(kv, { task, matched, now: ctx.now() });
 }

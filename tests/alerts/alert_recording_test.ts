@@ -4,12 +4,12 @@
  * every match once and send every `task.matched` once, to the endpoints of owners who have one.
  */
 import assert from "node:assert/strict";
-import { findMatches } from "../../kv/alerts/matching.ts";
+import { findMatches, matchTask } from "../../kv/alerts/matching.ts";
 import { matchesPerAtomic, recordMatches } from "../../kv/alerts/match_parts.ts";
 import { startJobs } from "../../kv/jobs/start.ts";
 import { tasks } from "../../kv/keyspace.ts";
 import type { TaskRecord } from "../../domain/tasks/task.ts";
-import { signUp } from "../helpers.ts";
+import { bearer, signUp } from "../helpers.ts";
 import { postTask } from "../tasks/task_fixtures.ts";
 import { startReceiver } from "../webhooks/webhook_receiver.ts";
 import { addEndpoint, workingService } from "../webhooks/webhook_fixtures.ts";
@@ -83,7 +83,7 @@ Deno.test("a crash mid-way, two runs at once and the job again record each match
   const task = (await svc.kv.get<TaskRecord>(tasks.record(posted.id))).value!;
   const { matched } = await findMatches(svc.kv, task);
   assert.equal(matched.length, matching.length);
-  const run = { task, matched: matched.map((m) => m.alert), now: svc.deps.now(), perAtomic: 3 };
+  const run = { task, matched, now: svc.deps.now(), perAtomic: 3 };
   const all = matching.map((a) => `${a.id}/${task.id}`).sort();
 
   // Dies after two parts of at most three matches.
@@ -137,11 +137,47 @@ Deno.test("the largest part, every match with an event, fits the strictest backe
   // svc.kv refuses any atomic over the limits (kv/store/limits.ts).
   const done = await recordMatches(svc.kv, {
     task,
-    matched: matched.map((m) => m.alert),
+    matched,
     now: svc.deps.now(),
   });
   assert.deepEqual(
     { commits: done.commits, recorded: done.recorded, events: done.events },
     { commits: 1, recorded: most, events: most },
   );
+});
+
+Deno.test("an account whose purge is under way keeps no match and hears nothing", async () => {
+  await using svc = await workingService();
+  await svc.jobs.stop();
+  await using receiver = startReceiver();
+  const [leaving, staying, poster] = [await signUp(svc), await signUp(svc), await signUp(svc)];
+  const ids: Record<string, string> = {};
+  for (const owner of [leaving, staying]) {
+    const hook = await addEndpoint(svc, owner.token, {
+      url: receiver.url,
+      events: ["task.matched"],
+    });
+    receiver.secrets.push(hook.secret);
+    ids[owner.id] = (await postAlert(svc, owner.token, { filters: { countryCode: "FR" } })).id;
+  }
+  // Deleted, its purge job not yet run: its alert is still filed.
+  const deleted = await svc.request(`/v1/users/${leaving.id}`, {
+    method: "DELETE",
+    headers: bearer(leaving.token),
+  });
+  assert.equal(deleted.status, 200);
+  const posted = await postTask(svc, poster.token);
+  await matchTask({ kv: svc.kv, now: svc.deps.now }, { taskId: posted.id });
+  assert.deepEqual(await matchKeys(svc.kv, Object.values(ids)), [
+    `${ids[staying.id]}/${posted.id}`,
+  ]);
+  const jobs = startJobs({ kv: svc.kv, now: () => svc.deps.now(), webhooks: svc.policy });
+  try {
+    await jobs.drain();
+    await receiver.waitFor((r) => r.length >= 1);
+    await jobs.drain();
+    assert.deepEqual(receiver.received.map((r) => r.event.data.alertId), [ids[staying.id]]);
+  } finally {
+    await jobs.stop();
+  }
 });
