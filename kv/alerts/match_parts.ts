@@ -16,7 +16,7 @@ import { GETMANY_MAX, KV_LIMITS } from "../store/limits.ts";
 import { pendingPurges } from "../users/users.ts";
 
 /** Halvings at most: a part's atomic checks its own marker and each ancestor's. */
-export const MAX_DEPTH = KV_LIMITS.checks - 1;
+const MAX_DEPTH = KV_LIMITS.checks - 1;
 /** Markers outlive any run of the job again (a failing job retries every 10 minutes at worst). */
 const MARKER_TTL_MS = 30 * 24 * 3600_000;
 /** Room kept in every atomic for the markers, and slack on sizes estimated rather than counted. */
