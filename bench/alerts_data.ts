@@ -1,8 +1,8 @@
 /**
  * Alerts for the alerts bench, spread like the explore bench's tasks: alert `i` is drawn around
  * explore task `i`'s place and words (bench/explore_data.ts), a pure function of `i`; and a bulk
- * loader that files them as the service's index does (same anchors, same pages), without the
- * per-alert atomics that a load of 100,000 does not need.
+ * loader that stores them and files them as the service's index does (same anchors, same pages),
+ * without the per-alert atomics that a load of 100,000 does not need.
  */
 import { alertCriteria, AlertFilters, type AlertRecord } from "../domain/alerts/alert.ts";
 import { anchorsOf } from "../domain/alerts/anchors.ts";
@@ -14,7 +14,8 @@ import {
   PAGE_BYTES,
   type WordPage,
 } from "../kv/alerts/index.ts";
-import { alerts } from "../kv/keyspace.ts";
+import type { Subscription } from "../kv/effects.ts";
+import { alerts, webhooks } from "../kv/keyspace.ts";
 import { seededRandom } from "../scripts/seeded_random.ts";
 import { generateTask } from "./explore_data.ts";
 
@@ -79,7 +80,7 @@ export function benchAlert(i: number, n: number): AlertRecord {
   const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
   return {
     id: `a${i.toString(16).padStart(7, "0")}-0000-4000-8000-000000000000`,
-    userId: `00000000-0000-4000-b000-${(i % 20_000).toString(16).padStart(12, "0")}`,
+    userId: ownerId(i % OWNERS),
     name: `alert ${i}`,
     filters: AlertFilters.parse(f),
     enabled: true,
@@ -90,7 +91,20 @@ export function benchAlert(i: number, n: number): AlertRecord {
 
 const encoder = new TextEncoder();
 
-/** Files alerts 0..n-1 in the index; answers the number of index entries and word pages. */
+/** Accounts owning the alerts: alert `i` is account `i % OWNERS`'s. */
+const OWNERS = 20_000;
+/** One account in this many has an endpoint selecting `task.matched`, so its matches raise events. */
+export const SUBSCRIBED_EVERY = 10;
+
+function ownerId(k: number): string {
+  return `00000000-0000-4000-b000-${k.toString(16).padStart(12, "0")}`;
+}
+
+/**
+ * Stores alerts 0..n-1 (the records, which recording a match reads again) and files them in the
+ * index, with a `task.matched` subscription for one owner in SUBSCRIBED_EVERY; answers the number
+ * of index entries and word pages.
+ */
 export async function loadAlerts(
   kv: Deno.Kv,
   n: number,
@@ -107,6 +121,8 @@ export async function loadAlerts(
   for (let i = 0; i < n; i++) {
     const alert = benchAlert(i, n);
     const indexed: IndexedAlert = { id: alert.id, userId: alert.userId, filters: alert.filters };
+    op.set(alerts.record(alert.userId, alert.id), alert);
+    if (++mutations >= 500) await flush();
     for (const anchor of anchorsOf(alertCriteria(alert.filters))) {
       if (anchor.kind === "word" || anchor.kind === "any") {
         const prefix = anchor.kind === "word" ? anchor.prefix : ANY_PAGE;
@@ -119,6 +135,11 @@ export async function loadAlerts(
       entries++;
       if (++mutations >= 500) await flush();
     }
+  }
+  const subscription: Subscription = { events: ["task.matched"], revision: "bench" };
+  for (let k = 0; k < Math.min(n, OWNERS); k += SUBSCRIBED_EVERY) {
+    op.set(webhooks.subscription(ownerId(k)), subscription);
+    if (++mutations >= 500) await flush();
   }
   await flush();
   let pageCount = 0;

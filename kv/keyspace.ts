@@ -396,4 +396,10 @@ export const alerts = {
   /** A task an alert matched, newest first; its presence makes the match happen once. */
   match: (alertId: string, orderKey: string): Deno.KvKey => ["alert_matches", alertId, orderKey],
   matchesPrefix: (alertId: string): Deno.KvKey => ["alert_matches", alertId],
+  /**
+   * A new task's matching, one marker per part of the alerts' hash space it recorded ("whole")
+   * or cut in two ("split"): a run of the job again records only the parts without one.
+   */
+  matchPart: (taskId: string, part: string): Deno.KvKey => ["alert_match_parts", taskId, part],
+  matchPartsPrefix: (taskId: string): Deno.KvKey => ["alert_match_parts", taskId],
 };

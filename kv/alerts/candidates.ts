@@ -32,7 +32,11 @@ async function pagesOf(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<(Uint8Array | n
   return read.flat().map((e) => e.value);
 }
 
-/** The alerts filed where `probes` look, each once. All reads go out at once. */
+/**
+ * The alerts filed where `probes` look, each once. All reads go out at once; the further word
+ * pages after, except those of the page every task reads (`*`), read ahead in the room the first
+ * `getMany` calls leave, since a page it needs there costs no call of its own.
+ */
 export async function findCandidates(kv: Deno.Kv, probes: TaskProbes): Promise<Candidates> {
   const prefixes = [
     ...probes.names.map((n) => alerts.byNamePrefix(n)),
@@ -41,17 +45,23 @@ export async function findCandidates(kv: Deno.Kv, probes: TaskProbes): Promise<C
   ];
   const places = [...probes.words, ANY_PAGE];
   const heads = places.map((w) => alerts.wordPage(w, 0));
-  const [lists, headPages] = await Promise.all([
+  const room = (GETMANY_MAX - heads.length % GETMANY_MAX) % GETMANY_MAX;
+  const ahead = Array.from({ length: room }, (_, i) => alerts.wordPage(ANY_PAGE, i + 1));
+  const [lists, firstPages] = await Promise.all([
     Promise.all(prefixes.map((p) => listed(kv, p))),
-    pagesOf(kv, heads),
+    pagesOf(kv, [...heads, ...ahead]),
   ]);
   let reads = lists.reduce((sum, [, r]) => sum + r, 0) + Math.ceil(heads.length / GETMANY_MAX);
   const found = lists.flatMap(([entries]) => entries);
   const more: Deno.KvKey[] = [];
-  headPages.forEach((bytes, i) => {
-    const page = decodePage(bytes);
+  places.forEach((place, i) => {
+    const page = decodePage(firstPages[i]);
     found.push(...page.entries);
-    for (let n = 1; n <= (page.more ?? 0); n++) more.push(alerts.wordPage(places[i], n));
+    for (let n = 1; n <= (page.more ?? 0); n++) {
+      if (place === ANY_PAGE && n <= room) {
+        found.push(...decodePage(firstPages[heads.length + n - 1]).entries);
+      } else more.push(alerts.wordPage(place, n));
+    }
   });
   if (more.length > 0) {
     for (const bytes of await pagesOf(kv, more)) found.push(...decodePage(bytes).entries);

@@ -1,8 +1,8 @@
 /**
  * Matching a new task against the alerts (the `alert_match` job, written in the task's creation
- * atomic): the index gives the candidates, explore's predicate decides, and each match is
- * recorded under a check that it is new, with its `task.matched` event, in one atomic; so a job
- * that runs twice sends nothing twice.
+ * atomic): the index gives the candidates, explore's predicate decides, and the matches are
+ * recorded with their `task.matched` events a part of the alerts at a time (match_parts.ts), so
+ * that a job run twice sends nothing twice and a crash mid-way loses nothing.
  */
 import { alertCriteria } from "../../domain/alerts/alert.ts";
 import { taskProbes } from "../../domain/alerts/anchors.ts";
@@ -10,16 +10,12 @@ import { alertMatch } from "../../domain/alerts/match.ts";
 import type { ExploreItem } from "../../domain/explore.ts";
 import { isExplorable } from "../../domain/explore.ts";
 import { searchTerms, type TaskRecord } from "../../domain/tasks/task.ts";
-import { atomically } from "../commit.ts";
-import { addEffects, subscriptionKey } from "../effects.ts";
 import type { JobContext } from "../jobs/types.ts";
 import { addJob } from "../jobs/schedule.ts";
-import { alerts, tasks, users } from "../keyspace.ts";
+import { tasks } from "../keyspace.ts";
 import { findCandidates } from "./candidates.ts";
 import type { IndexedAlert } from "./index.ts";
-import type { StoredAlert } from "./store.ts";
-
-const CONFLICT = "The alert changed too often to record its match";
+import { recordMatches } from "./match_parts.ts";
 
 /** Adds the matching of a newly published task to its creation's atomic. */
 export function queueAlertMatching(op: Deno.AtomicOperation, task: TaskRecord): void {
@@ -55,45 +51,5 @@ export async function matchTask(
   const task = (await kv.get<TaskRecord>(tasks.record(payload.taskId))).value;
   if (!task || !isExplorable(task)) return;
   const { matched } = await findMatches(kv, task);
-  for (const { alert } of matched) await recordMatch(kv, { alert, task, now: ctx.now() });
-}
-
-/**
- * Records one match unless it was recorded before, and raises `task.matched` for the alert's
- * owner in the same atomic. The alert is read again: one deleted, switched off or changed since
- * the index was read is judged as it now stands; an account being purged hears nothing.
- */
-async function recordMatch(
-  kv: Deno.Kv,
-  match: { alert: IndexedAlert; task: TaskRecord; now: number },
-): Promise<void> {
-  const { task, now } = match;
-  const { id: alertId, userId } = match.alert;
-  await atomically(CONFLICT, async () => {
-    const [alertEntry, seen, purge, subscription] = await kv.getMany<
-      [StoredAlert, string, unknown, unknown]
-    >([
-      alerts.record(userId, alertId),
-      alerts.match(alertId, task.orderKey),
-      users.purge(userId),
-      subscriptionKey(userId),
-    ]);
-    const alert = alertEntry.value;
-    if (!alert?.enabled || seen.value !== null || purge.value !== null) return { value: undefined };
-    const item = alertMatch(task, {
-      ownerId: alert.userId,
-      criteria: alertCriteria(alert.filters),
-      terms: searchTerms(task),
-    });
-    if (!item) return { value: undefined };
-    const op = kv.atomic().check(alertEntry).check(seen).check(purge)
-      .set(alerts.match(alertId, task.orderKey), task.id);
-    await addEffects(kv, op, {
-      event: { type: "task.matched", data: { alertId, task: item } },
-      userId,
-      now,
-      subscriptionRead: subscription,
-    });
-    return { value: undefined, op };
-  });
+  await recordMatches(kv, { task, matched, now: ctx.now() });
 }
