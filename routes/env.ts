@@ -49,7 +49,7 @@ export interface AppEnv {
     /** The client address (TCP peer, or X-Forwarded-For behind a trusted proxy). */
     clientIp: string;
     /**
-     * Settles when an anonymous request run ahead of its grant is counted (rejects with its 429):
+     * Settles when a request run ahead of its grant is counted (rejects with its 429):
      * a password hash waits for it.
      */
     admitted?: Promise<void>;

@@ -23,7 +23,7 @@ export interface KeyGuardOptions {
   /** True when that record was read by this request: nothing to confirm before answering. */
   fresh: boolean;
   /** Settles when the request is counted in its budget: no commit goes before; rejects on 429. */
-  admitted?: Promise<void>;
+  admitted?: Promise<unknown>;
   /**
    * Judges the record as it is now, when it changed since it was cached: throws the answer of
    * the first check it fails (401, 403), returns when the request is still allowed.
@@ -41,7 +41,7 @@ export class KeyGuard {
   #expected: string;
   /** Settles once the record has been read since the request began; rejects with the refusal. */
   #confirmed: Promise<void> | null;
-  readonly admitted: Promise<void>;
+  readonly admitted: Promise<unknown>;
 
   constructor(inner: Deno.Kv, options: KeyGuardOptions) {
     this.#inner = inner;
@@ -136,7 +136,7 @@ export class KeyGuard {
  * A view of `inner` whose commits wait for `admitted` (and fail with its rejection): a request
  * run ahead of its rate-limit grant writes nothing before it is counted.
  */
-export function commitsAfter(inner: Deno.Kv, admitted: Promise<void>): Deno.Kv {
+export function commitsAfter(inner: Deno.Kv, admitted: Promise<unknown>): Deno.Kv {
   const atomic = () => {
     const op = inner.atomic();
     const commit = op.commit.bind(op);

@@ -19,7 +19,12 @@ import { AppError } from "../../domain/errors.ts";
 import { addressAllowed } from "../../domain/ip.ts";
 import { getSession } from "../../kv/users/sessions.ts";
 import type { AppEnv, Deps } from "../env.ts";
-import { budgetInHand, enforceRequestBudget } from "./rate_limit.ts";
+import {
+  budgetInHand,
+  drawRequest,
+  enforceRequestBudget,
+  giveBudgetHeaders,
+} from "./rate_limit.ts";
 
 type Credential =
   | { kind: "api_key"; value: string }
@@ -143,7 +148,7 @@ function guardKey(
   c: Context<AppEnv>,
   access: Access,
   key: KeyInUse,
-  admitted: Promise<void>,
+  admitted: Promise<unknown>,
 ): KeyGuard {
   const deps = c.var.deps;
   const value = key.value;
@@ -203,19 +208,32 @@ async function sessionPrincipal(deps: Deps, token: string): Promise<Principal> {
  */
 async function anonymousAhead(c: Context<AppEnv>, next: () => Promise<void>) {
   const deps = c.var.deps;
-  const ahead = !budgetInHand(c, deps, null);
-  const budget = enforceRequestBudget(c, deps, null);
-  if (!ahead) return await budget.then(next);
-  budget.catch(() => {}); // awaited below, on every path
-  c.set("admitted", budget);
-  c.set("deps", { ...deps, kv: commitsAfter(deps.kv, budget) });
+  if (budgetInHand(c, deps, null)) {
+    await enforceRequestBudget(c, deps, null);
+    return await next();
+  }
+  const draw = drawRequest(c, deps, null);
+  const admitted = countedBy(c, draw);
+  c.set("deps", { ...deps, kv: commitsAfter(deps.kv, admitted) });
   try {
     await next();
   } catch (error) {
-    await budget; // a 429 comes first
+    giveBudgetHeaders(c, await draw); // a 429 comes first
     throw error;
   }
-  await budget;
+  // On the finished answer: set while the handler ran, they could miss an answer built meanwhile.
+  giveBudgetHeaders(c, await draw);
+}
+
+/**
+ * A request run ahead of its draw: `admitted` settles when it is counted (rejects with its 429),
+ * for what must wait for that (commits, a password hash).
+ */
+function countedBy(c: Context<AppEnv>, draw: Promise<unknown>): Promise<void> {
+  const admitted = draw.then(() => {});
+  admitted.catch(() => {}); // awaited on every path by the one who drew
+  c.set("admitted", admitted);
+  return admitted;
 }
 
 /** Builds the middleware for one endpoint's access rule. */
@@ -253,10 +271,10 @@ export function authenticate(access: Access): MiddlewareHandler<AppEnv> {
     // lets the handler read while the grant commits: no write commits and no answer leaves before
     // the request is counted, and a refusal replaces the answer (docs/rate-limits.md).
     const ahead = key !== null && !budgetInHand(c, deps, principal);
-    const budget = enforceRequestBudget(c, deps, principal);
-    budget.catch(() => {}); // awaited below, on every path
+    const draw = drawRequest(c, deps, principal);
+    draw.catch(() => {}); // awaited below, on every path
     try {
-      if (!ahead) await budget;
+      if (!ahead) giveBudgetHeaders(c, await draw);
       checkScope(principal, access);
       if (access === "session" && principal.via !== "session") {
         throw new AppError(
@@ -265,23 +283,24 @@ export function authenticate(access: Access): MiddlewareHandler<AppEnv> {
         );
       }
     } catch (refused) {
-      await budget; // a spent budget answers 429 before any other refusal
+      giveBudgetHeaders(c, await draw); // a spent budget answers 429 before any other refusal
       throw refused;
     }
     c.set("principal", principal);
     if (!key) return await next();
     // The key was judged from this instance's cache: the handler's first read carries its record
     // and its commits check it, and no answer leaves before the key is confirmed as it is now.
-    const guard = guardKey(c, access, key, budget);
+    const guard = guardKey(c, access, key, ahead ? countedBy(c, draw) : draw);
     c.set("deps", { ...deps, kv: guard.kv });
     try {
       await next();
     } catch (error) {
-      await budget; // a 429 still comes first
+      if (ahead) giveBudgetHeaders(c, await draw); // a 429 still comes first
       throw error;
     }
     try {
-      await budget;
+      // On the finished answer: set while the handler ran, they could miss an answer built then.
+      if (ahead) giveBudgetHeaders(c, await draw);
       await guard.confirm();
     } catch (refused) {
       await c.res.body?.cancel();

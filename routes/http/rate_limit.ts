@@ -119,21 +119,43 @@ export function budgetInHand(c: Context<AppEnv>, deps: Deps, principal: Principa
 }
 
 /**
- * Draws one request from the caller's hourly budget (step 4 of docs/contract.md section 2) and sets the
- * headers; throws 429 RATE_LIMITED when the budget is spent.
+ * Draws one request from the caller's hourly budget (step 4 of docs/contract.md section 2) and
+ * answers the rate-limit headers its answer carries; throws 429 RATE_LIMITED when it is spent.
  */
-export async function enforceRequestBudget(
+export async function drawRequest(
   c: Context<AppEnv>,
   deps: Deps,
   principal: Principal | null,
-) {
+): Promise<Record<string, string>> {
   const { policy, subject } = budgetOf(c, deps, principal);
   const decision = await deps.rateLimiter.take(policy, subject);
   const headers = rateLimitHeaders(decision, policy.windowMs);
   if (!decision.allowed) {
     throw rateLimited(decision, "The request budget is spent; retry later", headers);
   }
-  for (const [name, value] of Object.entries(headers)) c.header(name, value);
+  return headers;
+}
+
+/**
+ * Puts a drawn request's headers on its answer: on the finished answer itself once it is set, or
+ * among the headers every answer built from now on starts with. Never between the two: an answer
+ * built but not yet set would leave without them.
+ */
+export function giveBudgetHeaders(c: Context<AppEnv>, headers: Record<string, string>) {
+  // The finished answer's own headers, not `c.header`, which would rebuild it around a stream.
+  const set = c.finalized
+    ? (name: string, value: string) => c.res.headers.set(name, value)
+    : (name: string, value: string) => c.header(name, value);
+  for (const [name, value] of Object.entries(headers)) set(name, value);
+}
+
+/** Draws one request before the handler runs, which then answers with its headers. */
+export async function enforceRequestBudget(
+  c: Context<AppEnv>,
+  deps: Deps,
+  principal: Principal | null,
+) {
+  giveBudgetHeaders(c, await drawRequest(c, deps, principal));
 }
 
 /**

@@ -1,6 +1,19 @@
 /** Request budgets per API key, per client address and per session account (contract section 10). */
 import assert from "node:assert/strict";
-import { apiKey, bearer, createKey, setup, signUp } from "../helpers.ts";
+import { apiKey, bearer, createKey, setup, sharedInstances, signUp } from "../helpers.ts";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { createApp } from "../../routes/app.ts";
+import { defineRoute } from "../../routes/define.ts";
+import type { AppEnv } from "../../routes/env.ts";
+import { notFound } from "../../domain/errors.ts";
+
+const RATE_LIMIT_HEADERS = [
+  "RateLimit-Policy",
+  "RateLimit",
+  "X-RateLimit-Limit",
+  "X-RateLimit-Remaining",
+  "X-RateLimit-Reset",
+];
 import { admitted, HALF_PAST, HOUR, me, statusOf } from "./rate_limits_helpers.ts";
 
 Deno.test("API-key requests are limited per key, with the headers of docs/contract.md section 10", async (t) => {
@@ -166,4 +179,58 @@ Deno.test("session requests draw from a per-account budget of RATE_LIMIT_PER_HOU
   assert.equal(await statusOf(await keys()), 429);
   const again = await svc.request("/api/v1/keys", { headers: bearer(token) });
   assert.equal(await statusOf(again), 429, "a second session of the account shares it");
+});
+
+/** A route that builds its answer, then waits until its request is counted, then answers. */
+const registerEarly = (api: OpenAPIHono<AppEnv>) => {
+  api.openapi(
+    defineRoute("public", {
+      method: "get",
+      path: "/early/{outcome}",
+      request: { params: z.object({ outcome: z.enum(["ok", "missing"]) }) },
+      responses: { 200: { description: "built before the request was counted" } },
+    }),
+    async (c) => {
+      const answer = c.json({ built: true }, 200);
+      await c.get("admitted");
+      if (c.req.valid("param").outcome === "missing") throw notFound("Early thing");
+      return answer;
+    },
+  );
+};
+
+Deno.test("an answer built before its request is counted still carries the rate-limit headers", async (t) => {
+  // The first request of a key, or of an address, on an instance runs its handler while the
+  // grant reads and commits: the grant can settle after the answer is built and before it leaves.
+  await using shared = await sharedInstances(2);
+  const [writer, reader] = shared.list;
+  const app = createApp(reader.deps, { routes: [registerEarly] });
+  const call = (url: string, headers: HeadersInit, ip: string) =>
+    app.request(url, { headers }, { remoteAddr: { hostname: ip, port: 40000, transport: "tcp" } });
+  const user = await signUp(writer);
+  const expectHeaders = (res: Response, what: string) => {
+    for (const name of RATE_LIMIT_HEADERS) {
+      assert.ok(res.headers.has(name), `${what}: ${name} missing`);
+    }
+  };
+
+  await t.step("an address's first request on an instance", async () => {
+    const res = await call("/v1/early/ok", {}, "198.51.100.77");
+    assert.equal(await statusOf(res), 200);
+    expectHeaders(res, "anonymous");
+  });
+
+  await t.step("a key's first request on an instance", async () => {
+    const key = await createKey(writer, user.token);
+    const res = await call("/v1/early/ok", apiKey(key.value), "198.51.100.78");
+    assert.equal(await statusOf(res), 200);
+    expectHeaders(res, "with a key");
+  });
+
+  await t.step("a key's first request that fails after it was built", async () => {
+    const key = await createKey(writer, user.token);
+    const res = await call("/v1/early/missing", apiKey(key.value), "198.51.100.79");
+    assert.equal(await statusOf(res), 404);
+    expectHeaders(res, "a 404 with a key");
+  });
 });
