@@ -1,5 +1,5 @@
 /**
- * `deno task bench:hotpath`: the keyed hot path over real HTTP, this code against an earlier
+ * `deno task bench:hotpath`: the hot path over real HTTP (keyed and anonymous reads), this code against an earlier
  * commit (`--base=<ref>`) in the same run: each serves its own seeded store as `deno task serve`
  * runs main.ts, pinned to CPU 1, under wrk on CPU 0, the two alternated round by round so that a
  * machine's drift or another process's load falls on both alike. Server CPU per request is the
@@ -32,8 +32,9 @@ interface Variant {
 }
 
 const SCENARIOS = [
-  { name: "GET /api/v1/tasks/:id", file: "get.txt" },
-  { name: "GET /api/v1/tasks?limit=20", file: "list.txt" },
+  { name: "GET /api/v1/tasks/:id", file: "get.txt", keyed: true },
+  { name: "GET /api/v1/tasks?limit=20", file: "list.txt", keyed: true },
+  { name: "GET /api/v1/tasks/:id, anonymous", file: "get.txt", keyed: false },
 ] as const;
 
 async function git(args: string[]): Promise<string> {
@@ -127,7 +128,7 @@ async function measure(v: Variant, scenario: (typeof SCENARIOS)[number], seconds
     url: `http://127.0.0.1:${v.server.port}`,
     method: "GET",
     pathsFile: v.paths[scenario.file],
-    apiKey: v.apiKey,
+    apiKey: scenario.keyed ? v.apiKey : undefined,
     connections: CONNECTIONS,
     seconds,
   });
@@ -190,7 +191,7 @@ async function main() {
     })`;
   });
   const body = [
-    `## Keyed requests over HTTP, ${ROUNDS} alternated rounds of ${SECONDS} s per scenario`,
+    `## Requests over HTTP, ${ROUNDS} alternated rounds of ${SECONDS} s per scenario`,
     "",
     markdownTable(
       ["scenario", "code", "req/s (median)", "server CPU µs/req (median)", "CPU µs/req by round"],

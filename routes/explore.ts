@@ -122,15 +122,16 @@ export function registerExplore(api: OpenAPIHono<AppEnv>) {
       items = page.items;
       next = page.next;
     }
-    setNextPage(c, next ? await encodeCursor(next, scope) : null);
+    const nextCursor = next ? await encodeCursor(next, scope) : null;
+    setNextPage(c, nextCursor);
     c.header("Vary", "Accept", { append: true });
     const answer = wantsGeoJson(c.req.header("Accept"))
-      ? sharedAnswer(
-        c,
-        JSON.stringify(toFeatureCollection(items)),
-        `${GEOJSON_MEDIA_TYPE}; charset=utf-8`,
-      )
-      : sharedAnswer(c, JSON.stringify(items), JSON_UTF8);
+      ? sharedAnswer(c, {
+        body: JSON.stringify(toFeatureCollection(items)),
+        contentType: `${GEOJSON_MEDIA_TYPE}; charset=utf-8`,
+        nextCursor,
+      })
+      : sharedAnswer(c, { body: JSON.stringify(items), contentType: JSON_UTF8, nextCursor });
     return answer as unknown as TypedResponse<ExploreItem[], 200, "json">;
   });
 }

@@ -271,7 +271,8 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
       );
     }
     const body = JSON.stringify(await detailOf(deps, task));
-    return sharedAnswer(c, body, JSON_UTF8) as unknown as TypedResponse<TaskDetail, 200>;
+    const answer = sharedAnswer(c, { body, contentType: JSON_UTF8 });
+    return answer as unknown as TypedResponse<TaskDetail, 200>;
   });
 
   api.openapi(patchTaskRoute, async (c) => {

@@ -48,23 +48,33 @@ export const notModified = {
   },
 };
 
+/** What `sharedAnswer` sends. */
+export interface SharedBody {
+  /** Already serialized. */
+  body: string;
+  contentType: string;
+  /** The page's X-Next-Cursor, which a cached copy replays with it; none for a single resource. */
+  nextCursor?: string | null;
+}
+
 /**
- * Answers `body` (already serialized, of `contentType`) as a 200. To an anonymous request it goes
- * out with the shared-cache headers and an ETag over what a cached copy replays (the body and the
- * next-page cursor), or as a bodiless 304 when If-None-Match names that ETag.
+ * Answers `body` as a 200. To an anonymous request it goes out with the shared-cache headers and
+ * an ETag over what a cached copy replays (the body and the next-page cursor), or as a bodiless
+ * 304 when If-None-Match names that ETag.
  */
 export function sharedAnswer(
   c: Context<AppEnv>,
-  body: string,
-  contentType: string,
+  { body, contentType, nextCursor }: SharedBody,
 ): Response {
   c.header("Vary", CREDENTIAL_HEADERS, { append: true });
   if (c.get("principal") !== null) return c.body(body, 200, { "Content-Type": contentType });
   const seconds = c.var.deps.settings.PUBLIC_CACHE_SECONDS;
   // node:crypto's digest runs in the call; WebCrypto's is a trip to another thread and back,
   // which cost 2-5x as much CPU on a page-sized body.
-  const tag = createHash("sha256").update(c.res.headers.get("X-Next-Cursor") ?? "").update("\n")
-    .update(body).digest("hex");
+  // The cursor comes from the caller: reading `c.res` before the answer is set would build a
+  // placeholder response that Hono then merges into the real one, rebuilding it around a stream.
+  const tag = createHash("sha256").update(nextCursor ?? "").update("\n").update(body)
+    .digest("hex");
   const etag = `"${tag.slice(0, 32)}"`;
   c.header("ETag", etag);
   c.header("Cache-Control", seconds > 0 ? `public, max-age=0, s-maxage=${seconds}` : "no-cache");
