@@ -6,6 +6,7 @@
  * figure; the ratio of the medians says whether the hot path got slower.
  * Flags: --base=3432692 (the end of wave 2) --seconds=8 --rounds=5 --connections=32 --tasks=2000.
  */
+import { extractCommit } from "./extract.ts";
 import { numberFlag as flag } from "./flags.ts";
 import { run, type Server, serverCpuSeconds, servingPids, startServer } from "./http_process.ts";
 import { loadAverage, markdownTable, writeResults } from "./results.ts";
@@ -18,6 +19,11 @@ const ROUNDS = flag("rounds", 5);
 const CONNECTIONS = flag("connections", 32);
 const TASKS = flag("tasks", 2000);
 const HUGE_LIMIT = "1000000000";
+
+/** What a commit needs to seed its store and serve as `deno task serve` does. */
+const SERVICE_FILES = [
+  ...["main.ts", "routes", "domain", "kv", "tests", "bench", "scripts", "deno.json", "deno.lock"],
+];
 
 interface Variant {
   label: string;
@@ -39,22 +45,6 @@ const SCENARIOS = [
 
 async function git(args: string[]): Promise<string> {
   return (await run("git", ["-C", projectRoot, ...args])).trim();
-}
-
-/** The code at `ref`, extracted to a temporary directory, with its own deno.json and lock. */
-async function extract(ref: string): Promise<string> {
-  const dir = await Deno.makeTempDir({ prefix: "bench-hotpath-base-" });
-  const parts = ["main.ts", "routes", "domain", "kv", "tests", "bench", "scripts", "deno.json"];
-  const archive = new Deno.Command("git", {
-    args: ["-C", projectRoot, "archive", ref, ...parts, "deno.lock"],
-    stdout: "piped",
-  }).spawn();
-  const tar = new Deno.Command("tar", { args: ["-x", "-C", dir], stdin: "piped" }).spawn();
-  await archive.stdout.pipeTo(tar.stdin);
-  if (!(await archive.status).success || !(await tar.status).success) {
-    throw new Error(`could not extract ${ref}`);
-  }
-  return dir;
 }
 
 /**
@@ -150,7 +140,7 @@ async function main() {
   const loadBefore = loadAverage();
   const baseCommit = await git(["rev-parse", "--short", BASE_REF]);
   const dir = await Deno.makeTempDir({ prefix: "bench-hotpath-" });
-  const baseRoot = await extract(BASE_REF);
+  const baseRoot = await extractCommit(BASE_REF, SERVICE_FILES);
   const variants: Variant[] = [];
   try {
     variants.push(await variant("A", baseRoot, dir));

@@ -6,6 +6,7 @@
  * task by id on an in-memory store, A and B alternated in rounds, min and median per request.
  * Flags: --delay=20 (ms) --rounds=40 --batch=200 --base=<git ref>.
  */
+import { extractCommit } from "./extract.ts";
 import { numberFlag } from "./flags.ts";
 import { loadAverage, markdownTable, writeResults } from "./results.ts";
 
@@ -20,22 +21,6 @@ async function git(args: string[]): Promise<string> {
   const out = await new Deno.Command("git", { args, cwd: ROOT, stdout: "piped" }).output();
   if (!out.success) throw new Error(`git ${args.join(" ")} failed`);
   return new TextDecoder().decode(out.stdout).trim();
-}
-
-/** The service's code at `ref`, extracted to a temporary directory. */
-async function extract(ref: string): Promise<string> {
-  const dir = await Deno.makeTempDir({ prefix: "bench-auth-base-" });
-  const archive = new Deno.Command("git", {
-    args: ["archive", ref, "main.ts", "routes", "domain", "kv", "tests"],
-    cwd: ROOT,
-    stdout: "piped",
-  }).spawn();
-  const tar = new Deno.Command("tar", { args: ["-x", "-C", dir], stdin: "piped" }).spawn();
-  await archive.stdout.pipeTo(tar.stdin);
-  if (!(await archive.status).success || !(await tar.status).success) {
-    throw new Error(`could not extract ${ref}`);
-  }
-  return dir;
 }
 
 interface Counts {
@@ -290,7 +275,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function main() {
   const ref = BASE_REF || await git(["merge-base", "HEAD", "main"]);
-  const baseDir = await extract(ref);
+  const baseDir = await extractCommit(ref, ["main.ts", "routes", "domain", "kv", "tests"]);
   try {
     const base = await variant("base", baseDir);
     const guard = await variant("guard", ROOT.replace(/\/$/, ""));
