@@ -223,4 +223,50 @@ Deno.test("explore's first pages wait for at most two round trips, three with a 
       assert.ok(await nearest({ lon: 30, lat: 0, radiusKm: 2000 }) <= 2);
     },
   );
+
+  await t.step(
+    "rule: a sparse nearest-first page reads its small counter cells whole in its first batch",
+    async () => {
+      // A thin spread of city tasks over the point's counter cell (geohash s8), and tasks of a
+      // wide radius 100 to 600 km from the point: most of the page's matches lie far out. The
+      // wide tasks' counter cell, split and read ring after ring (each twice as far as the one
+      // before, at the density the city tasks give), took a batch a ring: 3 round trips.
+      await using sparse = await Deno.openKv(":memory:");
+      const rnd = seededRandom(57);
+      const wide = generateTasks(57, 80).map((task) => {
+        const km = 100 + rnd() * 500;
+        const angle = rnd() * 2 * Math.PI;
+        const coordinates: [number, number] = [
+          30 + (km * Math.cos(angle)) / 111.2,
+          (km * Math.sin(angle)) / 111.2,
+        ];
+        return {
+          ...task,
+          status: "published" as const,
+          location: { type: "radius" as const, name: "Savanna", coordinates, radiusKm: 480 },
+        };
+      });
+      const towns = generateTasks(58, 600).map((task) => {
+        const coordinates: [number, number] = [22.5 + rnd() * 11.25, rnd() * 5.6];
+        return {
+          ...task,
+          status: "published" as const,
+          location: { type: "city" as const, name: "Town", coordinates },
+        };
+      });
+      const all = [...wide, ...towns];
+      for (const task of all) await writeTask(sparse, null, task);
+      const counted = withLatency(sparse, 0);
+      const filters: ExploreFilters = { search: [], geo: { lon: 30, lat: 0, radiusKm: 50 } };
+      const { value, trips } = await counted.traced(() =>
+        exploreByDistance(counted.kv, { filters, limit: 20 })
+      );
+      const want = reference(all, filters)
+        .sort((a, b) => a.distanceKm! - b.distanceKm!)
+        .slice(0, 20);
+      assert.deepEqual(value.items.map((i) => i.distanceKm), want.map((i) => i.distanceKm));
+      assert.ok(trips.sequential <= 2, `${trips.sequential} round trips, ${value.work.entries}`);
+      assert.ok(value.work.entries <= 300, `${value.work.entries} entries`);
+    },
+  );
 });
