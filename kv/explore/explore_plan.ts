@@ -135,7 +135,7 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   const shared = { memory, base, prefixStreams, batch };
   const fresh = choosePlan(kv, query, { ...shared, counts: counterReader(kv, work, memory) });
   let early: EarlyLists | null = null;
-  if (filters.search.some(indexCovers)) {
+  if (filters.search.length > 0) {
     // Reads nothing, so it settles before any fresh read answers: its lists go out beside them.
     const dry = { missed: false };
     const guess = await choosePlan(kv, { ...query, dry: true }, {
