@@ -96,7 +96,8 @@ export async function bboxDriver(
   if (coarse.size > MAX_BOX_CELLS) return null;
   const parents = [...coarse];
   const boxKm2 = parts.reduce((sum, p) => sum + areaKm2(p), 0);
-  const centre = parts.length === 1 && after === null && boxKm2 <= PROBED_AREA_KM2
+  const probed = parts.length === 1 && after === null && boxKm2 <= PROBED_AREA_KM2;
+  const centre = probed && !query.dry
     ? { lon: (bbox.minLon + bbox.maxLon) / 2, lat: (bbox.minLat + bbox.maxLat) / 2, radiusKm: 0 }
     : null;
   const probing = centre
@@ -158,6 +159,7 @@ export async function bboxDriver(
   const localShare = Math.min(1, (limit + 1) / Math.max(1, matches));
   return {
     name: "bbox",
+    probed,
     estimate,
     upper,
     wordsFromDocs: true,

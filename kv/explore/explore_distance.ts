@@ -32,6 +32,7 @@ import { DOC_COST, ENTRY_COST, LIST_COST } from "./explore_stream.ts";
 import { explore } from "../keyspace.ts";
 import { GETMANY_MAX } from "../store/limits.ts";
 import { pendingPurges } from "../users/users.ts";
+import { type CellNode, type Node, Queue } from "./explore_distance_queue.ts";
 
 /** Where a page ended: the last item's exact distance (km) and order key. */
 export interface DistancePosition {
@@ -83,6 +84,16 @@ export interface DistancePage {
  * entries' precision): a cell is read with this limit plus one, and split when it overflows.
  */
 export const SPLIT_ABOVE = 32;
+/**
+ * Where a page is expected to reach far (its first batch's reach at the density around the point
+ * beyond `SPARSE_REACH_KM`), the first batch also reads whole, however far, the counter cells of
+ * at most this many times `SPLIT_ABOVE` tasks, nearest first, up to `WHOLE_CELLS_ENTRIES` in all:
+ * in a sparse area a radius layer's matches lie hundreds of km out, and a walk reaching out ring
+ * after ring, each twice as far, waited for a batch a ring.
+ */
+const WHOLE_CELL_FACTOR = 4;
+const WHOLE_CELLS_ENTRIES = 256;
+const SPARSE_REACH_KM = 20;
 /** Most entries of one list (a cell at the point entries' precision is read whole). */
 const MAX_LIST = 500;
 /** Most lists of one batch. */
@@ -90,65 +101,6 @@ const MAX_BATCH_LISTS = 64;
 /** Margin on the far bound of a cell (km), against rounding in the near bound. */
 const FAR_SLACK_KM = 0.01;
 const RAD = Math.PI / 180;
-
-/** `size`: at most this many tasks (a counter's exact count, or its cell's), or -1 if unknown. */
-type CellNode = { cell: true; at: number; layer: GeoLayer; hash: string; size: number };
-type Node = CellNode | { cell: false; at: number; key: string; item: ExploreItem };
-
-/** Pops first: the smaller distance; at a tie cells (which may hold a newer task), then newer. */
-function first(a: Node, b: Node): boolean {
-  if (a.at !== b.at) return a.at < b.at;
-  if (a.cell !== b.cell) return a.cell;
-  return !a.cell && !b.cell && a.key > b.key;
-}
-
-/** A binary min-heap under `first`. */
-class Queue {
-  #items: Node[] = [];
-  /** Tasks (not cells) in the queue. */
-  items = 0;
-  peek(): Node | undefined {
-    return this.#items[0];
-  }
-  /** The distance of the queue's `n`th nearest task, or Infinity when it holds fewer. */
-  itemDistance(n: number): number {
-    if (n <= 0) return 0;
-    if (this.items < n) return Infinity;
-    const at = this.#items.filter((i) => !i.cell).map((i) => i.at).sort((a, b) => a - b);
-    return at[n - 1];
-  }
-  push(node: Node) {
-    if (!node.cell) this.items++;
-    const items = this.#items;
-    items.push(node);
-    let i = items.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!first(items[i], items[parent])) break;
-      [items[i], items[parent]] = [items[parent], items[i]];
-      i = parent;
-    }
-  }
-  pop(): Node | undefined {
-    const items = this.#items;
-    const top = items[0];
-    if (top && !top.cell) this.items--;
-    const last = items.pop();
-    if (items.length === 0 || !last) return top;
-    items[0] = last;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < items.length && first(items[l], items[m])) m = l;
-      if (r < items.length && first(items[r], items[m])) m = r;
-      if (m === i) return top;
-      [items[i], items[m]] = [items[m], items[i]];
-      i = m;
-    }
-  }
-}
 
 /**
  * An upper bound of the distance from the point to any point of a box, from its lower bound:
@@ -188,18 +140,21 @@ export async function exploreByDistance(
   const { filters, limit } = query;
   const after = query.after ?? null;
   const splitAbove = query.splitAbove ?? SPLIT_ABOVE;
+  const wholeCell = WHOLE_CELL_FACTOR * splitAbove;
   const budget = query.budget ?? DEFAULT_BUDGET;
   const geo = filters.geo;
   if (!geo) throw new Error("sort=distance needs a geo query");
   const work: DistanceWork = { lists: 0, entries: 0, docs: 0 };
   const queue = new Queue();
 
-  const pushCell = (layer: GeoLayer, hash: string, size: number) => {
+  const pushCell = (layer: GeoLayer, hash: string, size: number): CellNode | null => {
     const bounds = geohashBounds(hash);
     const near = minDistanceToBoxKm(geo.lon, geo.lat, bounds);
-    if (near > geo.radiusKm + layer.maxRadiusKm) return;
-    if (after && farBoundKm(near, bounds) < after.d) return;
-    queue.push({ cell: true, at: near, layer, hash, size });
+    if (near > geo.radiusKm + layer.maxRadiusKm) return null;
+    if (after && farBoundKm(near, bounds) < after.d) return null;
+    const node: CellNode = { cell: true, at: near, layer, hash, size };
+    queue.push(node);
+    return node;
   };
 
   const seeds = GEO_LAYERS.flatMap((layer) =>
@@ -217,9 +172,11 @@ export async function exploreByDistance(
     Promise.all(probeCells),
   ]);
   const counts = new Map<string, number>();
+  const seeded: CellNode[] = [];
   seeds.forEach((s, i) => {
     counts.set(countId(s.layer, s.hash), sizes[i]);
-    if (sizes[i] > 0) pushCell(s.layer, s.hash, sizes[i]);
+    const node = sizes[i] > 0 ? pushCell(s.layer, s.hash, sizes[i]) : null;
+    if (node) seeded.push(node);
   });
   const density = new Density(geo, probes, counts);
 
@@ -266,6 +223,18 @@ export async function exploreByDistance(
     }
     return "fetch";
   };
+  // Where a page reaches far (a sparse area), the first batch reads the small counter cells
+  // whole whatever their distance; read, they are skipped when the walk reaches them.
+  const early = new Set<CellNode>();
+  if (density.reach(from, limit + 1) > SPARSE_REACH_KM) {
+    let entries = 0;
+    for (const cell of seeded.sort((a, b) => a.at - b.at)) {
+      if (cell.size > wholeCell || status(cell) === "read") continue;
+      if (entries + cell.size > WHOLE_CELLS_ENTRIES) break;
+      early.add(cell);
+      entries += cell.size;
+    }
+  }
   const split = (layer: GeoLayer, hash: string, size: number) => {
     for (const c of BASE32) pushCell(layer, hash + c, size);
   };
@@ -275,7 +244,7 @@ export async function exploreByDistance(
     const splittable = hash.length < POINT_PRECISION;
     // Room for twice the expected tasks: a cell that overflows is split, which costs a batch.
     const expected = density.expected(cell, local);
-    const room = Math.max(splitAbove, Math.ceil(2 * expected));
+    const room = early.has(cell) ? size : Math.max(splitAbove, Math.ceil(2 * expected));
     const probe = splittable
       ? Math.min(MAX_LIST, (size >= 0 ? Math.min(size, room) : room) + 1)
       : undefined;
@@ -304,6 +273,8 @@ export async function exploreByDistance(
   const items: ExploreItem[] = [];
   let last: DistancePosition | null = null;
   let reach = -1;
+  /** Cells listed, or going to be in the batch being formed. */
+  const read = new Set<CellNode>();
   for (let node = queue.pop(); node; node = queue.pop()) {
     if (!node.cell) {
       // The page's limit + 1st item proves that another page follows.
@@ -312,8 +283,8 @@ export async function exploreByDistance(
       last = { d: node.at, key: node.key };
       continue;
     }
-    const what = status(node);
-    if (what === "read") continue;
+    const what = early.has(node) ? "fetch" : status(node);
+    if (what === "read" || read.has(node)) continue;
     if (what === "split") {
       split(node.layer, node.hash, node.size);
       continue;
@@ -335,6 +306,11 @@ export async function exploreByDistance(
       : Math.max(density.reach(node.at, Math.max(1, wanted - queue.items)), 2 * reach);
     const until = bound < Infinity ? bound : reach;
     const batch: CellNode[] = [node];
+    // The first batch: the small counter cells go with it, whatever their distance.
+    if (read.size === 0) {
+      for (const cell of early) if (cell !== node) batch.push(cell);
+    }
+    for (const cell of batch) read.add(cell);
     const held: Node[] = [];
     while (batch.length < MAX_BATCH_LISTS) {
       const top = queue.peek();
@@ -345,9 +321,13 @@ export async function exploreByDistance(
       }
       if (top.at > until) break;
       queue.pop();
-      const next = status(top);
+      if (read.has(top)) continue;
+      const next = early.has(top) ? "fetch" : status(top);
       if (next === "split") split(top.layer, top.hash, top.size);
-      else if (next === "fetch") batch.push(top);
+      else if (next === "fetch") {
+        batch.push(top);
+        read.add(top);
+      }
     }
     await Promise.all(batch.map(fetch));
     for (const h of held) queue.push(h);

@@ -18,6 +18,11 @@ export interface Driver {
    * its words (geo, country, name), or its card for a filter a word entry cannot check.
    */
   wordsFromDocs: boolean;
+  /**
+   * True when its first lists are sized by probes around the query's centre (geo, bbox): a plan
+   * from memory, which reads no probes, would size them otherwise.
+   */
+  probed?: boolean;
   /** Lists its streams take beyond one, when the count matters (a word read zone by zone). */
   lists?: number;
   /** True when it reads only the zones that reach the search circle (a word within a circle). */
@@ -52,6 +57,11 @@ export interface PlanQuery {
   after: string | null;
   limit: number;
   work: Work;
+  /**
+   * True for a plan made from the instance's memory (`explore_plan_memory.ts`) only, to guess
+   * which lists to send early: it reads nothing (no probes), and its counters are remembered.
+   */
+  dry?: boolean;
 }
 
 /** Reads counters (ten keys per getMany); 0 for a counter never written. */

@@ -19,6 +19,8 @@ import { indexCovers } from "./explore_words.ts";
 import { explore } from "../keyspace.ts";
 import { GETMANY_MAX } from "../store/limits.ts";
 import { keyId } from "../tasks/task_indexes.ts";
+import { type PlanMemory, planMemory } from "./explore_plan_memory.ts";
+import { adoptEarly, type EarlyLists, sendEarly } from "./explore_plan_early.ts";
 
 /**
  * The share of tasks a query word that drives no scan is taken to hold, to size first reads:
@@ -44,7 +46,7 @@ export const ZONED_CIRCLE_SHARE = 0.5;
  * A counter reader for one plan: drivers overlap (the geo driver and the zones read the same
  * cell counters, the payment and zone shares the same class counters), so each key is read once.
  */
-function counterReader(kv: Deno.Kv, work: Work): CounterReader {
+function counterReader(kv: Deno.Kv, work: Work, memory: PlanMemory): CounterReader {
   const read = new Map<string, Promise<number>>();
   return (keys) => {
     const fresh = [...new Map(keys.map((k) => [keyId(k), k])).entries()]
@@ -53,7 +55,14 @@ function counterReader(kv: Deno.Kv, work: Work): CounterReader {
       const group = fresh.slice(i, i + GETMANY_MAX);
       const values = kv.getMany<Deno.KvU64[]>(group.map(([, key]) => key));
       group.forEach(([id], j) =>
-        read.set(id, values.then((v) => (v[j].value ? Number(v[j].value.value) : 0)))
+        read.set(
+          id,
+          values.then((v) => {
+            const n = v[j].value ? Number(v[j].value.value) : 0;
+            memory.counters.set(id, n);
+            return n;
+          }),
+        )
       );
     }
     work.units += fresh.length * DOC_COST;
@@ -61,7 +70,26 @@ function counterReader(kv: Deno.Kv, work: Work): CounterReader {
   };
 }
 
-/** The candidate drivers of a query, with estimated sizes; the smallest wins. */
+/**
+ * A counter reader over the instance's memory alone, for a plan that reads nothing: a counter
+ * not remembered reads 0 and sets `missed`, and the plan is then no guess at all.
+ */
+function rememberedCounters(memory: PlanMemory, dry: { missed: boolean }): CounterReader {
+  return (keys) => {
+    const values = keys.map((key) => {
+      const n = memory.counters.get(keyId(key));
+      if (n === undefined) dry.missed = true;
+      return n ?? 0;
+    });
+    return Promise.resolve(values);
+  };
+}
+
+/**
+ * The candidate drivers of a query, with estimated sizes; the smallest wins. A search this
+ * instance has planned before also sends, with the fresh reads, the lists a plan made from its
+ * memory would read first (`explore_plan_early.ts`): the fresh plan takes those it asks for.
+ */
 export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   const { filters, after, work } = query;
   // A page needs limit + 1 matches: a first batch smaller than that takes a second round trip
@@ -103,7 +131,52 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
     };
   }
 
-  const counts = counterReader(kv, work);
+  const memory = planMemory(kv);
+  const shared = { memory, base, prefixStreams, batch };
+  const fresh = choosePlan(kv, query, { ...shared, counts: counterReader(kv, work, memory) });
+  let early: EarlyLists | null = null;
+  if (filters.search.length > 0) {
+    // Reads nothing, so it settles before any fresh read answers: its lists go out beside them.
+    const dry = { missed: false };
+    const guess = await choosePlan(kv, { ...query, dry: true }, {
+      ...shared,
+      counts: rememberedCounters(memory, dry),
+      dry,
+    });
+    if (!dry.missed && !guess.driver.probed) {
+      early = sendEarly(guess.driver.streams(guess.depth));
+    }
+  }
+  const { driver, depth, finalShare } = await fresh;
+  const streams = driver.streams(depth);
+  const taken = early ? await adoptEarly(streams, early) : streams;
+  return { ...driver, finalShare, streams: () => taken };
+}
+
+/** What a plan is made from: counters (read or remembered) and the base driver's builders. */
+interface PlanSource {
+  counts: CounterReader;
+  memory: PlanMemory;
+  /** Set for a plan from memory alone (see `WordPlan.dry`). */
+  dry?: { missed: boolean };
+  base: (sizes: number[]) => Driver;
+  prefixStreams: (prefixes: Deno.KvKey[], sizes?: number[]) => Driver["streams"];
+  batch: number;
+}
+
+/** The chosen driver, the share of its entries the page is expected to read, its final share. */
+interface Plan {
+  driver: Driver;
+  depth: number;
+  finalShare: number;
+}
+
+async function choosePlan(kv: Deno.Kv, query: PlanQuery, source: PlanSource): Promise<Plan> {
+  const { filters, after, work } = query;
+  const { counts, base, prefixStreams, batch } = source;
+  const classes: Payment[] = filters.payment === undefined
+    ? [...Payment.options]
+    : [filters.payment];
   // Both classes, whatever the query asks for: their sum sizes the other filters' pass rates.
   const classCounts = counts(Payment.options.map((c) => explore.countByPayment(c)));
   const pending: Promise<Driver | null>[] = [
@@ -153,7 +226,16 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
     const needsCards = filters.geo !== undefined || filters.bbox !== undefined ||
       filters.countryCode !== undefined || filters.cityName !== undefined ||
       filters.regionName !== undefined;
-    const shared = { overflow, after, work, batch, geo: filters.geo ?? null, needsCards };
+    const shared = {
+      overflow,
+      after,
+      work,
+      batch,
+      geo: filters.geo ?? null,
+      needsCards,
+      memory: source.memory,
+      dry: source.dry ?? null,
+    };
     for (const word of filters.search) wordPending.push(wordDrivers(kv, word, shared));
   }
   const words = await Promise.all(wordPending);
@@ -202,5 +284,5 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   const pass = passOthers(best);
   const margin = pass < 1 ? DEPTH_MARGIN : 1;
   const depth = Math.min(1, margin * (query.limit + 1) / Math.max(1, best.estimate * pass));
-  return { ...best, finalShare: finalShare(best), streams: () => best.streams(depth) };
+  return { driver: best, depth, finalShare: finalShare(best) };
 }

@@ -104,7 +104,8 @@ export async function geoDriver(
   for (const { layer, coarse } of layers) {
     for (const cell of coarse) counterKeys.push(explore.count("cell", layer.name, cell));
   }
-  const probing = geo.radiusKm <= PROBED_RADIUS_KM && after === null
+  const probed = geo.radiusKm <= PROBED_RADIUS_KM && after === null;
+  const probing = probed && !query.dry
     ? Promise.all(probeAround(kv, geo, { limit: PROBE_LIMIT, precisions: PROBE_PRECISIONS }))
     : null;
   const [n, probes] = await Promise.all([counts(counterKeys), probing]);
@@ -152,6 +153,7 @@ export async function geoDriver(
   }
   return {
     name: "geo",
+    probed,
     estimate,
     upper,
     wordsFromDocs: true,

@@ -21,6 +21,7 @@ import {
 } from "./explore_stream.ts";
 import { indexCovers } from "./explore_words.ts";
 import { explore } from "../keyspace.ts";
+import type { PlanMemory, ZoneCount } from "./explore_plan_memory.ts";
 
 /** A query word expanding to more dictionary words than this drives no scan. */
 export const MAX_EXPANSION = 32;
@@ -32,13 +33,6 @@ const MAX_DICTIONARY = 1000;
  */
 export const WHOLE_WORD = 128;
 const WORD_END = "\u{10FFFF}";
-
-/** One dictionary word in one zone, and how many tasks it holds there. */
-interface ZoneCount {
-  word: string;
-  zone: string;
-  size: number;
-}
 
 /** The dictionary (word, zone) counts a query word starts; null past the caps. */
 async function expandWord(kv: Deno.Kv, prefix: string, work: Work): Promise<ZoneCount[] | null> {
@@ -95,6 +89,13 @@ export interface WordPlan {
    * cannot check, so that every candidate costs a document read (its card).
    */
   needsCards: boolean;
+  /** The instance's memory: expansions last read, written by every fresh read. */
+  memory: PlanMemory;
+  /**
+   * Set for a plan made from memory alone (it reads nothing): `missed` is set when a query
+   * word's expansion is not remembered, and the plan is then no guess at all.
+   */
+  dry: { missed: boolean } | null;
 }
 
 /**
@@ -106,25 +107,34 @@ export async function wordDrivers(
   prefix: string,
   plan: WordPlan,
 ): Promise<Driver[]> {
-  const { overflow, after, work, batch, geo } = plan;
+  const { overflow, after, work, batch, geo, memory, dry } = plan;
   if (!indexCovers(prefix)) return [];
+  const known = memory.expansions.get(prefix);
+  if (dry && known === undefined) dry.missed = true;
   // Most query words hold few tasks: read whole alongside the dictionary, their page waits for
-  // no list of its own.
-  const [expansion, extra, whole] = await Promise.all([
-    expandWord(kv, prefix, work),
-    overflow,
-    after === null ? readWhole(kv, prefix, work) : null,
-  ]);
+  // no list of its own. Not a word remembered as larger (or too broad to drive a scan): its
+  // entries are listed by zone, early when the instance remembers them (explore_plan_early.ts).
+  const readsWhole = after === null && (known === undefined || sizeOf(known) < WHOLE_WORD);
+  const [expansion, extra, whole] = dry
+    ? [known ?? null, await overflow, null]
+    : await Promise.all([
+      expandWord(kv, prefix, work),
+      overflow,
+      readsWhole ? readWhole(kv, prefix, work) : null,
+    ]);
+  if (!dry) memory.expansions.set(prefix, expansion);
   if (!expansion) return [];
   const reach = geo ? zonesReaching(geo) : null;
   const zones = expansion.filter((z) => reach === null || reach.has(z.zone));
   const complete = whole !== null && whole.length < WHOLE_WORD;
   const groups = complete ? groupByZone(whole, reach) : null;
+  // A plan from memory takes a word the fresh plan will read whole as read whole: no lists.
+  const dryWhole = dry !== null && readsWhole;
   const estimate =
     (groups
       ? [...groups.values()].reduce((n, g) => n + g.length, 0)
       : zones.reduce((n, z) => n + z.size, 0)) + extra;
-  const lists = (groups ? 0 : zones.length) + (extra > 0 ? 1 : 0);
+  const lists = (groups || dryWhole ? 0 : zones.length) + (extra > 0 ? 1 : 0);
   return [{
     name: "search",
     estimate,
@@ -143,7 +153,7 @@ export async function wordDrivers(
           stream.preload(entries.reverse(), entries.length + 1);
           streams.push(stream);
         }
-      } else {
+      } else if (!dryWhole) {
         // A zone read alone holds the whole page; merged zones share it.
         const first = zones.length === 1 ? batch : FIRST_BATCH;
         for (const z of zones) {
@@ -166,6 +176,11 @@ export async function wordDrivers(
       return streams;
     },
   }];
+}
+
+/** Entries of a remembered expansion, every zone; a too broad one counts as large. */
+function sizeOf(expansion: ZoneCount[] | null): number {
+  return expansion === null ? Infinity : expansion.reduce((n, z) => n + z.size, 0);
 }
 
 /** The word entries of a complete read, by (word, zone), oldest first; only reached zones. */

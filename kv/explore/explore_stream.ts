@@ -13,6 +13,7 @@ import {
   unpackCard,
 } from "./explore_index.ts";
 import { PACKED_ITEM_LENGTH } from "../tasks/packed_item.ts";
+import { keyId } from "../tasks/task_indexes.ts";
 
 /**
  * One candidate: its order key, its payment class (which names its document's key), its facet
@@ -84,6 +85,7 @@ export class PrefixStream {
   #done = false;
   #batch: number;
   #before: string | null;
+  #read = false;
 
   private readonly prefix: Deno.KvKey;
   private readonly work: Work;
@@ -110,6 +112,7 @@ export class PrefixStream {
    * this stream's first fill: a planner that guessed the stream can read it in its own round trip.
    */
   preload(entries: Deno.KvEntry<EntryValue>[], batch: number): void {
+    this.#read = true;
     this.#buffer = entries.map((e) => candidateOf(e.key[e.key.length - 1] as string, e.value));
     this.#at = 0;
     if (entries.length < batch) this.#done = true;
@@ -123,6 +126,21 @@ export class PrefixStream {
    */
   expect(entries: number): void {
     this.#batch = Math.max(this.#batch, Math.min(MAX_BATCH, Math.ceil(entries)));
+  }
+
+  /** Its prefix's id (`keyId`): which index range it reads. */
+  get id(): string {
+    return keyId(this.prefix);
+  }
+
+  /** True until its first fill or preload. */
+  get unread(): boolean {
+    return !this.#read;
+  }
+
+  /** Entries its next fill asks for. */
+  get batch(): number {
+    return this.#batch;
   }
 
   /** True when the buffer is spent but the store may hold more. */
@@ -164,6 +182,7 @@ export class PrefixStream {
     const selector: Deno.KvListSelector = this.#before === null
       ? { prefix: this.prefix }
       : { start: this.prefix, end: [...this.prefix, this.#before] };
+    this.#read = true;
     const batch = Math.min(this.#batch, Math.max(FIRST_BATCH, Math.ceil(cap)));
     const buffer: Candidate[] = [];
     const iter = this.kv.list<EntryValue>(selector, {

@@ -67,7 +67,10 @@ export function withLatency(inner: Deno.Kv, delayMs: number): LatencyKv {
     const counted = trace?.open === true;
     const depth = (trace?.finishedDepth ?? 0) + 1;
     if (counted) trace.calls++;
-    const wait = latency.delayMs > 0 ? sleep(latency.delayMs) : Promise.resolve();
+    // Even at 0 ms an answer waits for a timer: the local store may answer a call at once, within
+    // the microtasks of the turn that made it, and a call made later in that same turn would then
+    // count as waiting for it; over a network no answer comes back before the turn ends.
+    const wait = sleep(latency.delayMs);
     try {
       const [result] = await Promise.all([run(), wait]);
       return result;

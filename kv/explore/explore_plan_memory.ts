@@ -1,0 +1,87 @@
+/**
+ * What an instance remembers of the explore plans it made: the counters and the dictionary
+ * expansions it last read. Never an answer: a plan made from them only chooses which lists to
+ * send early, beside the fresh reads the real plan is made from (see `explore_plan_early.ts`).
+ */
+
+/** One dictionary word in one zone, and how many tasks it held there when last read. */
+export interface ZoneCount {
+  word: string;
+  zone: string;
+  size: number;
+}
+
+/** Most counters remembered (a 100 km circle reads about fifty). */
+const MAX_COUNTERS = 8192;
+/** Most query words whose expansion is remembered. */
+const MAX_EXPANSIONS = 512;
+/** Most (word, zone) counts over every remembered expansion (one expansion holds up to 1,000). */
+const MAX_ZONE_COUNTS = 32768;
+
+/** A map that forgets its least recently used keys past a size, counted by `weigh`. */
+class Recent<V> {
+  readonly #map = new Map<string, V>();
+  #weight = 0;
+
+  constructor(
+    private readonly maxKeys: number,
+    private readonly maxWeight: number,
+    private readonly weigh: (value: V) => number,
+  ) {}
+
+  get(key: string): V | undefined {
+    const value = this.#map.get(key);
+    if (value === undefined) return undefined;
+    // Map keeps insertion order: moved to the end, the key is the most recently used.
+    this.#map.delete(key);
+    this.#map.set(key, value);
+    return value;
+  }
+
+  set(key: string, value: V): void {
+    const old = this.#map.get(key);
+    if (old !== undefined) {
+      this.#weight -= this.weigh(old);
+      this.#map.delete(key);
+    }
+    this.#map.set(key, value);
+    this.#weight += this.weigh(value);
+    for (const [k, v] of this.#map) {
+      if (this.#map.size <= this.maxKeys && this.#weight <= this.maxWeight) break;
+      this.#map.delete(k);
+      this.#weight -= this.weigh(v);
+    }
+  }
+
+  get size(): number {
+    return this.#map.size;
+  }
+
+  get weight(): number {
+    return this.#weight;
+  }
+}
+
+/** One instance's memory of its explore plans, bounded in keys and in (word, zone) counts. */
+export class PlanMemory {
+  /** Counter values by key id (`keyId`). */
+  readonly counters = new Recent<number>(MAX_COUNTERS, MAX_COUNTERS, () => 1);
+  /** A query word's (word, zone) counts; null when it started too many words to drive a scan. */
+  readonly expansions = new Recent<ZoneCount[] | null>(
+    MAX_EXPANSIONS,
+    MAX_ZONE_COUNTS,
+    (v) => 1 + (v?.length ?? 0),
+  );
+}
+
+const memories = new WeakMap<Deno.Kv, PlanMemory>();
+
+/** The plan memory of the instance that holds this store handle (one per handle). */
+export function planMemory(kv: Deno.Kv): PlanMemory {
+  let memory = memories.get(kv);
+  if (!memory) {
+    memory = new PlanMemory();
+    memories.set(kv, memory);
+  }
+  return memory;
+}

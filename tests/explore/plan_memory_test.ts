@@ -1,0 +1,45 @@
+/**
+ * The explore planner's instance memory stays bounded however many counters and query words it
+ * sees, and keeps the most recently used ones.
+ */
+import assert from "node:assert/strict";
+import { PlanMemory, planMemory } from "../../kv/explore/explore_plan_memory.ts";
+
+Deno.test("explore's plan memory is bounded and keeps what was used last", async (t) => {
+  await t.step("rule: counters past the bound forget the least recently used", () => {
+    const memory = new PlanMemory();
+    for (let i = 0; i < 20_000; i++) {
+      memory.counters.set(`c${i}`, i);
+      // One key read again and again stays.
+      if (i % 100 === 0) assert.equal(memory.counters.get("c0"), 0);
+    }
+    assert.ok(memory.counters.size <= 8192, `${memory.counters.size} counters`);
+    assert.equal(memory.counters.get("c0"), 0);
+    assert.equal(memory.counters.get("c1"), undefined);
+    assert.equal(memory.counters.get("c19999"), 19999);
+  });
+
+  await t.step(
+    "rule: expansions are bounded by their (word, zone) counts, not only by words",
+    () => {
+      const memory = new PlanMemory();
+      const zones = (word: string) =>
+        Array.from({ length: 900 }, (_, i) => ({ word, zone: `z${i}`, size: 1 }));
+      for (let i = 0; i < 100; i++) memory.expansions.set(`w${i}`, zones(`w${i}`));
+      assert.ok(memory.expansions.weight <= 32768, `${memory.expansions.weight} counts`);
+      assert.ok(memory.expansions.size < 100);
+      assert.equal(memory.expansions.get("w0"), undefined);
+      assert.equal(memory.expansions.get("w99")?.length, 900);
+      // A query word too broad to drive a scan is remembered as such.
+      memory.expansions.set("a", null);
+      assert.equal(memory.expansions.get("a"), null);
+    },
+  );
+
+  await t.step("rule: one memory per store handle", async () => {
+    await using a = await Deno.openKv(":memory:");
+    await using b = await Deno.openKv(":memory:");
+    assert.equal(planMemory(a), planMemory(a));
+    assert.notEqual(planMemory(a), planMemory(b));
+  });
+});
