@@ -353,7 +353,7 @@ Deno.test("a task with more pending applications than one batch raises every imp
   assert.equal(done.status, 200);
   const declines = (r: Receiver["received"]) =>
     r.filter((x) => x.event.type === "application.declined").length;
-  await ada.receiver.waitFor((r) => declines(r) >= count, 30_000);
+  await ada.receiver.waitFor((r) => declines(r) >= count);
   await svc.jobs.drain(); // every job due has run: nothing else is on its way
   const ids = ada.receiver.received.filter((r) => r.event.type === "application.declined")
     .map((r) => r.event.data.id);

@@ -89,7 +89,11 @@ export async function failedDelivery(t: TestContext, token: string, webhookId: s
   return delivery;
 }
 
-/** Polls `condition` until it holds (tests/wait.ts: a deadline only against hanging). */
+/**
+ * Polls `condition` until it holds (tests/wait.ts: a deadline only against hanging). Its checks
+ * are requests: slowing to one a second keeps a long wait on a loaded machine within the
+ * caller's hourly budget.
+ */
 export async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 60_000) {
-  await until(condition, { timeoutMs, everyMs: 50 });
+  await until(condition, { timeoutMs, everyMs: 50, maxEveryMs: 1_000 });
 }
