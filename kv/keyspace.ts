@@ -89,10 +89,8 @@ export const apiKeyUsage = {
 };
 
 /**
- * Rate-limit counters: one Deno.KvU64 per policy, subject (key id, account, address or email) and
- * slot (a sixtieth of the window, in slots since the epoch), so a subject's window is one
- * contiguous range. Key parts order Uint8Array < string < bigint < number < boolean: the boolean
- * version marker sorts after every slot.
+ * Rate-limit counters: a Deno.KvU64 per policy, subject and slot (a sixtieth of the window), so a
+ * subject's window is one range; the boolean version marker sorts after every (number) slot.
  */
 export const rateLimits = {
   slot: (policy: string, subject: string, index: number): Deno.KvKey => [
@@ -396,10 +394,7 @@ export const alerts = {
   /** A task an alert matched, newest first; its presence makes the match happen once. */
   match: (alertId: string, orderKey: string): Deno.KvKey => ["alert_matches", alertId, orderKey],
   matchesPrefix: (alertId: string): Deno.KvKey => ["alert_matches", alertId],
-  /**
-   * A new task's matching, one marker per part of the alerts' hash space it recorded ("whole")
-   * or cut in two ("split"): a run of the job again records only the parts without one.
-   */
+  /** A task's matching: a marker per part of the alerts it recorded ("whole") or cut ("split"). */
   matchPart: (taskId: string, part: string): Deno.KvKey => ["alert_match_parts", taskId, part],
   matchPartsPrefix: (taskId: string): Deno.KvKey => ["alert_match_parts", taskId],
 };
