@@ -12,6 +12,8 @@ import { jobs } from "../kv/keyspace.ts";
 import { claimJob, finishJob, renewLease } from "../kv/jobs/lease.ts";
 import { JobRunner } from "../kv/jobs/runner.ts";
 import { addJob } from "../kv/jobs/schedule.ts";
+import { jobWritten } from "../kv/jobs/wake.ts";
+import { until } from "./wait.ts";
 import type { JobHandlers, JobOutcome, JobPayload, JobRecord } from "../kv/jobs/types.ts";
 
 const T0 = Date.parse("2030-01-01T00:00:00Z");
@@ -37,10 +39,10 @@ async function bench(handle: (p: JobPayload) => Promise<JobOutcome> = () => Prom
     alert_forget: run,
   };
   const runners: JobRunner[] = [];
-  const runner = (leaseMs = 10_000) => {
+  const runner = (leaseMs = 10_000, store: Deno.Kv = kv) => {
     const r = new JobRunner({
       handlers,
-      context: { kv, now: () => clock.now, webhooks: deliveryPolicy(testSettings()) },
+      context: { kv: store, now: () => clock.now, webhooks: deliveryPolicy(testSettings()) },
       leaseMs,
     });
     runners.push(r);
@@ -244,4 +246,41 @@ Deno.test("more jobs due than a runner runs at once: the rest wait for a free sl
   await runner.drain();
   assert.equal(b.runs.length, 40);
   assert.deepEqual(await stored(b.kv), []);
+});
+
+/**
+ * `kv` whose first `list` finds nothing (as if the job were written a moment later) and, as that
+ * look ends, announces a job after `depth` further microtasks: so that some depth falls between a
+ * scan's last look and its end.
+ */
+function blindFirstLook(kv: Deno.Kv, depth: number): Deno.Kv {
+  let looks = 0;
+  const announce = (left: number) => {
+    if (left === 0) jobWritten(T0);
+    else queueMicrotask(() => announce(left - 1));
+  };
+  return new Proxy(kv, {
+    get(target, name) {
+      if (name === "list" && looks++ === 0) {
+        return async function* () {
+          announce(depth);
+        };
+      }
+      const value = Reflect.get(target, name, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+Deno.test("a wake that comes as a scan ends starts another look", async () => {
+  for (let depth = 0; depth <= 12; depth++) {
+    await using b = await bench();
+    const op = b.kv.atomic();
+    addJob(op, purge(`depth ${depth}`));
+    await commit(op);
+    const runner = b.runner(10_000, blindFirstLook(b.kv, depth)).listen();
+    await runner.scan();
+    // Lost, the wake leaves the job for a poll this test does not run: the bound fails it.
+    await until(() => b.runs.length === 1, { timeoutMs: 10_000, what: `the wake at ${depth}` });
+  }
 });

@@ -88,7 +88,12 @@ export class JobRunner {
         // The store failing (or closed at shutdown): the next wake looks again.
         this.options.onError?.("scan", error instanceof Error ? error : new Error(String(error)));
       }
-    })().finally(() => this.#scan = null);
+    })().finally(() => {
+      this.#scan = null;
+      // A wake that joined this scan after its last look (between the loop's end and now) would
+      // otherwise be lost: its job would wait for the next poll or the cron.
+      if (this.#rescan && !this.#stopped) void this.scan();
+    });
     return this.#scan;
   }
 
