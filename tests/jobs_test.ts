@@ -264,6 +264,7 @@ function blindFirstLook(kv: Deno.Kv, depth: number): Deno.Kv {
       if (name === "list" && looks++ === 0) {
         return async function* () {
           announce(depth);
+          yield* [];
         };
       }
       const value = Reflect.get(target, name, target);
