@@ -133,7 +133,9 @@ async function takeChunk(
   while (
     expected < wanted && docs < MAX_CHUNK_DOCS && (taken.length === 0 || !budget.spent)
   ) {
-    const candidate = await stream.next(rate.need(wanted - expected));
+    const candidate = stream.ready
+      ? stream.take()
+      : await stream.next(rate.need(wanted - expected));
     rate.taken++;
     budget.start();
     if (!candidate) return { taken, exhausted: true };

@@ -243,8 +243,23 @@ export class UnionStream {
    * entries the caller still expects to read, bounds what a refill reads.
    */
   async next(need = Infinity): Promise<Candidate | null> {
-    const empty = this.streams.filter((s) => s.needsFill);
-    if (empty.length > 0) await Promise.all(this.#refills(empty, need));
+    if (!this.ready) {
+      await Promise.all(this.#refills(this.streams.filter((s) => s.needsFill), need));
+    }
+    return this.take();
+  }
+
+  /**
+   * True when no stream waits for a refill: `take` then gives what `next` would, without the
+   * promise and the turn an await costs for each of the hundreds of candidates a page may take.
+   */
+  get ready(): boolean {
+    for (const s of this.streams) if (s.needsFill) return false;
+    return true;
+  }
+
+  /** The newest remaining candidate of streams that are `ready`, or null when all are spent. */
+  take(): Candidate | null {
     let best: Candidate | null = null;
     for (const s of this.streams) {
       const head = s.head;
