@@ -13,18 +13,17 @@ import { coverCircle } from "../../domain/geo/geohash_cover.ts";
 import { EARTH_RADIUS_KM, type GeoBox, minDistanceToBoxKm } from "../../domain/geo/geo.ts";
 import { matchesTerms } from "../../domain/tasks/task.ts";
 import {
-  cardFacet,
   COUNT_PRECISION,
-  type ExploreCard,
   GEO_LAYERS,
   type GeoLayer,
   type PackedCard,
   type PackedDoc,
+  packedSpotsLeft,
+  packedUserId,
   POINT_PRECISION,
-  unpackCard,
-  unpackDoc,
+  unpackExploreItem,
 } from "./explore_index.ts";
-import { paymentOf } from "../../domain/tasks/task.ts";
+import { packedFacet } from "./explore_packed_facet.ts";
 import { DEFAULT_BUDGET } from "./explore_query.ts";
 import { countId, Density, probeAround } from "./explore_plan_distance.ts";
 import { facetMatch } from "./explore_scan.ts";
@@ -33,6 +32,9 @@ import { explore } from "../keyspace.ts";
 import { GETMANY_MAX } from "../store/limits.ts";
 import { pendingPurges } from "../users/users.ts";
 import { type CellNode, type Node, Queue } from "./explore_distance_queue.ts";
+
+/** A task listed from a cell, its card as stored. */
+type Found = { key: string; packed: PackedCard | PackedDoc };
 
 /** Where a page ended: the last item's exact distance (km) and order key. */
 export interface DistancePosition {
@@ -183,21 +185,28 @@ export async function exploreByDistance(
   // A task can be listed twice (a probe's cell read again, a cell read again after it
   // overflowed): it enters the queue once.
   const seen = new Set<string>();
-  const keep = (key: string, card: ExploreCard) => {
+  const keep = ({ key, packed }: Found) => {
     if (seen.has(key)) return null;
-    const d = facetMatch(cardFacet(card), filters);
-    if (d === null || !isAfter(d, key, after) || hidden.has(card.userId)) return null;
-    if (filters.hasSpots && card.item.spotsLeft === 0) return null;
+    const d = facetMatch(packedFacet(packed), filters);
+    if (d === null || !isAfter(d, key, after) || hidden.has(packedUserId(packed))) return null;
+    if (filters.hasSpots && packedSpotsLeft(packed) === 0) return null;
     return d;
   };
-  const take = async (found: { key: string; card: ExploreCard }[]) => {
-    let passing = found.filter((f) => keep(f.key, f.card) !== null);
-    if (filters.search.length > 0) passing = await withWords(kv, passing, filters.search, work);
-    for (const { key, card } of passing) {
-      const d = keep(key, card);
-      if (d === null) continue;
+  const take = async (found: Found[]) => {
+    const passing: (Found & { d: number | null })[] = [];
+    for (const f of found) {
+      const d = keep(f);
+      if (d !== null) passing.push({ ...f, d });
+    }
+    // With a search, the documents (read fresh, while other cells' tasks may enter the queue)
+    // are checked again in full; without, the check above stands but for a task seen meanwhile.
+    const kept = filters.search.length > 0
+      ? (await withWords(kv, passing, filters.search, work)).map((f) => ({ ...f, d: keep(f) }))
+      : passing;
+    for (const { key, packed, d } of kept) {
+      if (d === null || seen.has(key)) continue;
       seen.add(key);
-      queue.push({ cell: false, at: d, key, item: { ...card.item, distanceKm: roundKm(d) } });
+      queue.push({ cell: false, at: d, key, packed });
     }
   };
 
@@ -248,7 +257,7 @@ export async function exploreByDistance(
     const probe = splittable
       ? Math.min(MAX_LIST, (size >= 0 ? Math.min(size, room) : room) + 1)
       : undefined;
-    const found: { key: string; card: ExploreCard }[] = [];
+    const found: Found[] = [];
     let point = "";
     work.lists++;
     const entries = kv.list<PackedCard>(explore.byPointRange(layer.name, hash), {
@@ -257,7 +266,7 @@ export async function exploreByDistance(
     });
     for await (const entry of entries) {
       work.entries++;
-      found.push({ key: entry.key.at(-1) as string, card: unpackCard(entry.value) });
+      found.push({ key: entry.key.at(-1) as string, packed: entry.value });
       point = entry.key.at(-2) as string;
     }
     await take(found);
@@ -279,7 +288,9 @@ export async function exploreByDistance(
     if (!node.cell) {
       // The page's limit + 1st item proves that another page follows.
       if (items.length === limit) return { items, next: last, work };
-      items.push(node.item);
+      const item: ExploreItem = unpackExploreItem(node.packed);
+      item.distanceKm = roundKm(node.at);
+      items.push(item);
       last = { d: node.at, key: node.key };
       continue;
     }
@@ -338,20 +349,22 @@ export async function exploreByDistance(
 /** The candidates whose documents (read fresh) hold every search word, with those documents. */
 async function withWords(
   kv: Deno.Kv,
-  candidates: { key: string; card: ExploreCard }[],
+  candidates: Found[],
   search: string[],
   work: DistanceWork,
-): Promise<{ key: string; card: ExploreCard }[]> {
-  const kept: { key: string; card: ExploreCard }[] = [];
+): Promise<Found[]> {
+  const kept: Found[] = [];
   for (let i = 0; i < candidates.length; i += GETMANY_MAX) {
     const group = candidates.slice(i, i + GETMANY_MAX);
     const docs = await kv.getMany<PackedDoc[]>(
-      group.map((c) => explore.all(paymentOf(c.card.item.budget), c.key)),
+      group.map((c) => explore.all(packedFacet(c.packed).payment, c.key)),
     );
     work.docs += group.length;
     docs.forEach((entry, j) => {
-      const doc = entry.value && unpackDoc(entry.value);
-      if (doc && matchesTerms(search, doc.terms)) kept.push({ key: group[j].key, card: doc });
+      const doc = entry.value;
+      if (doc && matchesTerms(search, doc[doc.length - 1] as string[])) {
+        kept.push({ key: group[j].key, packed: doc });
+      }
     });
   }
   return kept;

@@ -2,12 +2,17 @@
  * The nearest-first walk's queue (`explore_distance.ts`): cells and tasks in one binary min-heap,
  * by distance, so that a task leaves only once no unread cell can hold a nearer one.
  */
-import type { ExploreItem } from "../../domain/explore.ts";
-import type { GeoLayer } from "./explore_index.ts";
+import type { GeoLayer, PackedCard, PackedDoc } from "./explore_index.ts";
 
 /** `size`: at most this many tasks (a counter's exact count, or its cell's), or -1 if unknown. */
 export type CellNode = { cell: true; at: number; layer: GeoLayer; hash: string; size: number };
-export type Node = CellNode | { cell: false; at: number; key: string; item: ExploreItem };
+/** A task waits with its card packed: only the ones a page shows are unpacked. */
+export type Node = CellNode | {
+  cell: false;
+  at: number;
+  key: string;
+  packed: PackedCard | PackedDoc;
+};
 
 /** Pops first: the smaller distance; at a tie cells (which may hold a newer task), then newer. */
 function first(a: Node, b: Node): boolean {

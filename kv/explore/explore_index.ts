@@ -13,7 +13,7 @@ import { type Location, type Payment, paymentOf, searchTerms } from "../../domai
 import { toTaskListItem } from "../../domain/tasks/task_view.ts";
 import { indexedWords } from "./explore_words.ts";
 import { explore, type NameKind } from "../keyspace.ts";
-import { PACKED_ITEM_LENGTH, type PackedItem, packItem, unpackItem } from "../tasks/packed_item.ts";
+import { type PackedItem, packItem, unpackItem } from "../tasks/packed_item.ts";
 
 /**
  * What every filter but search needs to know of a task, carried in each index entry so that a
@@ -44,7 +44,8 @@ export type StoredExploreItem = Omit<ExploreItem, "distanceKm">;
 /**
  * What a page shows of a task and the author, whose tasks hide while the account's purge runs:
  * the value of the entries that drive a scan without search (geo, country, name), so that such a
- * page reads no record at all. Its facet is derived from the item (`cardFacet`), not stored.
+ * page reads no record at all. Its facet is derived from the item (`packedFacet` reads it from
+ * the packed card in place), not stored.
  */
 export interface ExploreCard {
   item: StoredExploreItem;
@@ -96,11 +97,24 @@ export function packCard(card: ExploreCard): PackedCard {
 
 /** The card of a packed card or document, its item's fields in the order `itemOf` gives them. */
 export function unpackCard(packed: PackedCard | PackedDoc): ExploreCard {
-  const [location, userId] = packed.slice(PACKED_ITEM_LENGTH) as [
-    PackedLocation | Location,
-    string,
-  ];
-  return { item: { ...unpackItem(packed), location: unpackLocation(location) }, userId };
+  return { item: unpackExploreItem(packed), userId: packedUserId(packed) };
+}
+
+/** The stored item of a packed card or document (its fields in the order `itemOf` gives them). */
+export function unpackExploreItem(packed: PackedCard | PackedDoc): StoredExploreItem {
+  const item = unpackItem(packed) as StoredExploreItem;
+  item.location = unpackLocation((packed as PackedCard)[8]);
+  return item;
+}
+
+/** The author of a packed card or document, read in place. */
+export function packedUserId(packed: PackedCard | PackedDoc): string {
+  return (packed as PackedCard)[9];
+}
+
+/** The spots left of a packed card or document, read in place. */
+export function packedSpotsLeft(packed: PackedCard | PackedDoc): number {
+  return (packed as PackedCard)[7];
 }
 
 export function packDoc(doc: ExploreDoc): PackedDoc {
@@ -244,11 +258,6 @@ export function facetOf(task: Pick<ExploreTask, "budget" | "location">): Facet {
     loc.countryCode ?? "",
     normalizeName(loc.name),
   ];
-}
-
-/** The facet of a card, from the budget and location its item shows. */
-export function cardFacet(card: ExploreCard): Facet {
-  return facetOf(card.item);
 }
 
 function itemOf(task: ExploreTask): StoredExploreItem {

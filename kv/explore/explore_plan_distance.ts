@@ -5,14 +5,7 @@
  */
 import { cellAreaKm2, geohashEncode } from "../../domain/geo/geohash.ts";
 import type { GeoFilter } from "../../domain/explore.ts";
-import {
-  COUNT_PRECISION,
-  type ExploreCard,
-  GEO_LAYERS,
-  type GeoLayer,
-  type PackedCard,
-  unpackCard,
-} from "./explore_index.ts";
+import { COUNT_PRECISION, GEO_LAYERS, type GeoLayer, type PackedCard } from "./explore_index.ts";
 import { explore } from "../keyspace.ts";
 
 /**
@@ -27,10 +20,13 @@ const PROBE_PRECISIONS = [4, 5, 6];
  */
 const SAFETY = 2;
 
-/** One probe: a cell around the point, the entries read (at most `limit`), and whether that is all. */
+/**
+ * One probe: a cell around the point, the entries read (at most `limit`, cards left packed: most
+ * probes only count them), and whether that is all.
+ */
 export interface Probe {
   hash: string;
-  entries: { key: string; card: ExploreCard }[];
+  entries: { key: string; packed: PackedCard }[];
   whole: boolean;
 }
 
@@ -49,7 +45,7 @@ export function probeAround(
       batchSize: limit + 1,
     });
     for await (const entry of iter) {
-      entries.push({ key: entry.key.at(-1) as string, card: unpackCard(entry.value) });
+      entries.push({ key: entry.key.at(-1) as string, packed: entry.value });
     }
     const whole = entries.length <= limit;
     return { hash, entries: whole ? entries : entries.slice(0, limit), whole };

@@ -10,7 +10,12 @@ import {
   roundKm,
 } from "../../domain/explore.ts";
 import { matchesTerms } from "../../domain/tasks/task.ts";
-import { cardFacet, type Facet, type PackedDoc, readFacet, unpackDoc } from "./explore_index.ts";
+import {
+  type FacetFields,
+  type PackedDoc,
+  packedSpotsLeft,
+  unpackExploreItem,
+} from "./explore_index.ts";
 import { PageAssembly, type PageItems } from "./explore_page.ts";
 import { GETMANY_MAX } from "../store/limits.ts";
 import { type Candidate, DOC_COST, type UnionStream, type Work } from "./explore_stream.ts";
@@ -100,6 +105,8 @@ class Budget {
 interface Taken {
   candidate: Candidate;
   pass: boolean;
+  /** Its entry's facet check: the distance on a geo query, 0 otherwise; absent without a facet. */
+  d?: number | null;
   /** Decided without a document read: the item, or null; undefined until its document is read. */
   item?: ExploreItem | null;
 }
@@ -126,13 +133,16 @@ async function takeChunk(
   while (
     expected < wanted && docs < MAX_CHUNK_DOCS && (taken.length === 0 || !budget.spent)
   ) {
-    const candidate = await stream.next(rate.need(wanted - expected));
+    const candidate = stream.ready
+      ? stream.take()
+      : await stream.next(rate.need(wanted - expected));
     rate.taken++;
     budget.start();
     if (!candidate) return { taken, exhausted: true };
     // A word entry carries the payment class only: its card, once read, is checked in full.
+    const d = candidate.facet ? facetMatch(candidate.facet, filters) : undefined;
     const pass = candidate.facet
-      ? facetMatch(candidate.facet, filters) !== null
+      ? d !== null
       : filters.payment === undefined || candidate.payment === filters.payment;
     if (!pass) {
       taken.push({ candidate, pass });
@@ -144,10 +154,10 @@ async function takeChunk(
       expected += rate.pending;
       taken.push({ candidate, pass });
     } else {
-      const item = finalMatch(candidate, filters);
+      const item = finalMatch(candidate, filters, d);
       rate.check(item !== null);
       if (item) expected++;
-      taken.push({ candidate, pass, item });
+      taken.push({ candidate, pass, d, item });
     }
   }
   return { taken, exhausted: false };
@@ -155,7 +165,7 @@ async function takeChunk(
 
 /** True when the final check needs the candidate's document: its card, or its search words. */
 function needsDoc(candidate: Candidate, filters: ExploreFilters): boolean {
-  return !candidate.card || (filters.search.length > 0 && !candidate.terms);
+  return !candidate.packed || (filters.search.length > 0 && !candidate.terms);
 }
 
 /** Scans for one page: newest first, below `after`, at most `budget` of storage work. */
@@ -176,12 +186,12 @@ export async function scanPage(
       loadDocs(kv, unread.map((c) => c.candidate), query),
     ]);
     for (const c of unread) {
-      c.item = c.candidate.card ? finalMatch(c.candidate, filters) : null;
+      c.item = c.candidate.packed ? finalMatch(c.candidate, filters, c.d) : null;
       rate.check(c.item !== null);
     }
     for (const { candidate, pass, item } of chunk.taken) {
       if (page.full) break;
-      const matched = pass && item && !hidden.has(candidate.card!.userId);
+      const matched = pass && item && !hidden.has(candidate.userId);
       page.offer(candidate.key, matched ? item : null);
     }
     if (page.full) return page.complete();
@@ -204,24 +214,15 @@ async function loadDocs(kv: Deno.Kv, candidates: Candidate[], query: ScanQuery):
   await Promise.all(groups.map(async (group) => {
     const keys = group.map((c) => explore.all(c.payment, c.key));
     const entries = await kv.getMany<PackedDoc[]>(keys);
-    entries.forEach((entry, i) => {
-      if (entry.value) {
-        const doc = unpackDoc(entry.value);
-        group[i].card = doc;
-        group[i].terms = doc.terms;
-      } else {
-        // Gone since the entry was listed: the task was deleted or changed in between.
-        group[i].card = undefined;
-      }
-    });
+    // A document gone since its entry was listed (deleted or changed in between) leaves no card.
+    entries.forEach((entry, i) => group[i].load(entry.value));
   }));
   work.docs += missing.length;
   work.units += missing.length * DOC_COST;
 }
 
 /** Every filter but search, on a facet: the distance on a geo query, 0 otherwise, or null. */
-export function facetMatch(facet: Facet, filters: ExploreFilters): number | null {
-  const f = readFacet(facet);
+export function facetMatch(f: FacetFields, filters: ExploreFilters): number | null {
   if (filters.payment !== undefined && f.payment !== filters.payment) return null;
   if (filters.countryCode !== undefined && f.countryCode !== filters.countryCode) return null;
   if (filters.regionName !== undefined && f.name !== filters.regionName) return null;
@@ -235,16 +236,25 @@ export function facetMatch(facet: Facet, filters: ExploreFilters): number | null
 
 /**
  * The final check, on the card as read (the document's, when it was read after the entry):
- * every filter, search included.
+ * every filter, search included. `entryCheck`, the entry's own facet check, stands for the card's
+ * while the card is the entry's (the facet was read from it).
  */
-function finalMatch(candidate: Candidate, filters: ExploreFilters): ExploreItem | null {
-  const card = candidate.card!;
-  const d = facetMatch(cardFacet(card), filters);
+function finalMatch(
+  candidate: Candidate,
+  filters: ExploreFilters,
+  entryCheck: number | null | undefined,
+): ExploreItem | null {
+  const packed = candidate.packed!;
+  const d = candidate.reloaded || entryCheck === undefined
+    ? facetMatch(candidate.facet!, filters)
+    : entryCheck;
   if (d === null) return null;
   // Not in the facet: acceptances rewrite the cards (item), and the facet needs no change.
-  if (filters.hasSpots && card.item.spotsLeft === 0) return null;
+  if (filters.hasSpots && packedSpotsLeft(packed) === 0) return null;
   if (filters.search.length > 0 && !matchesTerms(filters.search, candidate.terms ?? [])) {
     return null;
   }
-  return filters.geo ? { ...card.item, distanceKm: roundKm(d) } : card.item;
+  const item: ExploreItem = unpackExploreItem(packed);
+  if (filters.geo) item.distanceKm = roundKm(d);
+  return item;
 }

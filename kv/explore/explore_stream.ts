@@ -4,28 +4,65 @@
  */
 import type { Payment } from "../../domain/tasks/task.ts";
 import {
-  cardFacet,
-  type ExploreCard,
   type Facet,
+  type FacetFields,
   type PackedCard,
   type PackedDoc,
+  packedUserId,
   readFacet,
-  unpackCard,
 } from "./explore_index.ts";
+import { packedFacet } from "./explore_packed_facet.ts";
 import { PACKED_ITEM_LENGTH } from "../tasks/packed_item.ts";
 import { keyId } from "../tasks/task_indexes.ts";
 
 /**
  * One candidate: its order key, its payment class (which names its document's key), its facet
- * when the entry gives one (all but word entries), its card when the index holds it (geo,
- * country, name, all) and its search words when the index holds the whole document (all).
+ * fields when the entry gives them (all but word entries), its card when the index holds it
+ * (geo, country, name, all) and its search words when the index holds the whole document (all).
+ * The card stays packed as listed: most candidates are rejected on their facet, and a match
+ * unpacks only the item it shows.
  */
-export interface Candidate {
-  key: string;
-  payment: Payment;
-  facet?: Facet;
-  card?: ExploreCard;
-  terms?: string[];
+export class Candidate {
+  facet: FacetFields | undefined;
+  terms: string[] | undefined;
+  /** True once its card is the one of a document read after its entry (see `load`). */
+  reloaded = false;
+  #packed: PackedCard | PackedDoc | undefined;
+
+  constructor(
+    readonly key: string,
+    readonly payment: Payment,
+    from?: { facet: FacetFields; packed?: PackedCard | PackedDoc },
+  ) {
+    this.facet = from?.facet;
+    this.#packed = from?.packed;
+    if (from?.packed?.length === PACKED_ITEM_LENGTH + 3) {
+      this.terms = from.packed[PACKED_ITEM_LENGTH + 2] as string[];
+    }
+  }
+
+  /** The packed card (or document) it holds, or undefined. */
+  get packed(): PackedCard | PackedDoc | undefined {
+    return this.#packed;
+  }
+
+  /** Its author, read in place; it must hold a card. */
+  get userId(): string {
+    return packedUserId(this.#packed!);
+  }
+
+  /**
+   * Takes its document, read after its entry: card, facet and words are the document's from then
+   * on; null (gone since the entry was listed: deleted or changed in between) leaves no card.
+   */
+  load(doc: PackedDoc | null): void {
+    this.reloaded = true;
+    this.#packed = doc ?? undefined;
+    if (doc) {
+      this.facet = packedFacet(doc);
+      this.terms = doc[doc.length - 1] as string[];
+    }
+  }
 }
 
 /**
@@ -36,24 +73,15 @@ export type EntryValue = boolean | Facet | PackedCard | PackedDoc;
 
 /** A candidate from an index entry's value. */
 export function candidateOf(key: string, value: EntryValue): Candidate {
-  if (typeof value === "boolean") return { key, payment: value ? "Paid" : "Pro-bono" };
+  if (typeof value === "boolean") return new Candidate(key, value ? "Paid" : "Pro-bono");
   // A facet starts with its longitude, a packed card with the task's id.
   if (typeof value[0] === "number") {
-    const facet = value as Facet;
-    return { key, payment: readFacet(facet).payment, facet };
+    const facet = readFacet(value as Facet);
+    return new Candidate(key, facet.payment, { facet });
   }
   const packed = value as PackedCard | PackedDoc;
-  const card = unpackCard(packed);
-  const facet = cardFacet(card);
-  return {
-    key,
-    payment: readFacet(facet).payment,
-    facet,
-    card,
-    terms: packed.length === PACKED_ITEM_LENGTH + 3
-      ? packed[PACKED_ITEM_LENGTH + 2] as string[]
-      : undefined,
-  };
+  const facet = packedFacet(packed);
+  return new Candidate(key, facet.payment, { facet, packed });
 }
 
 /** Counts the storage work of one query, so that a page can stop at a fixed budget. */
@@ -215,8 +243,23 @@ export class UnionStream {
    * entries the caller still expects to read, bounds what a refill reads.
    */
   async next(need = Infinity): Promise<Candidate | null> {
-    const empty = this.streams.filter((s) => s.needsFill);
-    if (empty.length > 0) await Promise.all(this.#refills(empty, need));
+    if (!this.ready) {
+      await Promise.all(this.#refills(this.streams.filter((s) => s.needsFill), need));
+    }
+    return this.take();
+  }
+
+  /**
+   * True when no stream waits for a refill: `take` then gives what `next` would, without the
+   * promise and the turn an await costs for each of the hundreds of candidates a page may take.
+   */
+  get ready(): boolean {
+    for (const s of this.streams) if (s.needsFill) return false;
+    return true;
+  }
+
+  /** The newest remaining candidate of streams that are `ready`, or null when all are spent. */
+  take(): Candidate | null {
     let best: Candidate | null = null;
     for (const s of this.streams) {
       const head = s.head;
@@ -253,5 +296,5 @@ export class UnionStream {
 }
 
 function richness(c: Candidate): number {
-  return c.terms ? 2 : c.card ? 1 : 0;
+  return c.terms ? 2 : c.packed ? 1 : 0;
 }
