@@ -74,14 +74,14 @@ export class PlanMemory {
   );
 }
 
-const memories = new WeakMap<Deno.Kv, PlanMemory>();
+const MEMORY = Symbol("explore plan memory");
 
-/** The plan memory of the instance that holds this store handle (one per handle). */
+/**
+ * The plan memory of the instance that holds this store handle (one per handle), kept on the
+ * handle itself: a request's view of the store (the key guard's, a view whose commits wait for a
+ * grant) forwards the property to the handle it wraps, so every request shares the one memory.
+ */
 export function planMemory(kv: Deno.Kv): PlanMemory {
-  let memory = memories.get(kv);
-  if (!memory) {
-    memory = new PlanMemory();
-    memories.set(kv, memory);
-  }
-  return memory;
+  const store = kv as Deno.Kv & { [MEMORY]?: PlanMemory };
+  return store[MEMORY] ??= new PlanMemory();
 }

@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { PlanMemory, planMemory } from "../../kv/explore/explore_plan_memory.ts";
+import { commitsAfter, KeyGuard } from "../../kv/api_keys/key_guard.ts";
 
 Deno.test("explore's plan memory is bounded and keeps what was used last", async (t) => {
   await t.step("rule: counters past the bound forget the least recently used", () => {
@@ -42,4 +43,27 @@ Deno.test("explore's plan memory is bounded and keeps what was used last", async
     assert.equal(planMemory(a), planMemory(a));
     assert.notEqual(planMemory(a), planMemory(b));
   });
+});
+
+Deno.test("every request of an instance shares its plan memory, through the views of its store", async () => {
+  // A keyed request reads through the key guard's view, a cold anonymous one through a view whose
+  // commits wait for its grant: a memory per view would be a memory per request.
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const memory = planMemory(kv);
+    const guard = new KeyGuard(kv, {
+      userId: "u",
+      keyId: "k",
+      versionstamp: "00000000000000010000",
+      fresh: true,
+      rejudge: () => Promise.resolve(),
+    });
+    assert.equal(planMemory(guard.kv), memory, "the key guard's view");
+    assert.equal(planMemory(commitsAfter(kv, Promise.resolve())), memory, "a view after a grant");
+    const other = await Deno.openKv(":memory:");
+    assert.notEqual(planMemory(other), memory, "another store has its own");
+    other.close();
+  } finally {
+    kv.close();
+  }
 });
