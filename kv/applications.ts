@@ -18,18 +18,10 @@ import { addApplicationEvents } from "./application_events.ts";
 import { atomically } from "./commit.ts";
 import { readNewestFirst } from "./cursor.ts";
 import { applications, tasks, users } from "./keyspace.ts";
-import { GETMANY_MAX } from "./store/limits.ts";
+import { getAll } from "./store/get_all.ts";
 import { writeTaskTransition } from "./tasks/task_indexes.ts";
 
 const CONFLICT = "The application or its task changed too often to complete the request; try again";
-
-/** The values of `keys`, ten per getMany (Deno KV's limit), all at once; null where absent. */
-export async function getAll<T>(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<(T | null)[]> {
-  const groups: Deno.KvKey[][] = [];
-  for (let i = 0; i < keys.length; i += GETMANY_MAX) groups.push(keys.slice(i, i + GETMANY_MAX));
-  const read = await Promise.all(groups.map((group) => kv.getMany<T[]>(group)));
-  return read.flat().map((entry) => entry.value);
-}
 
 /**
  * Stores a new pending application. Checked in one atomic: the task as read (published, not the

@@ -12,6 +12,7 @@ import { newEvent, selects } from "../../domain/webhooks/event.ts";
 import { commit, MAX_CHECK_ROUNDS } from "../commit.ts";
 import { queueEvent, type Subscription, subscriptionKey } from "../effects.ts";
 import { alerts } from "../keyspace.ts";
+import { getAll } from "../store/get_all.ts";
 import { GETMANY_MAX, KV_LIMITS } from "../store/limits.ts";
 import { pendingPurges } from "../users/users.ts";
 
@@ -70,13 +71,6 @@ export function matchesPerAtomic(task: TaskRecord): number {
       Math.floor((KV_LIMITS.totalKeyBytes - ROOM.keyBytes) / PER_MATCH.keyBytes),
     ),
   );
-}
-
-/** Reads `keys` ten to a `getMany`, all at once. */
-async function readAll(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<Deno.KvEntryMaybe<unknown>[]> {
-  const groups: Deno.KvKey[][] = [];
-  for (let i = 0; i < keys.length; i += GETMANY_MAX) groups.push(keys.slice(i, i + GETMANY_MAX));
-  return (await Promise.all(groups.map((g) => kv.getMany(g)))).flat();
 }
 
 interface Hashed extends Match {
@@ -140,11 +134,10 @@ class Recording {
     const { task, now } = this.run;
     const owners = [...new Set(matches.map((m) => m.alert.userId))]
       .filter((userId) => !this.purging.has(userId));
-    const read = await readAll(kv, owners.map(subscriptionKey));
+    const read = await getAll<Subscription>(kv, owners.map(subscriptionKey));
     this.done.reads += Math.ceil(read.length / GETMANY_MAX);
     const listens = new Map(owners.map((userId, i) => {
-      const subscription = read[i].value as Subscription | null;
-      return [userId, selects(subscription?.events ?? [], "task.matched")];
+      return [userId, selects(read[i]?.events ?? [], "task.matched")];
     }));
     const op = kv.atomic();
     const marks: Deno.KvEntryMaybe<Marker>[] = [];

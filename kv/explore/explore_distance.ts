@@ -29,6 +29,7 @@ import { countId, Density, probeAround } from "./explore_plan_distance.ts";
 import { facetMatch } from "./explore_scan.ts";
 import { DOC_COST, ENTRY_COST, LIST_COST } from "./explore_stream.ts";
 import { explore } from "../keyspace.ts";
+import { getAll } from "../store/get_all.ts";
 import { GETMANY_MAX } from "../store/limits.ts";
 import { pendingPurges } from "../users/users.ts";
 import { type CellNode, type Node, Queue } from "./explore_distance_queue.ts";
@@ -371,8 +372,5 @@ async function withWords(
 }
 
 async function readCounts(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<number[]> {
-  const groups: Deno.KvKey[][] = [];
-  for (let i = 0; i < keys.length; i += GETMANY_MAX) groups.push(keys.slice(i, i + GETMANY_MAX));
-  const read = await Promise.all(groups.map((g) => kv.getMany<Deno.KvU64[]>(g)));
-  return read.flat().map((e) => (e.value ? Number(e.value.value) : 0));
+  return (await getAll<Deno.KvU64>(kv, keys)).map((count) => count ? Number(count.value) : 0);
 }

@@ -13,7 +13,7 @@ import {
 } from "../../domain/reviews/review.ts";
 import type { TaskRecord } from "../../domain/tasks/task.ts";
 import type { UserRecord } from "../../domain/users/user.ts";
-import { getAll } from "../applications.ts";
+import { getAll } from "../store/get_all.ts";
 import { atomically } from "../commit.ts";
 import { readNewestFirst } from "../cursor.ts";
 import { applications, reviews, tasks, users } from "../keyspace.ts";
