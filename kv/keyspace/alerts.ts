@@ -1,0 +1,32 @@
+/** Task alert keys: records, counts, the inverted index and matches. */
+
+/**
+ * Task alerts (kv/alerts/): records, a per-account count that serializes creation (the limit of
+ * 20), the inverted index a new task reads (docs/alerts.md) and each alert's matches.
+ */
+export const alerts = {
+  record: (userId: string, alertId: string): Deno.KvKey => ["alerts", userId, alertId],
+  byUserPrefix: (userId: string): Deno.KvKey => ["alerts", userId],
+  count: (userId: string): Deno.KvKey => ["alert_counts", userId],
+  /** One alert filed under a name, country or geo cell; value: its filters. */
+  byName: (name: string, alertId: string): Deno.KvKey => ["alert_index", "n", name, alertId],
+  byNamePrefix: (name: string): Deno.KvKey => ["alert_index", "n", name],
+  byCountry: (code: string, alertId: string): Deno.KvKey => ["alert_index", "c", code, alertId],
+  byCountryPrefix: (code: string): Deno.KvKey => ["alert_index", "c", code],
+  byCell: (layer: number, cell: string, alertId: string): Deno.KvKey => [
+    "alert_index",
+    "g",
+    layer,
+    cell,
+    alertId,
+  ],
+  byCellPrefix: (layer: number, cell: string): Deno.KvKey => ["alert_index", "g", layer, cell],
+  /** A page of the alerts under a word's first letters (or "*"): `getMany` reads ten at once. */
+  wordPage: (prefix: string, page: number): Deno.KvKey => ["alert_words", prefix, page],
+  /** A task an alert matched, newest first; its presence makes the match happen once. */
+  match: (alertId: string, orderKey: string): Deno.KvKey => ["alert_matches", alertId, orderKey],
+  matchesPrefix: (alertId: string): Deno.KvKey => ["alert_matches", alertId],
+  /** A task's matching: a marker per part of the alerts it recorded ("whole") or cut ("split"). */
+  matchPart: (taskId: string, part: string): Deno.KvKey => ["alert_match_parts", taskId, part],
+  matchPartsPrefix: (taskId: string): Deno.KvKey => ["alert_match_parts", taskId],
+};

@@ -1,0 +1,37 @@
+/** API key keys: records, their digests and versions, usage counts and expiry notices. */
+
+export const apiKeys = {
+  record: (userId: string, keyId: string): Deno.KvKey => ["api_keys", userId, keyId],
+  byUserPrefix: (userId: string): Deno.KvKey => ["api_keys", userId],
+  byDigest: (digest: string): Deno.KvKey => ["api_keys_by_digest", digest],
+  /** Bumped on every change to an account's keys: serializes creation, invalidates caches. */
+  version: (userId: string): Deno.KvKey => ["api_keys_version", userId],
+  /** Rewritten by every change that matters to authentication; instances poll it (key cache). */
+  changed: (): Deno.KvKey => ["api_keys_changed"],
+};
+
+/**
+ * Per-key request counts: one Deno.KvU64 per key, bucket unit, bucket start (epoch ms, UTC hour or
+ * day) and outcome, so a range of a key's buckets is one contiguous `kv.list`.
+ */
+export const apiKeyUsage = {
+  bucket: (keyId: string, unit: string, start: number, outcome: string): Deno.KvKey => [
+    "api_key_usage",
+    keyId,
+    unit,
+    start,
+    outcome,
+  ],
+  from: (keyId: string, unit: string, start: number): Deno.KvKey => [
+    "api_key_usage",
+    keyId,
+    unit,
+    start,
+  ],
+  prefix: (keyId: string): Deno.KvKey => ["api_key_usage", keyId],
+};
+
+export const keyNotices = {
+  /** Set once a key's expiry notice (expiring_7d, expiring_1d, expired) was raised. */
+  sent: (keyId: string, notice: string): Deno.KvKey => ["api_key_notices", keyId, notice],
+};

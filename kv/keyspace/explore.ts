@@ -1,0 +1,92 @@
+/** Explore's index keys: documents, geo cells and points, names, countries, words and counters. */
+import type { Payment } from "../../domain/tasks/task.ts";
+
+/**
+ * Explore indexes over published tasks (see kv/explore/explore_index.ts). Roots are short on purpose:
+ * each is repeated in some twenty entries per task, millions of times over. Every entry ends with
+ * the task's order key, so each prefix lists newest first with `reverse: true`.
+ */
+export const explore = {
+  /** The explore document of a task (item, search terms, facet), by payment class. */
+  all: (payment: Payment, orderKey: string): Deno.KvKey => [
+    "xp_tasks",
+    paymentPart(payment),
+    orderKey,
+  ],
+  allPrefix: (payment: Payment): Deno.KvKey => ["xp_tasks", paymentPart(payment)],
+  /** A geo layer's geohash cell (precision = cell length); value: facet. */
+  byCell: (layer: string, cell: string, orderKey: string): Deno.KvKey => [
+    "xp_by_cell",
+    layer,
+    cell,
+    orderKey,
+  ],
+  byCellPrefix: (layer: string, cell: string): Deno.KvKey => ["xp_by_cell", layer, cell],
+  /** Every geo entry of every layer (checks and tests). */
+  byCellRoot: (): Deno.KvKey => ["xp_by_cell"],
+  /**
+   * A geo-placed task by its layer and fine geohash (`POINT_PRECISION`); value: card. One entry
+   * per task that a key range lists at any coarser precision (`byPointRange`), for nearest-first
+   * walks that go as deep as the density needs.
+   */
+  byPoint: (layer: string, hash: string, orderKey: string): Deno.KvKey => [
+    "xp_by_point",
+    layer,
+    hash,
+    orderKey,
+  ],
+  /** The entries of a layer whose fine geohash starts with `cell` ("~" sorts after base32). */
+  byPointRange: (layer: string, cell: string): { start: Deno.KvKey; end: Deno.KvKey } => ({
+    start: ["xp_by_point", layer, cell],
+    end: ["xp_by_point", layer, `${cell}~`],
+  }),
+  /** Upper-case country code; value: facet. */
+  byCountry: (countryCode: string, orderKey: string): Deno.KvKey => [
+    "xp_by_country",
+    countryCode,
+    orderKey,
+  ],
+  byCountryPrefix: (countryCode: string): Deno.KvKey => ["xp_by_country", countryCode],
+  /** Normalized location name, split by city and other types; value: facet. */
+  byName: (name: string, kind: NameKind, orderKey: string): Deno.KvKey => [
+    "xp_by_name",
+    name,
+    kind,
+    orderKey,
+  ],
+  byNamePrefix: (name: string, kind: NameKind): Deno.KvKey => ["xp_by_name", name, kind],
+  /**
+   * One normalized word of title or description, by zone (`wordZone`: where the task can match
+   * a circle), newest first within each zone; value: true when paid, false when pro-bono.
+   */
+  byWord: (word: string, zone: string, orderKey: string): Deno.KvKey => [
+    "xp_w",
+    word,
+    zone,
+    orderKey,
+  ],
+  byWordPrefix: (word: string): Deno.KvKey => ["xp_w", word],
+  byWordZonePrefix: (word: string, zone: string): Deno.KvKey => ["xp_w", word, zone],
+  byWordRoot: (): Deno.KvKey => ["xp_w"],
+  /** The word index of layouts up to 6, by word alone, which the rebuild removes. */
+  byWordOldRoot: (): Deno.KvKey => ["xp_by_word"],
+  /** The word-zone index of layouts 3 to 5, which the rebuild removes (checks and tests). */
+  byWordZoneRoot: (): Deno.KvKey => ["xp_by_word_zone"],
+  /** Tasks with more distinct words than are indexed; every search reads them too. */
+  overflow: (orderKey: string): Deno.KvKey => ["xp_overflow", orderKey],
+  overflowPrefix: (): Deno.KvKey => ["xp_overflow"],
+  /** Dictionary: Deno.KvU64 count of published tasks holding the word, by zone (`byWord`). */
+  word: (word: string, zone: string): Deno.KvKey => ["xp_words", word, zone],
+  wordsPrefix: (): Deno.KvKey => ["xp_words"],
+  /** Deno.KvU64 count of published tasks of one payment class. */
+  countByPayment: (payment: Payment): Deno.KvKey => ["xp_counts", "paid", paymentPart(payment)],
+  /** Deno.KvU64 counters the planner reads to pick the most selective index. */
+  count: (...parts: (string | number)[]): Deno.KvKey => ["xp_counts", ...parts],
+};
+
+/** How explore keys spell a payment class (the API's `Payment`), kept as first written. */
+function paymentPart(payment: Payment): string {
+  return payment === "Paid" ? "paid" : "free";
+}
+/** Name partition: city-type tasks apart, for cityName. */
+export type NameKind = "city" | "other";
