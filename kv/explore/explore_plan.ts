@@ -45,27 +45,37 @@ export const ZONED_CIRCLE_SHARE = 0.5;
 /**
  * A counter reader for one plan: drivers overlap (the geo driver and the zones read the same
  * cell counters, the payment and zone shares the same class counters), so each key is read once.
+ * Keys asked for in the same turn share their `getMany` calls: the planner's drivers ask one after
+ * another, and a call costs the server far more than a key.
  */
 function counterReader(kv: Deno.Kv, work: Work, memory: PlanMemory): CounterReader {
   const read = new Map<string, Promise<number>>();
-  return (keys) => {
-    const fresh = [...new Map(keys.map((k) => [keyId(k), k])).entries()]
-      .filter(([id]) => !read.has(id));
-    for (let i = 0; i < fresh.length; i += GETMANY_MAX) {
-      const group = fresh.slice(i, i + GETMANY_MAX);
-      const values = kv.getMany<Deno.KvU64[]>(group.map(([, key]) => key));
-      group.forEach(([id], j) =>
-        read.set(
-          id,
-          values.then((v) => {
-            const n = v[j].value ? Number(v[j].value.value) : 0;
-            memory.counters.set(id, n);
-            return n;
-          }),
-        )
+  let queued: { id: string; key: Deno.KvKey; settle: (n: Promise<number>) => void }[] = [];
+  const flush = () => {
+    const group = queued;
+    queued = [];
+    for (let i = 0; i < group.length; i += GETMANY_MAX) {
+      const part = group.slice(i, i + GETMANY_MAX);
+      const values = kv.getMany<Deno.KvU64[]>(part.map((q) => q.key));
+      part.forEach((q, j) =>
+        q.settle(values.then((v) => {
+          const n = v[j].value ? Number(v[j].value.value) : 0;
+          memory.counters.set(q.id, n);
+          return n;
+        }))
       );
     }
-    work.units += fresh.length * DOC_COST;
+  };
+  return (keys) => {
+    let fresh = 0;
+    for (const key of keys) {
+      const id = keyId(key);
+      if (read.has(id)) continue;
+      fresh++;
+      if (queued.length === 0) queueMicrotask(flush);
+      read.set(id, new Promise((settle) => queued.push({ id, key, settle })));
+    }
+    work.units += fresh * DOC_COST;
     return Promise.all(keys.map((k) => read.get(keyId(k))!));
   };
 }
