@@ -10,11 +10,13 @@ import { exploreFilters } from "../domain/explore.ts";
 import { buildCache, kvPath, readManifest } from "./explore_cache.ts";
 import { queryKinds } from "./explore_data_queries.ts";
 import { countReads, type ReadCounts } from "./kv_counter.ts";
+import { withLatency } from "../kv/store/latency.ts";
 import { loadAverage, markdownTable, writeResults } from "./results.ts";
 import { numberFlag as flag } from "./flags.ts";
 import { cpuUsage } from "node:process";
 
 const PAGE = 20;
+const TRIPS_QUERIES = 30;
 
 /** The kinds bench:explore-cpu measures. */
 export function cpuKinds(count: number) {
@@ -30,6 +32,8 @@ export interface KindReads {
   items: number;
   /** In-process time a page, ms (noisy on a loaded machine; the counts are the figures). */
   ms: number;
+  /** Median KV round trips a page waits for in sequence (its first `TRIPS_QUERIES` queries). */
+  trips: number;
   /** The process's CPU a page (user + system, KV's threads included), µs: noisy too. */
   cpuUs: number;
 }
@@ -39,15 +43,24 @@ const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.le
 /** Every kind's queries run once to warm the handle's plan memory, then counted. */
 export async function measureReads(kv: Deno.Kv, count: number): Promise<KindReads[]> {
   const counting = countReads(kv);
+  const latency = withLatency(kv, 0);
   const kinds = cpuKinds(count);
-  const page = async (query: (typeof kinds)[number]["queries"][number]) => {
+  const page = async (query: (typeof kinds)[number]["queries"][number], store = counting.kv) => {
     const filters = exploreFilters(query);
     if (query.sort === "distance") {
-      return (await exploreByDistance(counting.kv, { filters, limit: PAGE })).items.length;
+      return (await exploreByDistance(store, { filters, limit: PAGE })).items.length;
     }
-    return (await exploreTasks(counting.kv, { filters, limit: PAGE })).items.length;
+    return (await exploreTasks(store, { filters, limit: PAGE })).items.length;
   };
   for (const kind of kinds) for (const query of kind.queries) await page(query);
+  const trips = new Map<string, number>();
+  for (const kind of kinds) {
+    const waits: number[] = [];
+    for (const query of kind.queries.slice(0, TRIPS_QUERIES)) {
+      waits.push((await latency.traced(() => page(query, latency.kv))).trips.sequential);
+    }
+    trips.set(kind.name, waits.sort((a, b) => a - b)[Math.floor((waits.length - 1) / 2)]);
+  }
   const results: KindReads[] = [];
   for (const kind of kinds) {
     const per: (ReadCounts & { items: number; ms: number })[] = [];
@@ -61,6 +74,7 @@ export async function measureReads(kv: Deno.Kv, count: number): Promise<KindRead
     const spent = cpuUsage(cpu);
     results.push({
       name: kind.name,
+      trips: trips.get(kind.name) ?? 0,
       cpuUs: (spent.user + spent.system) / kind.queries.length,
       calls: mean(per.map((p) => p.calls)),
       entries: mean(per.map((p) => p.entries)),
@@ -82,6 +96,7 @@ export function readsTable(rows: KindReads[]): string {
       "getMany",
       "entries / page",
       "items",
+      "round trips",
       "ms",
       "CPU µs",
     ],
@@ -92,6 +107,7 @@ export function readsTable(rows: KindReads[]): string {
       r.getManys.toFixed(1),
       r.entries.toFixed(0),
       r.items.toFixed(1),
+      String(r.trips),
       r.ms.toFixed(2),
       r.cpuUs.toFixed(0),
     ]),
@@ -115,7 +131,8 @@ async function main() {
     body: [
       `${tasks} tasks (bench/explore_data.ts), first pages of ${PAGE}, ${queries} queries a kind, ` +
       "run once to warm the handle's plan memory, then counted (means a page). A list counts one " +
-      "call per batch Deno fetches; a getMany one call and its keys as entries.",
+      "call per batch Deno fetches; a getMany one call and its keys as entries. Round trips: the " +
+      `median of the first ${TRIPS_QUERIES} queries' sequential KV waits (kv/store/latency.ts).`,
       "",
       table,
       "",
