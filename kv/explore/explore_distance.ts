@@ -97,6 +97,14 @@ export const SPLIT_ABOVE = 32;
 const WHOLE_CELL_FACTOR = 4;
 const WHOLE_CELLS_ENTRIES = 256;
 const SPARSE_REACH_KM = 20;
+/**
+ * A cell expected to hold up to this many times `SPLIT_ABOVE` tasks is read whole rather than
+ * split when that costs less, a list counted as `LIST_ENTRIES` entries: the server's CPU for one
+ * list call is about that of ten entries read (bench/results/explore_reads.md and
+ * explore_cpu.md), and the finer cells of a city hold a few tasks each.
+ */
+const COARSE_FACTOR = 8;
+const LIST_ENTRIES = 10;
 /** Most entries of one list (a cell at the point entries' precision is read whole). */
 const MAX_LIST = 500;
 /** Most lists of one batch. */
@@ -226,13 +234,26 @@ export async function exploreByDistance(
     // A counter cell of few tasks is read whole in one list (a probe's tasks read again enter
     // the queue once): split, its finer cells within reach would take a list each.
     if (hash.length === COUNT_PRECISION && size <= splitAbove) return "fetch";
-    if (layer === cityLayer && whole.some((w) => w.startsWith(hash))) return "split";
-    const splittable = hash.length < POINT_PRECISION;
-    if (splittable && density.expected({ layer, hash, size, at }, local) > splitAbove) {
-      return "split";
-    }
-    return "fetch";
+    if (hash.length >= POINT_PRECISION) return "fetch";
+    const expected = density.expected({ layer, hash, size, at }, local);
+    // A cell holding a probe read whole is split where it must be, so as not to read that again.
+    const probed = layer === cityLayer && whole.some((w) => w.startsWith(hash));
+    if (expected <= splitAbove && !probed) return "fetch";
+    const coarse = expected <= COARSE_FACTOR * splitAbove && wholeIsCheaper(hash, expected);
+    return coarse ? "fetch" : "split";
   };
+  // Split, a cell costs a list for each of its finer cells the page reaches, each holding a few
+  // tasks at a city's density: read whole, one list and the tasks beyond the reach.
+  const wholeIsCheaper = (hash: string, expected: number) => {
+    let inReach = 0;
+    for (const c of BASE32) {
+      if (minDistanceToBoxKm(geo.lon, geo.lat, geohashBounds(hash + c)) <= horizon) inReach++;
+    }
+    const split = inReach * (LIST_ENTRIES + expected / BASE32.length);
+    return expected + LIST_ENTRIES < split;
+  };
+  // How far the page is expected to read: the first batch's reach, then each batch's bound.
+  let horizon = density.reach(from, limit + 1);
   // Where a page reaches far (a sparse area), the first batch reads the small counter cells
   // whole whatever their distance; read, they are skipped when the walk reaches them.
   const early = new Set<CellNode>();
@@ -317,6 +338,7 @@ export async function exploreByDistance(
       ? density.reach(from, wanted)
       : Math.max(density.reach(node.at, Math.max(1, wanted - queue.items)), 2 * reach);
     const until = bound < Infinity ? bound : reach;
+    horizon = until;
     const batch: CellNode[] = [node];
     // The first batch: the small counter cells go with it, whatever their distance.
     if (read.size === 0) {
