@@ -11,13 +11,11 @@ import { type ExploreFilters, type ExploreItem, roundKm } from "../../domain/exp
 import { BASE32, geohashBounds } from "../../domain/geo/geohash.ts";
 import { coverCircle } from "../../domain/geo/geohash_cover.ts";
 import { EARTH_RADIUS_KM, type GeoBox, minDistanceToBoxKm } from "../../domain/geo/geo.ts";
-import { matchesTerms } from "../../domain/tasks/task.ts";
 import {
   COUNT_PRECISION,
   GEO_LAYERS,
   type GeoLayer,
   type PackedCard,
-  type PackedDoc,
   packedSpotsLeft,
   packedUserId,
   POINT_PRECISION,
@@ -29,25 +27,22 @@ import { countId, Density, probeAround } from "./explore_plan_distance.ts";
 import { facetMatch } from "./explore_scan.ts";
 import { DOC_COST, ENTRY_COST, LIST_COST } from "./explore_stream.ts";
 import { explore } from "../keyspace.ts";
-import { getAll } from "../store/get_all.ts";
-import { GETMANY_MAX } from "../store/limits.ts";
 import { pendingPurges } from "../users/users.ts";
 import { type CellNode, type Node, Queue } from "./explore_distance_queue.ts";
+import {
+  type DistanceWork,
+  type Found,
+  readCounts,
+  siblingRuns,
+  withWords,
+} from "./explore_distance_reads.ts";
 
-/** A task listed from a cell, its card as stored. */
-type Found = { key: string; packed: PackedCard | PackedDoc };
+export type { DistanceWork } from "./explore_distance_reads.ts";
 
 /** Where a page ended: the last item's exact distance (km) and order key. */
 export interface DistancePosition {
   d: number;
   key: string;
-}
-
-/** What a page read, for benchmarks: list calls, index entries and documents. */
-export interface DistanceWork {
-  lists: number;
-  entries: number;
-  docs: number;
 }
 
 /** One nearest-first page's request. */
@@ -270,22 +265,29 @@ export async function exploreByDistance(
     for (const c of BASE32) pushCell(layer, hash + c, size);
   };
 
-  const fetch = async (cell: CellNode) => {
-    const { layer, hash, size } = cell;
+  // Lists a run of sibling cells (consecutive in key order: one key range) as one: a city's
+  // fine cells around the point hold a few tasks each, and a list costs as much as ten entries.
+  const fetch = async (run: CellNode[]) => {
+    const { layer, hash } = run[0];
     const splittable = hash.length < POINT_PRECISION;
     // Room for twice the expected tasks: a cell that overflows is split, which costs a batch.
-    const expected = density.expected(cell, local);
-    const room = early.has(cell) ? size : Math.max(splitAbove, Math.ceil(2 * expected));
+    const roomOf = (cell: CellNode) => {
+      const room = early.has(cell)
+        ? cell.size
+        : Math.max(splitAbove, Math.ceil(2 * density.expected(cell, local)));
+      return cell.size >= 0 ? Math.min(cell.size, room) : room;
+    };
     const probe = splittable
-      ? Math.min(MAX_LIST, (size >= 0 ? Math.min(size, room) : room) + 1)
+      ? Math.min(MAX_LIST, run.reduce((sum, cell) => sum + roomOf(cell), 0) + 1)
       : undefined;
     const found: Found[] = [];
     let point = "";
     work.lists++;
-    const entries = kv.list<PackedCard>(explore.byPointRange(layer.name, hash), {
-      limit: probe,
-      batchSize: probe ?? MAX_LIST,
-    });
+    const range = {
+      start: explore.byPointRange(layer.name, hash).start,
+      end: explore.byPointRange(layer.name, run[run.length - 1].hash).end,
+    };
+    const entries = kv.list<PackedCard>(range, { limit: probe, batchSize: probe ?? MAX_LIST });
     for await (const entry of entries) {
       work.entries++;
       found.push({ key: entry.key.at(-1) as string, packed: entry.value });
@@ -293,11 +295,15 @@ export async function exploreByDistance(
     }
     await take(found);
     if (probe === undefined || found.length < probe) return;
-    // Overflowed: the entries came in key order, so the finer cells before the last one's were
-    // read whole; the rest are read again (their tasks read so far enter the queue once).
-    const reached = point.slice(0, hash.length + 1);
-    for (const c of BASE32) {
-      if (hash + c >= reached) pushCell(layer, hash + c, size);
+    // Overflowed: the entries came in key order, so the cells and finer cells before the last
+    // one's were read whole; the rest are read again (their tasks read so far enter the queue once).
+    for (const cell of run) {
+      if (point.startsWith(cell.hash)) {
+        const reached = point.slice(0, cell.hash.length + 1);
+        for (const c of BASE32) {
+          if (cell.hash + c >= reached) pushCell(layer, cell.hash + c, cell.size);
+        }
+      } else if (cell.hash > point) pushCell(layer, cell.hash, cell.size);
     }
   };
 
@@ -363,36 +369,8 @@ export async function exploreByDistance(
         read.add(top);
       }
     }
-    await Promise.all(batch.map(fetch));
+    await Promise.all(siblingRuns(batch, early).map(fetch));
     for (const h of held) queue.push(h);
   }
   return { items, next: null, work };
-}
-
-/** The candidates whose documents (read fresh) hold every search word, with those documents. */
-async function withWords(
-  kv: Deno.Kv,
-  candidates: Found[],
-  search: string[],
-  work: DistanceWork,
-): Promise<Found[]> {
-  const kept: Found[] = [];
-  for (let i = 0; i < candidates.length; i += GETMANY_MAX) {
-    const group = candidates.slice(i, i + GETMANY_MAX);
-    const docs = await kv.getMany<PackedDoc[]>(
-      group.map((c) => explore.all(packedFacet(c.packed).payment, c.key)),
-    );
-    work.docs += group.length;
-    docs.forEach((entry, j) => {
-      const doc = entry.value;
-      if (doc && matchesTerms(search, doc[doc.length - 1] as string[])) {
-        kept.push({ key: group[j].key, packed: doc });
-      }
-    });
-  }
-  return kept;
-}
-
-async function readCounts(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<number[]> {
-  return (await getAll<Deno.KvU64>(kv, keys)).map((count) => count ? Number(count.value) : 0);
 }
