@@ -237,14 +237,20 @@ export async function exploreByDistance(
     const coarse = expected <= COARSE_FACTOR * splitAbove && wholeIsCheaper(hash, expected);
     return coarse ? "fetch" : "split";
   };
-  // Split, a cell costs a list for each of its finer cells the page reaches, each holding a few
-  // tasks at a city's density: read whole, one list and the tasks beyond the reach.
+  // Split, a cell costs a list for each run of its finer cells the page reaches (siblings next to
+  // one another are listed as one range), each holding a few tasks at a city's density: read
+  // whole, one list and the tasks beyond the reach.
   const wholeIsCheaper = (hash: string, expected: number) => {
     let inReach = 0;
+    let runs = 0;
+    let previous = false;
     for (const c of BASE32) {
-      if (minDistanceToBoxKm(geo.lon, geo.lat, geohashBounds(hash + c)) <= horizon) inReach++;
+      const reached = minDistanceToBoxKm(geo.lon, geo.lat, geohashBounds(hash + c)) <= horizon;
+      if (reached) inReach++;
+      if (reached && !previous) runs++;
+      previous = reached;
     }
-    const split = inReach * (LIST_ENTRIES + expected / BASE32.length);
+    const split = runs * LIST_ENTRIES + inReach * expected / BASE32.length;
     return expected + LIST_ENTRIES < split;
   };
   // How far the page is expected to read: the first batch's reach, then each batch's bound.
