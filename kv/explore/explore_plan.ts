@@ -131,12 +131,18 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
     // go with the purges, as deep as the query words' assumed share asks.
     const share = UNDRIVEN_SHARE ** filters.search.length;
     const first = deepBatch(batch, share < 1 ? DEPTH_MARGIN * (query.limit + 1) / share : 0);
+    const sized = classBatches(planMemory(kv), classes, first);
     return {
       ...base([]),
       finalShare: share,
       streams: () =>
-        classes.map((c) =>
-          new PrefixStream(kv, { prefix: explore.allPrefix(c), before: after, work, batch: first })
+        classes.map((c, i) =>
+          new PrefixStream(kv, {
+            prefix: explore.allPrefix(c),
+            before: after,
+            work,
+            batch: sized[i],
+          })
         ),
     };
   }
@@ -161,6 +167,25 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   const streams = driver.streams(depth);
   const taken = early ? await adoptEarly(streams, early) : streams;
   return { ...driver, finalShare, streams: () => taken };
+}
+
+/**
+ * How much more than its share of a page a payment class's first list reads, when the page reads
+ * both classes merged: a list cut short costs a round trip, an entry too many only its read.
+ */
+const CLASS_MARGIN = 2;
+
+/**
+ * First lists of the payment classes merged by a page that reads no counters: each holds a whole
+ * page, unless the instance remembers the classes' counts, which size each to its share of the
+ * page (with `CLASS_MARGIN`); the pro-bono class, a small share, then lists far fewer entries.
+ */
+function classBatches(memory: PlanMemory, classes: Payment[], first: number): number[] {
+  if (classes.length < 2) return classes.map(() => first);
+  const counts = classes.map((c) => memory.counters.get(keyId(explore.countByPayment(c))));
+  const total = counts.reduce<number>((sum, n) => sum + (n ?? 0), 0);
+  if (counts.some((n) => n === undefined) || total === 0) return classes.map(() => first);
+  return counts.map((n) => Math.min(first, Math.ceil(CLASS_MARGIN * first * n! / total) + 1));
 }
 
 /** What a plan is made from: counters (read or remembered) and the base driver's builders. */
