@@ -39,6 +39,11 @@ export interface Driver {
    */
   finalShare?: number;
   /**
+   * Set where the page should teach the instance's memory the final check's measured share
+   * (`PlanMemory.shares`): a search by undriven words alone, whose first lists it sizes.
+   */
+  learnShare?: (share: number) => void;
+  /**
    * Its streams; `depth`, the share of its entries the page is expected to read (0 to 1), sizes
    * the first lists of the drivers whose counters are exact (geo and bbox size their own).
    */

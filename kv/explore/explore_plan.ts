@@ -19,7 +19,7 @@ import { indexCovers } from "./explore_words.ts";
 import { explore } from "../keyspace.ts";
 import { GETMANY_MAX } from "../store/limits.ts";
 import { keyId } from "../tasks/task_indexes.ts";
-import { type PlanMemory, planMemory } from "./explore_plan_memory.ts";
+import { type PlanMemory, planMemory, undrivenKey } from "./explore_plan_memory.ts";
 import { adoptEarly, type EarlyLists, sendEarly } from "./explore_plan_early.ts";
 
 /**
@@ -129,12 +129,21 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   if (!placed && !filters.search.some(indexCovers)) {
     // Nothing but the documents can drive, so no counter is worth waiting for: the first lists
     // go with the purges, as deep as the query words' assumed share asks.
-    const share = UNDRIVEN_SHARE ** filters.search.length;
+    const memory = planMemory(kv);
+    const key = undrivenKey(filters.search, filters.hasSpots);
+    // The share this search last kept, where the instance has run it: the assumed one is far off
+    // for a word in most tasks (`the`) and for one in few.
+    const share = filters.search.length === 0
+      ? 1
+      : memory.shares.get(key) ?? UNDRIVEN_SHARE ** filters.search.length;
     const first = deepBatch(batch, share < 1 ? DEPTH_MARGIN * (query.limit + 1) / share : 0);
-    const sized = classBatches(planMemory(kv), classes, first);
+    const sized = classBatches(memory, classes, first);
     return {
       ...base([]),
       finalShare: share,
+      learnShare: filters.search.length === 0
+        ? undefined
+        : (measured) => memory.shares.set(key, measured),
       streams: () =>
         classes.map((c, i) =>
           new PrefixStream(kv, {
