@@ -137,7 +137,7 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
       ? 1
       : memory.shares.get(key) ?? UNDRIVEN_SHARE ** filters.search.length;
     const first = deepBatch(batch, share < 1 ? DEPTH_MARGIN * (query.limit + 1) / share : 0);
-    const sized = classBatches(memory, classes, first);
+    const sized = classBatches(memory, classes, { first, expected: (query.limit + 1) / share });
     return {
       ...base([]),
       finalShare: share,
@@ -179,22 +179,25 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
 }
 
 /**
- * How much more than its share of a page a payment class's first list reads, when the page reads
- * both classes merged: a list cut short costs a round trip, an entry too many only its read.
+ * First lists of the payment classes merged by a page that reads no counters: each holds the
+ * page's expected depth (`first`), unless the instance remembers the classes' counts, which size
+ * each to its share of the `expected` documents the page reads, with a margin of two standard
+ * deviations (a list cut short costs a round trip, an entry too many only its read): the
+ * pro-bono class, a quarter of the tasks, then lists far fewer entries.
  */
-const CLASS_MARGIN = 2;
-
-/**
- * First lists of the payment classes merged by a page that reads no counters: each holds a whole
- * page, unless the instance remembers the classes' counts, which size each to its share of the
- * page (with `CLASS_MARGIN`); the pro-bono class, a small share, then lists far fewer entries.
- */
-function classBatches(memory: PlanMemory, classes: Payment[], first: number): number[] {
+function classBatches(
+  memory: PlanMemory,
+  classes: Payment[],
+  { first, expected }: { first: number; expected: number },
+): number[] {
   if (classes.length < 2) return classes.map(() => first);
   const counts = classes.map((c) => memory.counters.get(keyId(explore.countByPayment(c))));
   const total = counts.reduce<number>((sum, n) => sum + (n ?? 0), 0);
   if (counts.some((n) => n === undefined) || total === 0) return classes.map(() => first);
-  return counts.map((n) => Math.min(first, Math.ceil(CLASS_MARGIN * first * n! / total) + 1));
+  return counts.map((n) => {
+    const mean = expected * n! / total;
+    return Math.min(first, Math.ceil(mean + 2 * Math.sqrt(mean)) + 2);
+  });
 }
 
 /** What a plan is made from: counters (read or remembered) and the base driver's builders. */
