@@ -45,9 +45,10 @@ export interface Driver {
   learnShare?: (share: number) => void;
   /**
    * Its streams; `depth`, the share of its entries the page is expected to read (0 to 1), sizes
-   * the first lists of the drivers whose counters are exact (geo and bbox size their own).
+   * the first lists of the drivers whose counters are exact (geo and bbox size their own, and
+   * read `widen` times deeper for a final check that keeps a small share).
    */
-  streams: (depth?: number) => PrefixStream[];
+  streams: (depth?: number, widen?: number) => PrefixStream[];
 }
 
 /** A first batch of at least `batch`, deep enough for `expected` entries (within `MAX_BATCH`). */

@@ -169,13 +169,25 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
       dry,
     });
     if (!dry.missed && !guess.driver.probed) {
-      early = sendEarly(guess.driver.streams(guess.depth));
+      early = sendEarly(guess.driver.streams(guess.depth, widen(guess.finalShare)));
     }
   }
-  const { driver, depth, finalShare } = await fresh;
-  const streams = driver.streams(depth);
+  const { driver, depth, finalShare, learnShare } = await fresh;
+  const streams = driver.streams(depth, widen(finalShare));
   const taken = early ? await adoptEarly(streams, early) : streams;
-  return { ...driver, finalShare, streams: () => taken };
+  return { ...driver, finalShare, learnShare, streams: () => taken };
+}
+
+/** Most a geo or bbox driver's first lists are deepened for the final check's expected share. */
+const MAX_WIDEN = 4;
+
+/**
+ * How much deeper a geo or bbox driver's first lists read (they size themselves for the matches
+ * of the place alone) when the final check keeps only `finalShare` of the candidates: a search
+ * within a circle by a word no index drives refilled every stream, a list each, round after round.
+ */
+function widen(finalShare: number): number {
+  return Math.min(MAX_WIDEN, 1 / Math.max(1e-9, finalShare));
 }
 
 /**
@@ -216,6 +228,7 @@ interface Plan {
   driver: Driver;
   depth: number;
   finalShare: number;
+  learnShare?: (share: number) => void;
 }
 
 async function choosePlan(kv: Deno.Kv, query: PlanQuery, source: PlanSource): Promise<Plan> {
@@ -290,8 +303,13 @@ async function choosePlan(kv: Deno.Kv, query: PlanQuery, source: PlanSource): Pr
     ...(await Promise.all(pending)).filter((d): d is Driver => d !== null),
     ...words.flat(),
   ];
-  // Query words that drive no scan pass their assumed share, checked on the documents.
-  const undriven = UNDRIVEN_SHARE ** words.filter((w) => w.length === 0).length;
+  // Query words that drive no scan pass their assumed share, checked on the documents, or the
+  // share they kept when this instance last ran them alone.
+  const undrivenWords = filters.search.filter((_, i) => words[i].length === 0);
+  const undrivenKeyed = undrivenKey(undrivenWords, filters.hasSpots);
+  const undriven = undrivenWords.length === 0
+    ? 1
+    : source.memory.shares.get(undrivenKeyed) ?? UNDRIVEN_SHARE ** undrivenWords.length;
   const total = Math.max(1, (await classCounts).reduce((a, b) => a + b, 0));
   // The other filters pass about the share of tasks their own counts hold (taken as
   // independent), so the page reads about (limit + 1) / that share of the driver's entries:
@@ -331,5 +349,15 @@ async function choosePlan(kv: Deno.Kv, query: PlanQuery, source: PlanSource): Pr
   const pass = passOthers(best);
   const margin = pass < 1 ? DEPTH_MARGIN : 1;
   const depth = Math.min(1, margin * (query.limit + 1) / Math.max(1, best.estimate * pass));
-  return { driver: best, depth, finalShare: finalShare(best) };
+  // Where the final check is the undriven words' alone, the page measures their share.
+  const learns = undrivenWords.length > 0 && undrivenWords.length === filters.search.length &&
+    !best.bare && source.dry === undefined;
+  return {
+    driver: best,
+    depth,
+    finalShare: finalShare(best),
+    learnShare: learns
+      ? (measured) => source.memory.shares.set(undrivenKeyed, measured)
+      : undefined,
+  };
 }
