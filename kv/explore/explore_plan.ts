@@ -11,15 +11,14 @@ import {
   LIST_COST,
   MAX_FIRST_BATCH,
   PrefixStream,
-  Work,
 } from "./explore_stream.ts";
 import { Payment } from "../../domain/tasks/task.ts";
 import { wordDrivers } from "./explore_plan_words.ts";
 import { indexCovers } from "./explore_words.ts";
 import { explore } from "../keyspace.ts";
-import { GETMANY_MAX } from "../store/limits.ts";
 import { keyId } from "../tasks/task_indexes.ts";
 import { type PlanMemory, planMemory, undrivenKey } from "./explore_plan_memory.ts";
+import { counterReader, rememberedCounters } from "./explore_plan_counters.ts";
 import { adoptEarly, type EarlyLists, sendEarly } from "./explore_plan_early.ts";
 
 /**
@@ -41,59 +40,6 @@ export const DEPTH_MARGIN = 1.5;
  * ten times low around a city (docs/explore.md, "Planner"); the page then measures it.
  */
 export const ZONED_CIRCLE_SHARE = 0.5;
-
-/**
- * A counter reader for one plan: drivers overlap (the geo driver and the zones read the same
- * cell counters, the payment and zone shares the same class counters), so each key is read once.
- * Keys asked for in the same turn share their `getMany` calls: the planner's drivers ask one after
- * another, and a call costs the server far more than a key.
- */
-function counterReader(kv: Deno.Kv, work: Work, memory: PlanMemory): CounterReader {
-  const read = new Map<string, Promise<number>>();
-  let queued: { id: string; key: Deno.KvKey; settle: (n: Promise<number>) => void }[] = [];
-  const flush = () => {
-    const group = queued;
-    queued = [];
-    for (let i = 0; i < group.length; i += GETMANY_MAX) {
-      const part = group.slice(i, i + GETMANY_MAX);
-      const values = kv.getMany<Deno.KvU64[]>(part.map((q) => q.key));
-      part.forEach((q, j) =>
-        q.settle(values.then((v) => {
-          const n = v[j].value ? Number(v[j].value.value) : 0;
-          memory.counters.set(q.id, n);
-          return n;
-        }))
-      );
-    }
-  };
-  return (keys) => {
-    let fresh = 0;
-    for (const key of keys) {
-      const id = keyId(key);
-      if (read.has(id)) continue;
-      fresh++;
-      if (queued.length === 0) queueMicrotask(flush);
-      read.set(id, new Promise((settle) => queued.push({ id, key, settle })));
-    }
-    work.units += fresh * DOC_COST;
-    return Promise.all(keys.map((k) => read.get(keyId(k))!));
-  };
-}
-
-/**
- * A counter reader over the instance's memory alone, for a plan that reads nothing: a counter
- * not remembered reads 0 and sets `missed`, and the plan is then no guess at all.
- */
-function rememberedCounters(memory: PlanMemory, dry: { missed: boolean }): CounterReader {
-  return (keys) => {
-    const values = keys.map((key) => {
-      const n = memory.counters.get(keyId(key));
-      if (n === undefined) dry.missed = true;
-      return n ?? 0;
-    });
-    return Promise.resolve(values);
-  };
-}
 
 /**
  * The candidate drivers of a query, with estimated sizes; the smallest wins. A search this
