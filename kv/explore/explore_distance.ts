@@ -216,6 +216,20 @@ export async function exploreByDistance(
 
   // The city layer's cells read whole by the probes: inside one, nothing is left to read.
   const whole = probes.filter((p) => p.whole).map((p) => p.hash);
+  // A probe that overflowed read its cell in key order up to its last entry: a city cell inside
+  // it that ends before that entry's point is read, one that holds it is read on from there.
+  const partial = probes.flatMap((p) =>
+    p.lastKey ? [{ hash: p.hash, lastKey: p.lastKey, point: p.lastKey.at(-2) as string }] : []
+  );
+  const probedUpTo = (hash: string): "read" | Deno.KvKey | null => {
+    for (const p of partial) {
+      if (!hash.startsWith(p.hash)) continue;
+      const at = p.point.slice(0, hash.length);
+      if (hash < at) return "read";
+      if (hash === at) return p.lastKey;
+    }
+    return null;
+  };
   for (const probe of probes) work.entries += probe.entries.length;
   await Promise.all(probes.map((p) => take(p.entries)));
   const cityLayer = GEO_LAYERS[0];
@@ -226,6 +240,7 @@ export async function exploreByDistance(
   const from = after?.d ?? 0;
   const status = ({ layer, hash, size, at }: CellNode) => {
     if (layer === cityLayer && whole.some((w) => hash.startsWith(w))) return "read";
+    if (layer === cityLayer && probedUpTo(hash) === "read") return "read";
     // A counter cell of few tasks is read whole in one list (a probe's tasks read again enter
     // the queue once): split, its finer cells within reach would take a list each.
     if (hash.length === COUNT_PRECISION && size <= splitAbove) return "fetch";
@@ -289,8 +304,10 @@ export async function exploreByDistance(
     const found: Found[] = [];
     let point = "";
     work.lists++;
+    const from = layer === cityLayer ? probedUpTo(hash) : null;
     const range = {
-      start: explore.byPointRange(layer.name, hash).start,
+      // Strictly after the probe's last entry: a key sorts before any longer key it starts.
+      start: from && from !== "read" ? [...from, ""] : explore.byPointRange(layer.name, hash).start,
       end: explore.byPointRange(layer.name, run[run.length - 1].hash).end,
     };
     const entries = kv.list<PackedCard>(range, { limit: probe, batchSize: probe ?? MAX_LIST });
