@@ -14,6 +14,7 @@ import { loadAverage, markdownTable, writeResults } from "./results.ts";
 import { ensureWrk, runWrk } from "./wrk.ts";
 import { numberFlag as flag } from "./flags.ts";
 import { taskRunArgs } from "../scripts/task_line.ts";
+import { type KindReads, measureReads } from "./explore_reads.ts";
 
 const TASKS = flag("tasks", 20_000);
 const SECONDS = flag("seconds", 8);
@@ -27,6 +28,8 @@ interface Kind {
   name: string;
   pathsFile: string;
   runs: { cpuUs: number; rps: number; p50Ms: number; p99Ms: number }[];
+  /** What one page reads (bench:explore-reads' counts, in process on the same store). */
+  reads?: KindReads;
 }
 
 const median = (values: number[]) => {
@@ -66,6 +69,8 @@ async function main() {
     const store = await seedStore(kvPath, 0);
     const kv = await Deno.openKv(kvPath);
     await loadTasks(kv, TASKS, (i) => ({ ...generateTask(i, TASKS), userId: store.userId }));
+    console.log("counting what each kind's pages read…");
+    const reads = await measureReads(kv, QUERIES);
     kv.close();
 
     const file = async (name: string, lines: string[]) => {
@@ -85,6 +90,7 @@ async function main() {
     for (const [k, kind] of explore.entries()) {
       kinds.push({
         name: `explore: ${kind.name}`,
+        reads: reads.find((r) => r.name === kind.name),
         pathsFile: await file(
           `explore-${k}`,
           kind.queries.map((query) => `/api/v1/tasks/explore?${queryString(query)}`),
@@ -132,10 +138,21 @@ async function report(kinds: Kind[]) {
       median(kind.runs.map((r) => r.rps)).toFixed(0),
       median(kind.runs.map((r) => r.p50Ms)).toFixed(2),
       median(kind.runs.map((r) => r.p99Ms)).toFixed(2),
+      kind.reads ? kind.reads.calls.toFixed(1) : "-",
+      kind.reads ? kind.reads.entries.toFixed(0) : "-",
     ];
   });
   const table = markdownTable(
-    ["request (anonymous)", "server CPU µs / request", "× GET by id", "req/s", "p50 ms", "p99 ms"],
+    [
+      "request (anonymous)",
+      "server CPU µs / request",
+      "× GET by id",
+      "req/s",
+      "p50 ms",
+      "p99 ms",
+      "KV calls / page",
+      "entries / page",
+    ],
     rows,
   );
   console.log(`\n${table}\n`);
@@ -149,6 +166,8 @@ async function report(kinds: Kind[]) {
       `${TASKS} tasks (bench/explore_data.ts), one worker on CPU 1 as \`deno task serve\` runs it,`,
       `wrk on CPU 0 with ${CONNECTIONS} connections, ${QUERIES} varied queries a kind sent in turn;`,
       `median of ${RUNS} interleaved ${SECONDS} s runs. CPU from /proc (user + system) over the run.`,
+      "KV calls and entries a page: bench:explore-reads' load-independent counts (means over the",
+      "same queries, in process on the same store, the handle warmed first).",
       "",
       table,
       "",

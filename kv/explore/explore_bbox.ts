@@ -163,9 +163,10 @@ export async function bboxDriver(
     estimate,
     upper,
     wordsFromDocs: true,
-    streams: () =>
+    streams: (_depth, widen = 1) =>
       plans.map((p) => {
-        const wanted = p.local >= 0 ? DENSITY_SAFETY * localShare * p.local : pageShare * p.size;
+        const wanted = widen *
+          (p.local >= 0 ? DENSITY_SAFETY * localShare * p.local : pageShare * p.size);
         const batch = Math.min(MAX_FIRST_BATCH, Math.max(FIRST_BATCH, Math.ceil(wanted) + 1));
         const prefix = explore.byCellPrefix(p.layer, p.cell);
         return new PrefixStream(kv, { prefix, before: after, work, batch });

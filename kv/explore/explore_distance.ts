@@ -11,13 +11,11 @@ import { type ExploreFilters, type ExploreItem, roundKm } from "../../domain/exp
 import { BASE32, geohashBounds } from "../../domain/geo/geohash.ts";
 import { coverCircle } from "../../domain/geo/geohash_cover.ts";
 import { EARTH_RADIUS_KM, type GeoBox, minDistanceToBoxKm } from "../../domain/geo/geo.ts";
-import { matchesTerms } from "../../domain/tasks/task.ts";
 import {
   COUNT_PRECISION,
   GEO_LAYERS,
   type GeoLayer,
   type PackedCard,
-  type PackedDoc,
   packedSpotsLeft,
   packedUserId,
   POINT_PRECISION,
@@ -29,25 +27,22 @@ import { countId, Density, probeAround } from "./explore_plan_distance.ts";
 import { facetMatch } from "./explore_scan.ts";
 import { DOC_COST, ENTRY_COST, LIST_COST } from "./explore_stream.ts";
 import { explore } from "../keyspace.ts";
-import { getAll } from "../store/get_all.ts";
-import { GETMANY_MAX } from "../store/limits.ts";
 import { pendingPurges } from "../users/users.ts";
 import { type CellNode, type Node, Queue } from "./explore_distance_queue.ts";
+import {
+  type DistanceWork,
+  type Found,
+  readCounts,
+  siblingRuns,
+  withWords,
+} from "./explore_distance_reads.ts";
 
-/** A task listed from a cell, its card as stored. */
-type Found = { key: string; packed: PackedCard | PackedDoc };
+export type { DistanceWork } from "./explore_distance_reads.ts";
 
 /** Where a page ended: the last item's exact distance (km) and order key. */
 export interface DistancePosition {
   d: number;
   key: string;
-}
-
-/** What a page read, for benchmarks: list calls, index entries and documents. */
-export interface DistanceWork {
-  lists: number;
-  entries: number;
-  docs: number;
 }
 
 /** One nearest-first page's request. */
@@ -97,6 +92,14 @@ export const SPLIT_ABOVE = 32;
 const WHOLE_CELL_FACTOR = 4;
 const WHOLE_CELLS_ENTRIES = 256;
 const SPARSE_REACH_KM = 20;
+/**
+ * A cell expected to hold up to this many times `SPLIT_ABOVE` tasks is read whole rather than
+ * split when that costs less, a list counted as `LIST_ENTRIES` entries: the server's CPU for one
+ * list call is about that of ten entries read (bench/results/explore_reads.md and
+ * explore_cpu.md), and the finer cells of a city hold a few tasks each.
+ */
+const COARSE_FACTOR = 8;
+const LIST_ENTRIES = 10;
 /** Most entries of one list (a cell at the point entries' precision is read whole). */
 const MAX_LIST = 500;
 /** Most lists of one batch. */
@@ -213,6 +216,20 @@ export async function exploreByDistance(
 
   // The city layer's cells read whole by the probes: inside one, nothing is left to read.
   const whole = probes.filter((p) => p.whole).map((p) => p.hash);
+  // A probe that overflowed read its cell in key order up to its last entry: a city cell inside
+  // it that ends before that entry's point is read, one that holds it is read on from there.
+  const partial = probes.flatMap((p) =>
+    p.lastKey ? [{ hash: p.hash, lastKey: p.lastKey, point: p.lastKey.at(-2) as string }] : []
+  );
+  const probedUpTo = (hash: string): "read" | Deno.KvKey | null => {
+    for (const p of partial) {
+      if (!hash.startsWith(p.hash)) continue;
+      const at = p.point.slice(0, hash.length);
+      if (hash < at) return "read";
+      if (hash === at) return p.lastKey;
+    }
+    return null;
+  };
   for (const probe of probes) work.entries += probe.entries.length;
   await Promise.all(probes.map((p) => take(p.entries)));
   const cityLayer = GEO_LAYERS[0];
@@ -223,16 +240,36 @@ export async function exploreByDistance(
   const from = after?.d ?? 0;
   const status = ({ layer, hash, size, at }: CellNode) => {
     if (layer === cityLayer && whole.some((w) => hash.startsWith(w))) return "read";
+    if (layer === cityLayer && probedUpTo(hash) === "read") return "read";
     // A counter cell of few tasks is read whole in one list (a probe's tasks read again enter
     // the queue once): split, its finer cells within reach would take a list each.
     if (hash.length === COUNT_PRECISION && size <= splitAbove) return "fetch";
-    if (layer === cityLayer && whole.some((w) => w.startsWith(hash))) return "split";
-    const splittable = hash.length < POINT_PRECISION;
-    if (splittable && density.expected({ layer, hash, size, at }, local) > splitAbove) {
-      return "split";
-    }
-    return "fetch";
+    if (hash.length >= POINT_PRECISION) return "fetch";
+    const expected = density.expected({ layer, hash, size, at }, local);
+    // A cell holding a probe read whole is split where it must be, so as not to read that again.
+    const probed = layer === cityLayer && whole.some((w) => w.startsWith(hash));
+    if (expected <= splitAbove && !probed) return "fetch";
+    const coarse = expected <= COARSE_FACTOR * splitAbove && wholeIsCheaper(hash, expected);
+    return coarse ? "fetch" : "split";
   };
+  // Split, a cell costs a list for each run of its finer cells the page reaches (siblings next to
+  // one another are listed as one range), each holding a few tasks at a city's density: read
+  // whole, one list and the tasks beyond the reach.
+  const wholeIsCheaper = (hash: string, expected: number) => {
+    let inReach = 0;
+    let runs = 0;
+    let previous = false;
+    for (const c of BASE32) {
+      const reached = minDistanceToBoxKm(geo.lon, geo.lat, geohashBounds(hash + c)) <= horizon;
+      if (reached) inReach++;
+      if (reached && !previous) runs++;
+      previous = reached;
+    }
+    const split = runs * LIST_ENTRIES + inReach * expected / BASE32.length;
+    return expected + LIST_ENTRIES < split;
+  };
+  // How far the page is expected to read: the first batch's reach, then each batch's bound.
+  let horizon = density.reach(from, limit + 1);
   // Where a page reaches far (a sparse area), the first batch reads the small counter cells
   // whole whatever their distance; read, they are skipped when the walk reaches them.
   const early = new Set<CellNode>();
@@ -249,22 +286,31 @@ export async function exploreByDistance(
     for (const c of BASE32) pushCell(layer, hash + c, size);
   };
 
-  const fetch = async (cell: CellNode) => {
-    const { layer, hash, size } = cell;
+  // Lists a run of sibling cells (consecutive in key order: one key range) as one: a city's
+  // fine cells around the point hold a few tasks each, and a list costs as much as ten entries.
+  const fetch = async (run: CellNode[]) => {
+    const { layer, hash } = run[0];
     const splittable = hash.length < POINT_PRECISION;
     // Room for twice the expected tasks: a cell that overflows is split, which costs a batch.
-    const expected = density.expected(cell, local);
-    const room = early.has(cell) ? size : Math.max(splitAbove, Math.ceil(2 * expected));
+    const roomOf = (cell: CellNode) => {
+      const room = early.has(cell)
+        ? cell.size
+        : Math.max(splitAbove, Math.ceil(2 * density.expected(cell, local)));
+      return cell.size >= 0 ? Math.min(cell.size, room) : room;
+    };
     const probe = splittable
-      ? Math.min(MAX_LIST, (size >= 0 ? Math.min(size, room) : room) + 1)
+      ? Math.min(MAX_LIST, run.reduce((sum, cell) => sum + roomOf(cell), 0) + 1)
       : undefined;
     const found: Found[] = [];
     let point = "";
     work.lists++;
-    const entries = kv.list<PackedCard>(explore.byPointRange(layer.name, hash), {
-      limit: probe,
-      batchSize: probe ?? MAX_LIST,
-    });
+    const from = layer === cityLayer ? probedUpTo(hash) : null;
+    const range = {
+      // Strictly after the probe's last entry: a key sorts before any longer key it starts.
+      start: from && from !== "read" ? [...from, ""] : explore.byPointRange(layer.name, hash).start,
+      end: explore.byPointRange(layer.name, run[run.length - 1].hash).end,
+    };
+    const entries = kv.list<PackedCard>(range, { limit: probe, batchSize: probe ?? MAX_LIST });
     for await (const entry of entries) {
       work.entries++;
       found.push({ key: entry.key.at(-1) as string, packed: entry.value });
@@ -272,11 +318,15 @@ export async function exploreByDistance(
     }
     await take(found);
     if (probe === undefined || found.length < probe) return;
-    // Overflowed: the entries came in key order, so the finer cells before the last one's were
-    // read whole; the rest are read again (their tasks read so far enter the queue once).
-    const reached = point.slice(0, hash.length + 1);
-    for (const c of BASE32) {
-      if (hash + c >= reached) pushCell(layer, hash + c, size);
+    // Overflowed: the entries came in key order, so the cells and finer cells before the last
+    // one's were read whole; the rest are read again (their tasks read so far enter the queue once).
+    for (const cell of run) {
+      if (point.startsWith(cell.hash)) {
+        const reached = point.slice(0, cell.hash.length + 1);
+        for (const c of BASE32) {
+          if (cell.hash + c >= reached) pushCell(layer, cell.hash + c, cell.size);
+        }
+      } else if (cell.hash > point) pushCell(layer, cell.hash, cell.size);
     }
   };
 
@@ -317,6 +367,7 @@ export async function exploreByDistance(
       ? density.reach(from, wanted)
       : Math.max(density.reach(node.at, Math.max(1, wanted - queue.items)), 2 * reach);
     const until = bound < Infinity ? bound : reach;
+    horizon = until;
     const batch: CellNode[] = [node];
     // The first batch: the small counter cells go with it, whatever their distance.
     if (read.size === 0) {
@@ -341,36 +392,8 @@ export async function exploreByDistance(
         read.add(top);
       }
     }
-    await Promise.all(batch.map(fetch));
+    await Promise.all(siblingRuns(batch, early).map(fetch));
     for (const h of held) queue.push(h);
   }
   return { items, next: null, work };
-}
-
-/** The candidates whose documents (read fresh) hold every search word, with those documents. */
-async function withWords(
-  kv: Deno.Kv,
-  candidates: Found[],
-  search: string[],
-  work: DistanceWork,
-): Promise<Found[]> {
-  const kept: Found[] = [];
-  for (let i = 0; i < candidates.length; i += GETMANY_MAX) {
-    const group = candidates.slice(i, i + GETMANY_MAX);
-    const docs = await kv.getMany<PackedDoc[]>(
-      group.map((c) => explore.all(packedFacet(c.packed).payment, c.key)),
-    );
-    work.docs += group.length;
-    docs.forEach((entry, j) => {
-      const doc = entry.value;
-      if (doc && matchesTerms(search, doc[doc.length - 1] as string[])) {
-        kept.push({ key: group[j].key, packed: doc });
-      }
-    });
-  }
-  return kept;
-}
-
-async function readCounts(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<number[]> {
-  return (await getAll<Deno.KvU64>(kv, keys)).map((count) => count ? Number(count.value) : 0);
 }

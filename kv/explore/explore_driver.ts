@@ -39,10 +39,16 @@ export interface Driver {
    */
   finalShare?: number;
   /**
-   * Its streams; `depth`, the share of its entries the page is expected to read (0 to 1), sizes
-   * the first lists of the drivers whose counters are exact (geo and bbox size their own).
+   * Set where the page should teach the instance's memory the final check's measured share
+   * (`PlanMemory.shares`): a search by undriven words alone, whose first lists it sizes.
    */
-  streams: (depth?: number) => PrefixStream[];
+  learnShare?: (share: number) => void;
+  /**
+   * Its streams; `depth`, the share of its entries the page is expected to read (0 to 1), sizes
+   * the first lists of the drivers whose counters are exact (geo and bbox size their own, and
+   * read `widen` times deeper for a final check that keeps a small share).
+   */
+  streams: (depth?: number, widen?: number) => PrefixStream[];
 }
 
 /** A first batch of at least `batch`, deep enough for `expected` entries (within `MAX_BATCH`). */

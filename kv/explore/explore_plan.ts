@@ -11,15 +11,14 @@ import {
   LIST_COST,
   MAX_FIRST_BATCH,
   PrefixStream,
-  Work,
 } from "./explore_stream.ts";
 import { Payment } from "../../domain/tasks/task.ts";
 import { wordDrivers } from "./explore_plan_words.ts";
 import { indexCovers } from "./explore_words.ts";
 import { explore } from "../keyspace.ts";
-import { GETMANY_MAX } from "../store/limits.ts";
 import { keyId } from "../tasks/task_indexes.ts";
-import { type PlanMemory, planMemory } from "./explore_plan_memory.ts";
+import { type PlanMemory, planMemory, undrivenKey } from "./explore_plan_memory.ts";
+import { counterReader, rememberedCounters } from "./explore_plan_counters.ts";
 import { adoptEarly, type EarlyLists, sendEarly } from "./explore_plan_early.ts";
 
 /**
@@ -41,49 +40,6 @@ export const DEPTH_MARGIN = 1.5;
  * ten times low around a city (docs/explore.md, "Planner"); the page then measures it.
  */
 export const ZONED_CIRCLE_SHARE = 0.5;
-
-/**
- * A counter reader for one plan: drivers overlap (the geo driver and the zones read the same
- * cell counters, the payment and zone shares the same class counters), so each key is read once.
- */
-function counterReader(kv: Deno.Kv, work: Work, memory: PlanMemory): CounterReader {
-  const read = new Map<string, Promise<number>>();
-  return (keys) => {
-    const fresh = [...new Map(keys.map((k) => [keyId(k), k])).entries()]
-      .filter(([id]) => !read.has(id));
-    for (let i = 0; i < fresh.length; i += GETMANY_MAX) {
-      const group = fresh.slice(i, i + GETMANY_MAX);
-      const values = kv.getMany<Deno.KvU64[]>(group.map(([, key]) => key));
-      group.forEach(([id], j) =>
-        read.set(
-          id,
-          values.then((v) => {
-            const n = v[j].value ? Number(v[j].value.value) : 0;
-            memory.counters.set(id, n);
-            return n;
-          }),
-        )
-      );
-    }
-    work.units += fresh.length * DOC_COST;
-    return Promise.all(keys.map((k) => read.get(keyId(k))!));
-  };
-}
-
-/**
- * A counter reader over the instance's memory alone, for a plan that reads nothing: a counter
- * not remembered reads 0 and sets `missed`, and the plan is then no guess at all.
- */
-function rememberedCounters(memory: PlanMemory, dry: { missed: boolean }): CounterReader {
-  return (keys) => {
-    const values = keys.map((key) => {
-      const n = memory.counters.get(keyId(key));
-      if (n === undefined) dry.missed = true;
-      return n ?? 0;
-    });
-    return Promise.resolve(values);
-  };
-}
 
 /**
  * The candidate drivers of a query, with estimated sizes; the smallest wins. A search this
@@ -119,14 +75,29 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   if (!placed && !filters.search.some(indexCovers)) {
     // Nothing but the documents can drive, so no counter is worth waiting for: the first lists
     // go with the purges, as deep as the query words' assumed share asks.
-    const share = UNDRIVEN_SHARE ** filters.search.length;
+    const memory = planMemory(kv);
+    const key = undrivenKey(filters.search, filters.hasSpots);
+    // The share this search last kept, where the instance has run it: the assumed one is far off
+    // for a word in most tasks (`the`) and for one in few.
+    const share = filters.search.length === 0
+      ? 1
+      : memory.shares.get(key) ?? UNDRIVEN_SHARE ** filters.search.length;
     const first = deepBatch(batch, share < 1 ? DEPTH_MARGIN * (query.limit + 1) / share : 0);
+    const sized = classBatches(memory, classes, { first, expected: (query.limit + 1) / share });
     return {
       ...base([]),
       finalShare: share,
+      learnShare: filters.search.length === 0
+        ? undefined
+        : (measured) => memory.shares.set(key, measured),
       streams: () =>
-        classes.map((c) =>
-          new PrefixStream(kv, { prefix: explore.allPrefix(c), before: after, work, batch: first })
+        classes.map((c, i) =>
+          new PrefixStream(kv, {
+            prefix: explore.allPrefix(c),
+            before: after,
+            work,
+            batch: sized[i],
+          })
         ),
     };
   }
@@ -144,13 +115,47 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
       dry,
     });
     if (!dry.missed && !guess.driver.probed) {
-      early = sendEarly(guess.driver.streams(guess.depth));
+      early = sendEarly(guess.driver.streams(guess.depth, widen(guess.finalShare)));
     }
   }
-  const { driver, depth, finalShare } = await fresh;
-  const streams = driver.streams(depth);
+  const { driver, depth, finalShare, learnShare } = await fresh;
+  const streams = driver.streams(depth, widen(finalShare));
   const taken = early ? await adoptEarly(streams, early) : streams;
-  return { ...driver, finalShare, streams: () => taken };
+  return { ...driver, finalShare, learnShare, streams: () => taken };
+}
+
+/** Most a geo or bbox driver's first lists are deepened for the final check's expected share. */
+const MAX_WIDEN = 4;
+
+/**
+ * How much deeper a geo or bbox driver's first lists read (they size themselves for the matches
+ * of the place alone) when the final check keeps only `finalShare` of the candidates: a search
+ * within a circle by a word no index drives refilled every stream, a list each, round after round.
+ */
+function widen(finalShare: number): number {
+  return Math.min(MAX_WIDEN, 1 / Math.max(1e-9, finalShare));
+}
+
+/**
+ * First lists of the payment classes merged by a page that reads no counters: each holds the
+ * page's expected depth (`first`), unless the instance remembers the classes' counts, which size
+ * each to its share of the `expected` documents the page reads, with a margin of two standard
+ * deviations (a list cut short costs a round trip, an entry too many only its read): the
+ * pro-bono class, a quarter of the tasks, then lists far fewer entries.
+ */
+function classBatches(
+  memory: PlanMemory,
+  classes: Payment[],
+  { first, expected }: { first: number; expected: number },
+): number[] {
+  if (classes.length < 2) return classes.map(() => first);
+  const counts = classes.map((c) => memory.counters.get(keyId(explore.countByPayment(c))));
+  const total = counts.reduce<number>((sum, n) => sum + (n ?? 0), 0);
+  if (counts.some((n) => n === undefined) || total === 0) return classes.map(() => first);
+  return counts.map((n) => {
+    const mean = expected * n! / total;
+    return Math.min(first, Math.ceil(mean + 2 * Math.sqrt(mean)) + 2);
+  });
 }
 
 /** What a plan is made from: counters (read or remembered) and the base driver's builders. */
@@ -169,6 +174,7 @@ interface Plan {
   driver: Driver;
   depth: number;
   finalShare: number;
+  learnShare?: (share: number) => void;
 }
 
 async function choosePlan(kv: Deno.Kv, query: PlanQuery, source: PlanSource): Promise<Plan> {
@@ -243,8 +249,13 @@ async function choosePlan(kv: Deno.Kv, query: PlanQuery, source: PlanSource): Pr
     ...(await Promise.all(pending)).filter((d): d is Driver => d !== null),
     ...words.flat(),
   ];
-  // Query words that drive no scan pass their assumed share, checked on the documents.
-  const undriven = UNDRIVEN_SHARE ** words.filter((w) => w.length === 0).length;
+  // Query words that drive no scan pass their assumed share, checked on the documents, or the
+  // share they kept when this instance last ran them alone.
+  const undrivenWords = filters.search.filter((_, i) => words[i].length === 0);
+  const undrivenKeyed = undrivenKey(undrivenWords, filters.hasSpots);
+  const undriven = undrivenWords.length === 0
+    ? 1
+    : source.memory.shares.get(undrivenKeyed) ?? UNDRIVEN_SHARE ** undrivenWords.length;
   const total = Math.max(1, (await classCounts).reduce((a, b) => a + b, 0));
   // The other filters pass about the share of tasks their own counts hold (taken as
   // independent), so the page reads about (limit + 1) / that share of the driver's entries:
@@ -284,5 +295,15 @@ async function choosePlan(kv: Deno.Kv, query: PlanQuery, source: PlanSource): Pr
   const pass = passOthers(best);
   const margin = pass < 1 ? DEPTH_MARGIN : 1;
   const depth = Math.min(1, margin * (query.limit + 1) / Math.max(1, best.estimate * pass));
-  return { driver: best, depth, finalShare: finalShare(best) };
+  // Where the final check is the undriven words' alone, the page measures their share.
+  const learns = undrivenWords.length > 0 && undrivenWords.length === filters.search.length &&
+    !best.bare && source.dry === undefined;
+  return {
+    driver: best,
+    depth,
+    finalShare: finalShare(best),
+    learnShare: learns
+      ? (measured) => source.memory.shares.set(undrivenKeyed, measured)
+      : undefined,
+  };
 }

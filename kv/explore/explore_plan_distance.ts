@@ -28,6 +28,8 @@ export interface Probe {
   hash: string;
   entries: { key: string; packed: PackedCard }[];
   whole: boolean;
+  /** The key of its last entry kept, where it is not whole: the cell is read up to there. */
+  lastKey?: Deno.KvKey;
 }
 
 /** Reads the city layer's cells around the point, each up to `limit` entries, in parallel. */
@@ -40,15 +42,18 @@ export function probeAround(
   return precisions.map(async (p) => {
     const hash = geohashEncode(geo.lon, geo.lat, p);
     const entries: Probe["entries"] = [];
+    const keys: Deno.KvKey[] = [];
     const iter = kv.list<PackedCard>(explore.byPointRange(layer.name, hash), {
       limit: limit + 1,
       batchSize: limit + 1,
     });
     for await (const entry of iter) {
       entries.push({ key: entry.key.at(-1) as string, packed: entry.value });
+      keys.push(entry.key);
     }
     const whole = entries.length <= limit;
-    return { hash, entries: whole ? entries : entries.slice(0, limit), whole };
+    if (whole) return { hash, entries, whole };
+    return { hash, entries: entries.slice(0, limit), whole, lastKey: keys[limit - 1] };
   });
 }
 

@@ -157,9 +157,14 @@ export async function geoDriver(
     estimate,
     upper,
     wordsFromDocs: true,
-    streams: () =>
+    streams: (_depth, widen = 1) =>
       plans.map((p) =>
-        new PrefixStream(kv, { prefix: p.prefix, before: after, work, batch: p.batch })
+        new PrefixStream(kv, {
+          prefix: p.prefix,
+          before: after,
+          work,
+          batch: Math.min(MAX_FIRST_BATCH, Math.ceil(p.batch * widen)),
+        })
       ),
   };
 }

@@ -15,6 +15,8 @@ export interface ZoneCount {
 const MAX_COUNTERS = 8192;
 /** Most query words whose expansion is remembered. */
 const MAX_EXPANSIONS = 512;
+/** Most searches by undriven words whose measured share is remembered. */
+const MAX_SHARES = 512;
 /** Most (word, zone) counts over every remembered expansion (one expansion holds up to 1,000). */
 const MAX_ZONE_COUNTS = 32768;
 
@@ -72,6 +74,16 @@ export class PlanMemory {
     MAX_ZONE_COUNTS,
     (v) => 1 + (v?.length ?? 0),
   );
+  /**
+   * The share of documents a search by words that drive no scan last kept, by `undrivenKey`:
+   * `the` is in most tasks, `help` in few, where the planner can only assume one share for both.
+   */
+  readonly shares = new Recent<number>(MAX_SHARES, MAX_SHARES, () => 1);
+}
+
+/** The memory key of a search by undriven words alone (with `hasSpots`, which the share counts). */
+export function undrivenKey(search: string[], hasSpots: boolean | undefined): string {
+  return `${[...search].sort().join(" ")}${hasSpots ? " +spots" : ""}`;
 }
 
 const MEMORY = Symbol("explore plan memory");

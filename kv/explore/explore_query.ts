@@ -52,6 +52,7 @@ export async function exploreTasks(kv: Deno.Kv, query: ExploreQuery): Promise<Ex
     budget,
     hidden,
     finalShare: driver.finalShare ?? 1,
+    learnShare: driver.learnShare,
     work,
   });
   return { ...page, plan: driver.name, work };

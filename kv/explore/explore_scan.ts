@@ -25,6 +25,10 @@ import { explore } from "../keyspace.ts";
 const NEED_SLACK = 1.5;
 /** How many checked candidates the planner's expected final share counts for. */
 const PRIOR_WEIGHT = 4;
+/** Final checks a page must have made before its measured share is remembered. */
+const MIN_LEARNED = 16;
+/** The least share remembered: a first list sized by a smaller one would be most of a class. */
+const MIN_SHARE = 0.01;
 /** Most documents one chunk reads (in parallel getMany calls) before its matches are counted. */
 const MAX_CHUNK_DOCS = 128;
 
@@ -43,6 +47,8 @@ export interface ScanQuery {
   hidden: Promise<Set<string>>;
   /** The share of candidates passing their entries' check that the final check keeps (planned). */
   finalShare: number;
+  /** Told the final check's measured share when the page ends, if it checked enough to say. */
+  learnShare?: (share: number) => void;
   work: Work;
 }
 
@@ -194,9 +200,19 @@ export async function scanPage(
       const matched = pass && item && !hidden.has(candidate.userId);
       page.offer(candidate.key, matched ? item : null);
     }
-    if (page.full) return page.complete();
-    if (chunk.exhausted) return page.last();
-    if (scan.budget.spent) return page.cutShort();
+    const end = page.full
+      ? page.complete()
+      : chunk.exhausted
+      ? page.last()
+      : scan.budget.spent
+      ? page.cutShort()
+      : null;
+    if (end) {
+      if (query.learnShare && rate.checked >= MIN_LEARNED) {
+        query.learnShare(Math.max(MIN_SHARE, rate.matched / rate.checked));
+      }
+      return end;
+    }
   }
 }
 

@@ -3,7 +3,10 @@
  * sees, and keeps the most recently used ones.
  */
 import assert from "node:assert/strict";
-import { PlanMemory, planMemory } from "../../kv/explore/explore_plan_memory.ts";
+import { PlanMemory, planMemory, undrivenKey } from "../../kv/explore/explore_plan_memory.ts";
+import { indexCovers } from "../../kv/explore/explore_words.ts";
+import type { ExploreFilters } from "../../domain/explore.ts";
+import { allPages, generateTasks, reference, writeTask } from "./explore_fixtures.ts";
 import { commitsAfter, KeyGuard } from "../../kv/api_keys/key_guard.ts";
 
 Deno.test("explore's plan memory is bounded and keeps what was used last", async (t) => {
@@ -66,4 +69,24 @@ Deno.test("every request of an instance shares its plan memory, through the view
   } finally {
     kv.close();
   }
+});
+
+Deno.test("a search by undriven words alone teaches the memory its share, and pages stay exact", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const tasks = generateTasks(7, 300);
+  for (const task of tasks) await writeTask(kv, null, task);
+  // `th` could start an unindexed word (`the`): no index drives it, the documents are read.
+  const filters: ExploreFilters = { search: ["th"] };
+  assert.equal(indexCovers("th"), false);
+  const memory = planMemory(kv);
+  const key = undrivenKey(filters.search, filters.hasSpots);
+  assert.equal(memory.shares.get(key), undefined);
+  const expected = reference(tasks, filters).map((i) => i.id);
+  const first = await allPages(kv, { filters, limit: 7 });
+  assert.deepEqual(first.items.map((i) => i.id), expected);
+  const share = memory.shares.get(key);
+  assert.ok(share !== undefined && share > 0 && share <= 1, `share ${share}`);
+  // Sized by the learned share, the pages still answer exactly.
+  const again = await allPages(kv, { filters, limit: 7 });
+  assert.deepEqual(again.items.map((i) => i.id), expected);
 });
