@@ -5,31 +5,32 @@
  */
 import type { TaskProbes } from "../../domain/alerts/anchors.ts";
 import { alerts } from "../keyspace.ts";
-import { ANY_PAGE, decodePage, type IndexedAlert } from "./index.ts";
+import { ANY_PAGE, type IndexedAlert } from "./index.ts";
+import { type Candidate, candidateOf, decodedPage } from "./page_memo.ts";
 
 const GETMANY_MAX = 10;
 const LIST_BATCH = 1_000;
 
 /** What a lookup found, and what it cost. */
 export interface Candidates {
-  alerts: IndexedAlert[];
+  alerts: Candidate[];
   /** Store reads: list batches and getMany calls. */
   reads: number;
 }
 
-async function listed(kv: Deno.Kv, prefix: Deno.KvKey): Promise<[IndexedAlert[], number]> {
-  const found: IndexedAlert[] = [];
+async function listed(kv: Deno.Kv, prefix: Deno.KvKey): Promise<[Candidate[], number]> {
+  const found: Candidate[] = [];
   for await (const entry of kv.list<IndexedAlert>({ prefix }, { batchSize: LIST_BATCH })) {
-    found.push(entry.value);
+    found.push(candidateOf(entry.value));
   }
   return [found, 1 + Math.floor(found.length / LIST_BATCH)];
 }
 
-async function pagesOf(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<(Uint8Array | null)[]> {
+async function pagesOf(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<Deno.KvEntryMaybe<Uint8Array>[]> {
   const groups: Deno.KvKey[][] = [];
   for (let i = 0; i < keys.length; i += GETMANY_MAX) groups.push(keys.slice(i, i + GETMANY_MAX));
   const read = await Promise.all(groups.map((g) => kv.getMany<Uint8Array[]>(g)));
-  return read.flat().map((e) => e.value);
+  return read.flat();
 }
 
 /**
@@ -52,21 +53,24 @@ export async function findCandidates(kv: Deno.Kv, probes: TaskProbes): Promise<C
     pagesOf(kv, [...heads, ...ahead]),
   ]);
   let reads = lists.reduce((sum, [, r]) => sum + r, 0) + Math.ceil(heads.length / GETMANY_MAX);
-  const found = lists.flatMap(([entries]) => entries);
+  const unique = new Map<string, Candidate>();
+  const add = (found: readonly Candidate[]) => {
+    for (const alert of found) unique.set(alert.id, alert);
+  };
+  for (const [found] of lists) add(found);
   const more: Deno.KvKey[] = [];
   places.forEach((place, i) => {
-    const page = decodePage(firstPages[i]);
-    found.push(...page.entries);
-    for (let n = 1; n <= (page.more ?? 0); n++) {
+    const page = decodedPage(kv, firstPages[i]);
+    add(page.entries);
+    for (let n = 1; n <= page.more; n++) {
       if (place === ANY_PAGE && n <= room) {
-        found.push(...decodePage(firstPages[heads.length + n - 1]).entries);
+        add(decodedPage(kv, firstPages[heads.length + n - 1]).entries);
       } else more.push(alerts.wordPage(place, n));
     }
   });
   if (more.length > 0) {
-    for (const bytes of await pagesOf(kv, more)) found.push(...decodePage(bytes).entries);
+    for (const entry of await pagesOf(kv, more)) add(decodedPage(kv, entry).entries);
     reads += Math.ceil(more.length / GETMANY_MAX);
   }
-  const unique = new Map(found.map((a) => [a.id, a]));
   return { alerts: [...unique.values()], reads };
 }

@@ -64,3 +64,13 @@ Deno.test("every page of the task's prefixes and of `*` is read; `*`'s further p
   assert.equal(noRoom.alerts.length, 9);
   assert.equal(noRoom.reads, 3, "no room: one more call");
 });
+
+Deno.test("a page is decoded once per version: a rewrite is read anew, not from memory", async () => {
+  await using kv = await openTestKv();
+  const ids = async () => (await findCandidates(kv, probes(["kit"]))).alerts.map((x) => x.id);
+  await kv.set(alerts.wordPage("kit", 0), encodePage({ entries: [alert(1)] }));
+  assert.deepEqual(await ids(), [alert(1).id]);
+  assert.deepEqual(await ids(), [alert(1).id], "the same version, from memory");
+  await kv.set(alerts.wordPage("kit", 0), encodePage({ entries: [alert(1), alert(3)] }));
+  assert.deepEqual(await ids(), [alert(1).id, alert(3).id]);
+});
