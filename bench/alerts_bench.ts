@@ -133,7 +133,11 @@ for (const size of SIZES) {
       await recordMatches(kv, { task, matched: found.matched, now: 0 });
       const packed = await packFloor(kv, {
         taskId: task.id,
-        matched: found.matched.map((m) => m.alert),
+        matched: found.matched.map(({ alert: { id, userId, filters } }) => ({
+          id,
+          userId,
+          filters,
+        })),
       });
       await readFloor(kv, packed.keys);
       await packed.clear();
@@ -161,7 +165,10 @@ for (const size of SIZES) {
       s.totalCpu.add(find.cpu + record.cpu);
       s.matched.add(matches.length);
       // The floor of the same task, timed right after (interleaved: the same load).
-      const packed = await packFloor(kv, { taskId: task.id, matched: matches.map((m) => m.alert) });
+      const packed = await packFloor(kv, {
+        taskId: task.id,
+        matched: matches.map(({ alert: { id, userId, filters } }) => ({ id, userId, filters })),
+      });
       metered.reset();
       const floorFind = await timed(() => readFloor(metered.kv, packed.keys));
       if (floorFind.value.length !== matches.length) throw new Error("floor pages lost entries");
