@@ -24,8 +24,11 @@ const MAX_ENTRIES = 20_000;
 const MEMO = Symbol("alert word pages");
 const EMPTY: DecodedPage = { more: 0, entries: [] };
 
+/** `alert`, as decoded from the store (so ours to change), with its criteria. */
 export function candidateOf(alert: IndexedAlert): Candidate {
-  return { ...alert, criteria: alertCriteria(alert.filters) };
+  const candidate = alert as Candidate;
+  candidate.criteria = alertCriteria(alert.filters);
+  return candidate;
 }
 
 /** The page `entry` holds, decoded, from this handle's memory when it holds that version. */
