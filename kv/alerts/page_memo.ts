@@ -21,6 +21,8 @@ export interface DecodedPage {
 /** Pages and alerts remembered: the hot pages of a large index, a few MB of heap. */
 const MAX_PAGES = 512;
 const MAX_ENTRIES = 20_000;
+/** Word starts whose page count is remembered. */
+const MAX_COUNTS = 4096;
 const MEMO = Symbol("alert word pages");
 const EMPTY: DecodedPage = { more: 0, entries: [] };
 
@@ -31,11 +33,24 @@ export function candidateOf(alert: IndexedAlert): Candidate {
   return candidate;
 }
 
+/** One handle's memory: pages by key and version; each start's count of further pages. */
+interface Memory {
+  pages: Recent<DecodedPage>;
+  more: Recent<number>;
+}
+
+function memoryOf(kv: Deno.Kv): Memory {
+  const store = kv as Deno.Kv & { [MEMO]?: Memory };
+  return store[MEMO] ??= {
+    pages: new Recent(MAX_PAGES, MAX_ENTRIES, (p) => 1 + p.entries.length),
+    more: new Recent(MAX_COUNTS, MAX_COUNTS, () => 1),
+  };
+}
+
 /** The page `entry` holds, decoded, from this handle's memory when it holds that version. */
 export function decodedPage(kv: Deno.Kv, entry: Deno.KvEntryMaybe<Uint8Array>): DecodedPage {
   if (entry.value === null) return EMPTY;
-  const store = kv as Deno.Kv & { [MEMO]?: Recent<DecodedPage> };
-  const memo = store[MEMO] ??= new Recent(MAX_PAGES, MAX_ENTRIES, (p) => 1 + p.entries.length);
+  const memo = memoryOf(kv).pages;
   const id = `${JSON.stringify(entry.key)}@${entry.versionstamp}`;
   let page = memo.get(id);
   if (page === undefined) {
@@ -44,4 +59,16 @@ export function decodedPage(kv: Deno.Kv, entry: Deno.KvEntryMaybe<Uint8Array>): 
     memo.set(id, page);
   }
   return page;
+}
+
+/**
+ * How many further pages `prefix` had when its page 0 was last read here, or undefined: a hint of
+ * what to read ahead, never an answer (page 0 as read says which pages count).
+ */
+export function lastKnownMore(kv: Deno.Kv, prefix: string): number | undefined {
+  return memoryOf(kv).more.get(prefix);
+}
+
+export function rememberMore(kv: Deno.Kv, prefix: string, more: number): void {
+  memoryOf(kv).more.set(prefix, more);
 }
