@@ -1,23 +1,31 @@
 /**
  * `deno task bench:alerts`: what matching one new task against the alerts costs, with 10,000 and
- * 100,000 alerts spread like the explore bench's tasks, in its two steps timed apart: finding the
+ * 100,000 alerts spread like the explore bench's tasks ("explore-like") and every alert with a
+ * place ("placed", bench/alerts_data.ts), in its two steps timed apart: finding the
  * candidates (index reads and explore's predicate) and recording the matches (their events).
- * The two sizes are the comparison: reads and examined-per-matched must not grow with the total.
- * Usage: deno task bench:alerts [--sizes=10000,100000] [--tasks=500]
+ * The two sizes are the comparison: reads and examined-per-matched must not grow with the total;
+ * each task's output-bound floor (bench/alerts_floor.ts) is the other: what its matches alone cost.
+ * Usage: deno task bench:alerts [--sizes=10000,100000] [--spreads=explore-like,placed] [--tasks=500]
  */
-import process from "node:process";
 import { numberFlag } from "./flags.ts";
+import { Samples, timed } from "./samples.ts";
 import { findMatches } from "../kv/alerts/matching.ts";
 import { recordMatches } from "../kv/alerts/match_parts.ts";
 import { meter } from "../kv/store/meter.ts";
 import type { TaskRecord } from "../domain/tasks/task.ts";
-import { loadAlerts, SUBSCRIBED_EVERY } from "./alerts_data.ts";
+import { loadAlerts, type Spread, SPREADS, SUBSCRIBED_EVERY } from "./alerts_data.ts";
+import { commitFloor, floorAtomics, packFloor, readFloor } from "./alerts_floor.ts";
+import { type Subscription, subscriptionKey } from "../kv/effects.ts";
+import { getAll } from "../kv/store/get_all.ts";
+import { selects } from "../domain/webhooks/event.ts";
 import { everydayTask } from "./everyday_data.ts";
 import { generateTask } from "./explore_data.ts";
 import { loadAverage, markdownTable, writeResults } from "./results.ts";
 
 const sizesFlag = Deno.args.find((a) => a.startsWith("--sizes="))?.slice("--sizes=".length);
 const SIZES = (sizesFlag ?? "10000,100000").split(",").map(Number);
+const spreadsFlag = Deno.args.find((a) => a.startsWith("--spreads="))?.slice("--spreads=".length);
+const SPREAD_NAMES = (spreadsFlag?.split(",") ?? Object.keys(SPREADS)) as Spread[];
 const TASKS = numberFlag("tasks", 500);
 const WARM_UP = 20;
 
@@ -36,52 +44,27 @@ function newTask(set: (typeof TASK_SETS)[number], i: number): TaskRecord {
   };
 }
 
-/** Milliseconds of wall clock and of the process's CPU (all its threads) that `step` took. */
-async function timed<T>(step: () => Promise<T>): Promise<{ value: T; ms: number; cpu: number }> {
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const value = await step();
-  const ms = performance.now() - t0;
-  const cpu = process.cpuUsage(cpu0);
-  return { value, ms, cpu: (cpu.user + cpu.system) / 1000 };
-}
-
-/** Per-task samples of one figure. */
-class Samples {
-  readonly #values: number[] = [];
-  add(value: number) {
-    this.#values.push(value);
-  }
-  at(q: number): number {
-    const sorted = [...this.#values].sort((a, b) => a - b);
-    return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-  }
-  get max() {
-    return Math.max(...this.#values);
-  }
-  get mean() {
-    return this.#values.reduce((a, b) => a + b, 0) / this.#values.length;
-  }
-  /** "p50 / p99", in ms. */
-  spread(digits = 1): string {
-    return `${this.at(0.5).toFixed(digits)} / ${this.at(0.99).toFixed(digits)}`;
-  }
-  /** "p50 / max", as integers. */
-  counts(): string {
-    return `${this.at(0.5)} / ${this.max}`;
-  }
-}
-
 const fmt = (n: number, d = 2) => n.toFixed(d);
+/** "p50 / p99" of `a` over `b`, each at its own quantile. */
+const ratio = (a: Samples, b: Samples) =>
+  `${fmt(a.at(0.5) / b.at(0.5), 1)} / ${fmt(a.at(0.99) / b.at(0.99), 1)}`;
+
+/** The owners among `matches` whose endpoints select `task.matched` (read before any clock). */
+async function listeners(kv: Deno.Kv, matches: { alert: { userId: string } }[]) {
+  const owners = [...new Set(matches.map((m) => m.alert.userId))];
+  const read = await getAll<Subscription>(kv, owners.map(subscriptionKey));
+  return new Set(owners.filter((_, i) => selects(read[i]?.events ?? [], "task.matched")));
+}
+const floorRows: (string | number)[][] = [];
 const findRows: (string | number)[][] = [];
 const recordRows: (string | number)[][] = [];
 const totalRows: (string | number)[][] = [];
-for (const size of SIZES) {
+for (const [size, spread] of SIZES.flatMap((n) => SPREAD_NAMES.map((sp) => [n, sp] as const))) {
   const kv = await Deno.openKv(":memory:");
   const started = performance.now();
-  const loaded = await loadAlerts(kv, size);
+  const loaded = await loadAlerts(kv, size, spread);
   console.error(
-    `${size} alerts: ${loaded.entries} index entries, ${loaded.pages} word pages, ` +
+    `${size} ${spread} alerts: ${loaded.entries} index entries, ${loaded.pages} word pages, ` +
       `loaded in ${fmt((performance.now() - started) / 1000, 1)} s`,
   );
   const metered = meter(kv);
@@ -99,6 +82,12 @@ for (const size of SIZES) {
         "recCpu",
         "totalMs",
         "totalCpu",
+        "floorReads",
+        "floorFindCpu",
+        "floorFindMs",
+        "floorCommits",
+        "floorRecCpu",
+        "floorRecMs",
       ].map((name) => [name, new Samples()]),
     );
     let examined = 0;
@@ -109,6 +98,18 @@ for (const size of SIZES) {
       const task = newTask(set, i);
       const found = await findMatches(kv, task);
       await recordMatches(kv, { task, matched: found.matched, now: 0 });
+      const packed = await packFloor(kv, {
+        taskId: task.id,
+        matched: found.matched.map(({ alert: { id, userId, filters } }) => ({
+          id,
+          userId,
+          filters,
+        })),
+      });
+      await readFloor(kv, packed.keys);
+      await packed.clear();
+      const listening = await listeners(kv, found.matched);
+      await commitFloor(kv, floorAtomics({ task, matches: found.matched, listening, now: 0 }));
     }
     for (let i = 0; i < TASKS; i++) {
       const task = newTask(set, i);
@@ -130,11 +131,29 @@ for (const size of SIZES) {
       s.totalMs.add(find.ms + record.ms);
       s.totalCpu.add(find.cpu + record.cpu);
       s.matched.add(matches.length);
+      // The floor of the same task, timed right after (interleaved: the same load).
+      const packed = await packFloor(kv, {
+        taskId: task.id,
+        matched: matches.map(({ alert: { id, userId, filters } }) => ({ id, userId, filters })),
+      });
+      metered.reset();
+      const floorFind = await timed(() => readFloor(metered.kv, packed.keys));
+      if (floorFind.value.length !== matches.length) throw new Error("floor pages lost entries");
+      s.floorReads.add(metered.usage.reads);
+      s.floorFindMs.add(floorFind.ms);
+      s.floorFindCpu.add(floorFind.cpu);
+      await packed.clear();
+      const listening = await listeners(kv, matches);
+      const atomics = floorAtomics({ task, matches, listening, now: Date.now() });
+      const floorRecord = await timed(() => commitFloor(kv, atomics));
+      s.floorCommits.add(atomics.length);
+      s.floorRecMs.add(floorRecord.ms);
+      s.floorRecCpu.add(floorRecord.cpu);
       examined += find.value.examined;
       matched += matches.length;
       events += record.value.events;
     }
-    const label = [size.toLocaleString("en"), set.name];
+    const label = [`${size.toLocaleString("en")} ${spread}`, set.name];
     findRows.push([
       ...label,
       s.reads.counts(),
@@ -155,6 +174,17 @@ for (const size of SIZES) {
       s.recCpu.spread(),
     ]);
     totalRows.push([...label, s.totalMs.spread(), s.totalCpu.spread(), fmt(s.totalMs.mean)]);
+    floorRows.push([
+      ...label,
+      s.floorReads.counts(),
+      s.floorFindMs.spread(),
+      s.floorFindCpu.spread(),
+      ratio(s.findCpu, s.floorFindCpu),
+      s.floorCommits.counts(),
+      s.floorRecMs.spread(),
+      s.floorRecCpu.spread(),
+      ratio(s.recCpu, s.floorRecCpu),
+    ]);
   }
   kv.close();
 }
@@ -185,20 +215,37 @@ const tables = [
     ["alerts", "new tasks", "ms p50 / p99", "CPU ms p50 / p99", "mean ms"],
     totalRows,
   ),
+  markdownTable([
+    "alerts",
+    "new tasks",
+    "floor reads p50 / max",
+    "find floor ms p50 / p99",
+    "find floor CPU ms p50 / p99",
+    "finding ÷ floor (CPU p50 / p99)",
+    "floor commits p50 / max",
+    "record floor ms p50 / p99",
+    "record floor CPU ms p50 / p99",
+    "recording ÷ floor (CPU p50 / p99)",
+  ], floorRows),
 ];
 const load = loadAverage();
 console.log(tables.join("\n\n"));
 console.log(`load average: ${load}`);
 const path = await writeResults({
   name: "alerts",
-  command: `deno task bench:alerts --sizes=${SIZES.join(",")} --tasks=${TASKS}`,
+  command: `deno task bench:alerts --sizes=${SIZES.join(",")} --spreads=${
+    SPREAD_NAMES.join(",")
+  } --tasks=${TASKS}`,
   comparedWith: `the same ${TASKS} new tasks against ${SIZES.join(" and ")} alerts ` +
     "(goals: at most 10 reads, p99 under 20 ms, no growth but the candidates')",
   body: [
     `${TASKS} new tasks per set, each matched in-process on an in-memory store, in the job's two ` +
     "steps timed apart. CPU ms: the process's CPU time (all threads, user and system) over the " +
     "step, less inflated than wall time by other processes' load. The task's author owns no " +
-    `alert; one owner in ${SUBSCRIBED_EVERY} has an endpoint selecting \`task.matched\`.`,
+    `alert; one owner in ${SUBSCRIBED_EVERY} has an endpoint selecting \`task.matched\`. ` +
+    "Alerts: explore-like, spread like the explore bench's tasks (a tenth of them without a " +
+    "place: worldwide on a word, or payment and minBudget only); placed, every alert with a " +
+    "place and the same shares otherwise (bench/alerts_data.ts).",
     "",
     "**Finding the candidates** (`findMatches`: the index reads, then explore's predicate on " +
     "each candidate). Reads: KV read calls (kv/store/meter.ts: a list is one call, a getMany of " +
@@ -207,16 +254,27 @@ const path = await writeResults({
     "",
     tables[0],
     "",
-    "**Recording the matches** (`recordMatches`: per part of up to ~300 matches, one `getMany` " +
-    "wave of the alerts' records and owners' purge markers and subscriptions, then one atomic " +
-    "with the match keys, the events and their fan-out jobs; plus one read of the task's part " +
-    "markers). Events: `task.matched` events queued (their delivery is the webhook jobs' cost).",
+    "**Recording the matches** (`recordMatches`: one wave of the task's part markers, the purges " +
+    "under way and the owners' subscriptions, ten to a `getMany`; then per part, as large as " +
+    "what its matches write lets one atomic be, one atomic with the match keys, the events " +
+    "and their fan-out jobs). Events: `task.matched` events queued (their delivery is the " +
+    "webhook jobs' cost).",
     "",
     tables[1],
     "",
     "**Both steps** (what matching one new task takes in-process, the task's read apart).",
     "",
     tables[2],
+    "",
+    "**The output-bound floor** (bench/alerts_floor.ts), timed right after each task's two " +
+    "steps: the least any matcher must do for that task's matches, whatever its index. Finding: " +
+    "exactly the matched alerts' index entries, packed as word pages (60,000 bytes) and read " +
+    "ten to a `getMany`, all at once, then decoded. Recording: exactly the match keys and, for " +
+    "owners listening, the events' bodies and fan-out jobs, packed greedily into as few " +
+    "atomics as KV's limits allow (1,000 mutations, 800 KiB, 80 KiB of keys), committed at " +
+    "once; who listens is known for free. A ratio of 1 would be a matcher at the floor.",
+    "",
+    tables[3],
   ].join("\n"),
 });
 console.log(`written to ${path}`);

@@ -20,17 +20,29 @@ import { seededRandom } from "../scripts/seeded_random.ts";
 import { generateTask } from "./explore_data.ts";
 
 /**
- * Shares of the alert kinds (the rest, 1%: payment or minBudget only, matching tasks anywhere).
- * Most alerts are what the issue's example is, "near me, this kind of job": a place, often with
- * a word; a tenth are country-wide on a word, a few worldwide on a word.
+ * Shares of the alert kinds, by spread. "explore-like" (the rest, 1%: payment or minBudget only,
+ * matching tasks anywhere): most alerts are what the issue's example is, "near me, this kind of
+ * job": a place, often with a word; a tenth are country-wide on a word, a few worldwide on a
+ * word. "placed": every alert names a place, as a helper's alert usually does; the same shares
+ * otherwise. The worldwide tenth of "explore-like" gives most of its matches: each of its alerts
+ * matches a task anywhere whose words hold its word (30 jobs make the whole vocabulary).
  */
-const KINDS: [string, number][] = [
-  ["geo", 0.55],
-  ["city", 0.20],
-  ["region", 0.05],
-  ["country", 0.10],
-  ["search", 0.09],
-];
+export const SPREADS = {
+  "explore-like": [
+    ["geo", 0.55],
+    ["city", 0.20],
+    ["region", 0.05],
+    ["country", 0.10],
+    ["search", 0.09],
+  ],
+  placed: [
+    ["geo", 0.61],
+    ["city", 0.22],
+    ["region", 0.06],
+    ["country", 0.11],
+  ],
+} as const satisfies Record<string, readonly (readonly [string, number])[]>;
+export type Spread = keyof typeof SPREADS;
 
 // The words of explore's title openings ("Looking for help with"): a job alert names the job.
 const GENERIC = new Set([
@@ -54,8 +66,8 @@ function pick<T>(list: readonly T[], rnd: () => number): T {
   return list[Math.floor(rnd() * list.length)];
 }
 
-/** Alert `i` of `n`: its kind, place and words from explore bench task `i`. */
-export function benchAlert(i: number, n: number): AlertRecord {
+/** Alert `i` of `n`: its kind (by `spread`), place and words from explore bench task `i`. */
+export function benchAlert(i: number, n: number, spread: Spread = "explore-like"): AlertRecord {
   const rnd = seededRandom(0xa1e7 + i * 2654435761);
   rnd();
   const task = generateTask(i, n, 7);
@@ -64,7 +76,7 @@ export function benchAlert(i: number, n: number): AlertRecord {
     w.length >= 4 && !GENERIC.has(w.toLowerCase())
   );
   let r = rnd();
-  const kind = KINDS.find(([, share]) => (r -= share) < 0)?.[0] ?? "any";
+  const kind: string = SPREADS[spread].find(([, share]) => (r -= share) < 0)?.[0] ?? "any";
   const f: Record<string, unknown> = {};
   const [lon, lat] = loc.coordinates;
   if (kind === "geo") {
@@ -108,6 +120,7 @@ function ownerId(k: number): string {
 export async function loadAlerts(
   kv: Deno.Kv,
   n: number,
+  spread: Spread = "explore-like",
 ): Promise<{ entries: number; pages: number }> {
   const byPrefix = new Map<string, IndexedAlert[]>();
   let op = kv.atomic();
@@ -119,7 +132,7 @@ export async function loadAlerts(
     mutations = 0;
   };
   for (let i = 0; i < n; i++) {
-    const alert = benchAlert(i, n);
+    const alert = benchAlert(i, n, spread);
     const indexed: IndexedAlert = { id: alert.id, userId: alert.userId, filters: alert.filters };
     op.set(alerts.record(alert.userId, alert.id), alert);
     if (++mutations >= 500) await flush();

@@ -47,12 +47,14 @@ export function anchorsOf(criteria: AlertCriteria): Anchor[] {
         .cells.map((cell): Anchor => ({ kind: "geo", layer, cell }))
     );
   }
-  if (f.countryCode !== undefined) return [{ kind: "country", code: f.countryCode }];
-  // The longest word: the fewest tasks share its first letters.
+  // The longest word: the fewest tasks share its first letters. A word before a country: a
+  // country holds many cities' tasks, and a word page's alerts are checked from memory
+  // (kv/alerts/page_memo.ts) where a country's list costs a KV entry per alert, matched or not.
   const word = [...f.search].sort((a, b) => b.length - a.length)[0];
   if (word !== undefined && word.length >= WORD_PREFIX) {
     return [{ kind: "word", prefix: word.slice(0, WORD_PREFIX) }];
   }
+  if (f.countryCode !== undefined) return [{ kind: "country", code: f.countryCode }];
   return [{ kind: "any" }];
 }
 

@@ -15,16 +15,28 @@ export function exploreItemOf(task: ExploreTask, distanceKm?: number): ExploreIt
   return item;
 }
 
-/** The explore item when `task` matches the alert of `ownerId` with `criteria`, else null. */
-export function alertMatch(
+/**
+ * The check of one new task against many alerts: the explore item when the task matches the
+ * alert of `ownerId` with `criteria`, else null. The refusals that read no text come first; the
+ * task's terms are given once, and its item is built once and shared by the matches (a copy
+ * only where a geo filter adds the distance).
+ */
+export function alertMatcher(
   task: ExploreTask,
-  alert: { ownerId: string; criteria: AlertCriteria; terms: readonly string[] },
-): ExploreItem | null {
-  if (task.userId === alert.ownerId) return null;
-  const { minBudget } = alert.criteria;
-  if (minBudget !== undefined && task.budget < minBudget) return null;
-  const found = matchExplore(task, alert.terms, alert.criteria.explore);
-  return found ? exploreItemOf(task, found.distanceKm) : null;
+  terms: readonly string[],
+): (alert: { ownerId: string; criteria: AlertCriteria }) => ExploreItem | null {
+  let item: ExploreItem | undefined;
+  return (alert) => {
+    if (task.userId === alert.ownerId) return null;
+    const { minBudget } = alert.criteria;
+    if (minBudget !== undefined && task.budget < minBudget) return null;
+    const found = matchExplore(task, terms, alert.criteria.explore);
+    if (!found) return null;
+    item ??= exploreItemOf(task);
+    return found.distanceKm === undefined
+      ? item
+      : { ...item, distanceKm: roundKm(found.distanceKm) };
+  };
 }
 
 /** The data of a `task.matched` event. */

@@ -13,7 +13,7 @@ import { commit, MAX_CHECK_ROUNDS } from "../commit.ts";
 import { queueEvent, type Subscription, subscriptionKey } from "../effects.ts";
 import { alerts } from "../keyspace.ts";
 import { getAll } from "../store/get_all.ts";
-import { GETMANY_MAX, KV_LIMITS } from "../store/limits.ts";
+import { encodedKeyBytes, encodedValueBytes, GETMANY_MAX, KV_LIMITS } from "../store/limits.ts";
 import { pendingPurges } from "../users/users.ts";
 
 /** Halvings at most: a part's atomic checks its own marker and each ancestor's. */
@@ -57,18 +57,48 @@ function hashOf(id: string): number {
 /** Bit `depth` (from the top) of `hash`: which half of a part at that depth it falls in. */
 const bitAt = (hash: number, depth: number) => (hash >>> (31 - depth)) & 1;
 
-/** Matches one atomic holds at most for `task`, from the size of its event. */
-export function matchesPerAtomic(task: TaskRecord): number {
+/** What a match adds to an atomic, or what one atomic may hold beside its markers. */
+interface Cost {
+  mutations: number;
+  bytes: number;
+  keyBytes: number;
+}
+
+const BUDGET: Cost = {
+  mutations: KV_LIMITS.mutations - ROOM.mutations,
+  bytes: KV_LIMITS.totalBytes - ROOM.bytes,
+  keyBytes: KV_LIMITS.totalKeyBytes - ROOM.keyBytes,
+};
+
+/**
+ * What one match of `task` costs an atomic: with its event (the body at its largest, the job),
+ * or its match key alone when its owner's endpoints do not select `task.matched`.
+ */
+function matchCosts(task: TaskRecord): { event: Cost; plain: Cost } {
+  const alertId = crypto.randomUUID();
   const item = { ...exploreItemOf(task), distanceKm: 20_037.51 };
-  const sample = newEvent("task.matched", { alertId: crypto.randomUUID(), task: item }, 0);
+  const sample = newEvent("task.matched", { alertId, task: item }, 0);
   const body = encoder.encode(JSON.stringify(sample)).byteLength;
-  const mutations = 2 + Math.ceil(body / BODY_PART_BYTES);
+  const key = encodedKeyBytes(alerts.match(alertId, task.orderKey));
+  return {
+    event: {
+      mutations: 2 + Math.ceil(body / BODY_PART_BYTES),
+      bytes: body + PER_MATCH.bytes,
+      keyBytes: PER_MATCH.keyBytes,
+    },
+    plain: { mutations: 1, bytes: key + encodedValueBytes(task.id), keyBytes: key },
+  };
+}
+
+/** Matches one atomic holds at most for `task` when every one raises an event. */
+export function matchesPerAtomic(task: TaskRecord): number {
+  const { event } = matchCosts(task);
   return Math.max(
     1,
     Math.min(
-      Math.floor((KV_LIMITS.mutations - ROOM.mutations) / mutations),
-      Math.floor((KV_LIMITS.totalBytes - ROOM.bytes) / (body + PER_MATCH.bytes)),
-      Math.floor((KV_LIMITS.totalKeyBytes - ROOM.keyBytes) / PER_MATCH.keyBytes),
+      Math.floor(BUDGET.mutations / event.mutations),
+      Math.floor(BUDGET.bytes / event.bytes),
+      Math.floor(BUDGET.keyBytes / event.keyBytes),
     ),
   );
 }
@@ -83,13 +113,21 @@ class Recording {
   readonly done: RecordedMatches = { recorded: 0, events: 0, commits: 0, reads: 0 };
   /** Accounts being purged: they hear nothing and keep no match. */
   purging = new Set<string>();
+  /** Whether each owner's endpoints select `task.matched`, read once for the whole recording. */
+  listens: Map<string, boolean> | null = null;
+  readonly costs: { event: Cost; plain: Cost };
 
   constructor(
     readonly kv: Deno.Kv,
-    readonly run: { task: TaskRecord; now: number; perAtomic: number },
-  ) {}
+    readonly run: { task: TaskRecord; now: number; perAtomic: number; matched: Hashed[] },
+  ) {
+    this.costs = matchCosts(run.task);
+  }
 
-  /** The task's markers and the purges under way, read at once (two reads). */
+  /**
+   * The task's markers and the purges under way (two reads); the first time, with the owners'
+   * subscriptions (ten to a `getMany`), all at once.
+   */
   async readMarkers(): Promise<void> {
     const prefix = alerts.matchPartsPrefix(this.run.task.id);
     const listed = async () => {
@@ -97,7 +135,20 @@ class Recording {
       for await (const entry of this.kv.list<Marker>({ prefix })) found.push(entry);
       return found;
     };
-    const [markers, purging] = await Promise.all([listed(), pendingPurges(this.kv)]);
+    const subscriptions = async () => {
+      if (this.listens) return;
+      const owners = [...new Set(this.run.matched.map((m) => m.alert.userId))];
+      const read = await getAll<Subscription>(this.kv, owners.map(subscriptionKey));
+      this.done.reads += Math.ceil(read.length / GETMANY_MAX);
+      this.listens = new Map(owners.map((userId, i) => {
+        return [userId, selects(read[i]?.events ?? [], "task.matched")];
+      }));
+    };
+    const [markers, purging] = await Promise.all([
+      listed(),
+      pendingPurges(this.kv),
+      subscriptions(),
+    ]);
     this.markers.clear();
     for (const entry of markers) this.markers.set(entry.key[2] as string, entry);
     this.purging = purging;
@@ -109,12 +160,27 @@ class Recording {
     return this.markers.get(part) ?? { key, value: null, versionstamp: null };
   }
 
+  /** True when one atomic holds `matches` with their events (the owners being purged apart). */
+  fits(matches: Hashed[]): boolean {
+    if (matches.length > this.run.perAtomic) return false;
+    const sum: Cost = { mutations: 0, bytes: 0, keyBytes: 0 };
+    for (const { alert } of matches) {
+      if (this.purging.has(alert.userId)) continue;
+      const cost = this.listens!.get(alert.userId) ? this.costs.event : this.costs.plain;
+      sum.mutations += cost.mutations;
+      sum.bytes += cost.bytes;
+      sum.keyBytes += cost.keyBytes;
+    }
+    return sum.mutations <= BUDGET.mutations && sum.bytes <= BUDGET.bytes &&
+      sum.keyBytes <= BUDGET.keyBytes;
+  }
+
   /** Records what `part` holds unless done; false when a check failed (markers changed). */
   async settle(part: string, matches: Hashed[]): Promise<boolean> {
     if (matches.length === 0) return true;
     const marker = this.marker(part).value;
     if (marker === "whole") return true;
-    if (marker === null && matches.length <= this.run.perAtomic) {
+    if (marker === null && this.fits(matches)) {
       return await this.write(part, matches);
     }
     if (part.length >= MAX_DEPTH) {
@@ -126,19 +192,12 @@ class Recording {
   }
 
   /**
-   * One atomic: `part`'s matches, each with its event for an owner whose endpoints select it (the
-   * owners' subscriptions read first); the part marked whole, its ancestors split.
+   * One atomic: `part`'s matches, each with its event for an owner whose endpoints select it;
+   * the part marked whole, its ancestors split.
    */
   async write(part: string, matches: Hashed[]): Promise<boolean> {
     const { kv } = this;
     const { task, now } = this.run;
-    const owners = [...new Set(matches.map((m) => m.alert.userId))]
-      .filter((userId) => !this.purging.has(userId));
-    const read = await getAll<Subscription>(kv, owners.map(subscriptionKey));
-    this.done.reads += Math.ceil(read.length / GETMANY_MAX);
-    const listens = new Map(owners.map((userId, i) => {
-      return [userId, selects(read[i]?.events ?? [], "task.matched")];
-    }));
     const op = kv.atomic();
     const marks: Deno.KvEntryMaybe<Marker>[] = [];
     for (let depth = 0; depth <= part.length; depth++) {
@@ -152,8 +211,8 @@ class Recording {
     let recorded = 0;
     let events = 0;
     for (const { alert: { id: alertId, userId }, item } of matches) {
-      const listening = listens.get(userId);
-      if (listening === undefined) continue; // being purged
+      if (this.purging.has(userId)) continue;
+      const listening = this.listens!.get(userId);
       op.set(alerts.match(alertId, task.orderKey), task.id);
       recorded++;
       if (!listening) continue;
@@ -186,10 +245,10 @@ export async function recordMatches(
   kv: Deno.Kv,
   run: { task: TaskRecord; matched: Match[]; now: number; perAtomic?: number },
 ): Promise<RecordedMatches> {
-  const perAtomic = run.perAtomic ?? matchesPerAtomic(run.task);
-  const recording = new Recording(kv, { task: run.task, now: run.now, perAtomic });
-  if (run.matched.length === 0) return recording.done;
+  if (run.matched.length === 0) return { recorded: 0, events: 0, commits: 0, reads: 0 };
   const hashed = run.matched.map((m) => ({ ...m, hash: hashOf(m.alert.id) }));
+  const perAtomic = run.perAtomic ?? Infinity;
+  const recording = new Recording(kv, { task: run.task, now: run.now, perAtomic, matched: hashed });
   for (let round = 0; round < MAX_CHECK_ROUNDS; round++) {
     await recording.readMarkers();
     if (await recording.settle("", hashed)) return recording.done;

@@ -4,9 +4,8 @@
  * recorded with their `task.matched` events a part of the alerts at a time (match_parts.ts), so
  * that a job run twice sends nothing twice and a crash mid-way loses nothing.
  */
-import { alertCriteria } from "../../domain/alerts/alert.ts";
 import { taskProbes } from "../../domain/alerts/anchors.ts";
-import { alertMatch } from "../../domain/alerts/match.ts";
+import { alertMatcher } from "../../domain/alerts/match.ts";
 import type { ExploreItem } from "../../domain/explore.ts";
 import { isExplorable } from "../../domain/explore.ts";
 import { searchTerms, type TaskRecord } from "../../domain/tasks/task.ts";
@@ -33,12 +32,12 @@ export interface TaskMatches {
 /** Finds the enabled alerts `task` matches (the owner's own apart). */
 export async function findMatches(kv: Deno.Kv, task: TaskRecord): Promise<TaskMatches> {
   const candidates = await findCandidates(kv, taskProbes(task));
-  const terms = searchTerms(task);
-  const matched = candidates.alerts.flatMap((alert) => {
-    const criteria = alertCriteria(alert.filters);
-    const item = alertMatch(task, { ownerId: alert.userId, criteria, terms });
-    return item ? [{ alert, item }] : [];
-  });
+  const check = alertMatcher(task, searchTerms(task));
+  const matched: TaskMatches["matched"] = [];
+  for (const alert of candidates.alerts) {
+    const item = check({ ownerId: alert.userId, criteria: alert.criteria });
+    if (item) matched.push({ alert, item });
+  }
   return { matched, examined: candidates.alerts.length, reads: candidates.reads };
 }
 

@@ -3,6 +3,7 @@
  * expansions it last read. Never an answer: a plan made from them only chooses which lists to
  * send early, beside the fresh reads the real plan is made from (see `explore_plan_early.ts`).
  */
+import { Recent } from "../store/recent.ts";
 
 /** One dictionary word in one zone, and how many tasks it held there when last read. */
 export interface ZoneCount {
@@ -19,50 +20,6 @@ const MAX_EXPANSIONS = 512;
 const MAX_SHARES = 512;
 /** Most (word, zone) counts over every remembered expansion (one expansion holds up to 1,000). */
 const MAX_ZONE_COUNTS = 32768;
-
-/** A map that forgets its least recently used keys past a size, counted by `weigh`. */
-class Recent<V> {
-  readonly #map = new Map<string, V>();
-  #weight = 0;
-
-  constructor(
-    private readonly maxKeys: number,
-    private readonly maxWeight: number,
-    private readonly weigh: (value: V) => number,
-  ) {}
-
-  get(key: string): V | undefined {
-    const value = this.#map.get(key);
-    if (value === undefined) return undefined;
-    // Map keeps insertion order: moved to the end, the key is the most recently used.
-    this.#map.delete(key);
-    this.#map.set(key, value);
-    return value;
-  }
-
-  set(key: string, value: V): void {
-    const old = this.#map.get(key);
-    if (old !== undefined) {
-      this.#weight -= this.weigh(old);
-      this.#map.delete(key);
-    }
-    this.#map.set(key, value);
-    this.#weight += this.weigh(value);
-    for (const [k, v] of this.#map) {
-      if (this.#map.size <= this.maxKeys && this.#weight <= this.maxWeight) break;
-      this.#map.delete(k);
-      this.#weight -= this.weigh(v);
-    }
-  }
-
-  get size(): number {
-    return this.#map.size;
-  }
-
-  get weight(): number {
-    return this.#weight;
-  }
-}
 
 /** One instance's memory of its explore plans, bounded in keys and in (word, zone) counts. */
 export class PlanMemory {

@@ -9,6 +9,7 @@ import { matchesPerAtomic, recordMatches } from "../../kv/alerts/match_parts.ts"
 import { startJobs } from "../../kv/jobs/start.ts";
 import { tasks } from "../../kv/keyspace.ts";
 import type { TaskRecord } from "../../domain/tasks/task.ts";
+import { exploreItemOf } from "../../domain/alerts/match.ts";
 import { bearer, signUp } from "../helpers.ts";
 import { postTask } from "../tasks/task_fixtures.ts";
 import { startReceiver } from "../webhooks/webhook_receiver.ts";
@@ -143,6 +144,25 @@ Deno.test("the largest part, every match with an event, fits the strictest backe
   assert.deepEqual(
     { commits: done.commits, recorded: done.recorded, events: done.events },
     { commits: 1, recorded: most, events: most },
+  );
+});
+
+Deno.test("matches whose owners hear nothing write a key each, so more of them share an atomic", async () => {
+  await using svc = await workingService();
+  await svc.jobs.stop();
+  const posted = await postTask(svc, (await signUp(svc)).token);
+  const task = (await svc.kv.get<TaskRecord>(tasks.record(posted.id))).value!;
+  const most = matchesPerAtomic(task);
+  // Owners with no endpoint: each match is its key alone, no event body and no job.
+  const matched = Array.from({ length: 2 * most }, () => ({
+    alert: { id: crypto.randomUUID(), userId: crypto.randomUUID() },
+    item: exploreItemOf(task),
+  }));
+  // svc.kv refuses any atomic over the limits (kv/store/limits.ts).
+  const done = await recordMatches(svc.kv, { task, matched, now: svc.deps.now() });
+  assert.deepEqual(
+    { commits: done.commits, recorded: done.recorded, events: done.events },
+    { commits: 1, recorded: 2 * most, events: 0 },
   );
 });
 
