@@ -150,7 +150,7 @@ function guardKey(
   key: KeyInUse,
   admitted: Promise<unknown>,
 ): KeyGuard {
-  const deps = c.var.deps;
+  const deps = c.get("deps");
   const value = key.value;
   return new KeyGuard(deps.kv, {
     userId: key.principal.userId,
@@ -163,7 +163,7 @@ function guardKey(
       // The newer read replaces the cached one: a change that still allows the key (its last
       // use written, a new name) costs the next request nothing.
       deps.apiKeyCache.renew(value, match && { ...match, versionstamp: entry.versionstamp! });
-      const { key: record } = checkKey(match, deps.now(), c.var.clientIp);
+      const { key: record } = checkKey(match, deps.now(), c.get("clientIp"));
       checkScope({ ...key.principal, scopes: record.scopes }, access);
     },
   });
@@ -207,7 +207,7 @@ async function sessionPrincipal(deps: Deps, token: string): Promise<Principal> {
  * and any password hash wait for the grant, and so does its answer, which a refusal replaces.
  */
 async function anonymousAhead(c: Context<AppEnv>, next: () => Promise<void>) {
-  const deps = c.var.deps;
+  const deps = c.get("deps");
   if (budgetInHand(c, deps, null)) {
     await enforceRequestBudget(c, deps, null);
     return await next();
@@ -253,7 +253,7 @@ export function authenticate(access: Access): MiddlewareHandler<AppEnv> {
       } else if (credential.kind === "api_key") {
         key = {
           value: credential.value,
-          ...await apiKeyPrincipal(deps, credential.value, c.var.clientIp),
+          ...await apiKeyPrincipal(deps, credential.value, c.get("clientIp")),
         };
         principal = key.principal;
       } else {

@@ -164,7 +164,7 @@ export async function enforceRequestBudget(
  */
 export function anonymousBudget(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    await enforceRequestBudget(c, c.var.deps, null);
+    await enforceRequestBudget(c, c.get("deps"), null);
     await next();
   };
 }
