@@ -11,9 +11,14 @@ export async function authorOf(
   deps: Deps,
   userId: string,
 ): Promise<(StoredUser & { rating: Rating }) | null> {
-  const [user, rating] = await Promise.all([
-    deps.userCache.find(userId),
-    deps.ratingCache.find(userId),
-  ]);
+  let user: StoredUser | null | undefined = deps.userCache.peek(userId);
+  let rating: Rating | null | undefined = deps.ratingCache.peek(userId);
+  // Both in memory on a warm instance: no promise to wait for.
+  if (user === undefined || rating === undefined) {
+    [user, rating] = await Promise.all([
+      deps.userCache.find(userId),
+      deps.ratingCache.find(userId),
+    ]);
+  }
   return user && rating ? { ...user, rating } : null;
 }
