@@ -31,6 +31,9 @@ import { registerAlerts } from "./alerts/alerts.ts";
 
 export const API_PREFIXES = ["/api/v1", "/v1"] as const;
 
+/** The methods whose requests may carry a body a route reads (every other is refused first). */
+const BODY_METHODS = ["POST", "PUT", "PATCH", "DELETE"];
+
 export interface AppOptions {
   /** More endpoints of the versioned API, beside the service's own (tests declare some). */
   routes?: Register[];
@@ -87,7 +90,9 @@ export function createApp(deps: Deps, options: AppOptions = {}): Router {
   // Before the body limit, so that even a 413 carries the CORS headers a browser needs to read it.
   const apiEntry = apiCors(allowed, unknownRoute(onError));
   for (const prefix of API_PREFIXES) app.use(`${prefix}/*`, apiEntry);
-  app.use(limitBody());
+  // Only methods whose routes read a body: a GET or HEAD reads none, and a layer costs every
+  // request a call, a promise and an await.
+  app.on(BODY_METHODS, "*", limitBody());
 
   registerHealth(app);
   registerFavicon(app);
