@@ -109,6 +109,18 @@ export function addressAllowed(address: string, whitelist: readonly string[]): b
  * does not buy a fresh budget). Unparseable text stands for itself.
  */
 export function addressGroup(address: string): string {
+  const known = groups.get(address);
+  if (known !== undefined) return known;
+  const group = groupOf(address);
+  if (groups.size >= ADDRESSES_KEPT) groups.clear();
+  groups.set(address, group);
+  return group;
+}
+
+// Groups by address text, kept as parsed addresses are: an anonymous request asks twice.
+const groups = new Map<string, string>();
+
+function groupOf(address: string): string {
   const parsed = parseAddress(address);
   if (!parsed) return address;
   if (parsed.kind() === "ipv4") return parsed.toString();

@@ -19,6 +19,8 @@ interface Entry<V> {
   at: number;
 }
 
+const valueOf = <V>(found: { value: V }) => found.value;
+
 export class PolledCache<V> {
   #entries = new Map<string, Entry<V>>();
   /** The marker's versionstamp at the last poll; undefined before the first. */
@@ -43,8 +45,21 @@ export class PolledCache<V> {
   ) {}
 
   /** The record for `key`, from memory when cached and the marker has not moved. */
-  async find(key: string): Promise<V | null> {
-    return (await this.lookup(key)).value;
+  find(key: string): Promise<V | null> {
+    const held = this.peek(key);
+    // A hit costs one settled promise, not the lookup's two and its answer object.
+    return held === undefined ? this.lookup(key).then(valueOf) : Promise.resolve(held);
+  }
+
+  /**
+   * The record for `key` when memory can answer it now (cached, fresh, the marker polled
+   * lately); undefined when only `lookup` can.
+   */
+  peek(key: string): V | undefined {
+    const now = this.now();
+    if (now - this.#polledAt > MAX_POLL_AGE_MS) return undefined;
+    const hit = this.#entries.get(key);
+    return hit && now - hit.at <= ENTRY_TTL_MS ? hit.value : undefined;
   }
 
   /** `find`, saying whether the record was read from KV by this call (`loaded`). */

@@ -2,7 +2,7 @@
  * Builds the HTTP app from its dependencies: app-wide middleware, every resource under both
  * `/api/v1` and `/v1`, and the 404/405 and error mappings.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { AppError } from "../domain/errors.ts";
 import { installValidationMessages } from "../domain/validation/validation_messages.ts";
 import { apiCors } from "./http/cors.ts";
@@ -30,6 +30,9 @@ import { registerReviews } from "./reviews/reviews.ts";
 import { registerAlerts } from "./alerts/alerts.ts";
 
 export const API_PREFIXES = ["/api/v1", "/v1"] as const;
+
+/** The methods whose requests may carry a body a route reads (every other is refused first). */
+const BODY_METHODS = ["POST", "PUT", "PATCH", "DELETE"];
 
 export interface AppOptions {
   /** More endpoints of the versioned API, beside the service's own (tests declare some). */
@@ -59,12 +62,20 @@ export function createApi(...more: Register[]): Router {
 /**
  * Answers an API request whose path does not exist (404) or does not take its method (405)
  * before any route runs: Hono's own matching takes any segment as a parameter, so it would let
- * credentials be checked, or a neighbouring route answer, for a path that is not there.
+ * credentials be checked, or a neighbouring route answer, for a path that is not there. Asked by
+ * the CORS layer (`apiCors`), whose headers it still gets; a refusal the not-found answer throws
+ * (its budget spent) is answered here, as a layer of its own would have had it answered.
  */
-function knownRoutesOnly(methodsFor: (path: string) => string[]): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    if (!methodsFor(c.req.path).includes(c.req.method)) return c.notFound();
-    return await next();
+function unknownRoute(
+  onError: (error: Error, c: Context<AppEnv>) => Response,
+): (c: Context<AppEnv>) => Promise<Response> {
+  return async (c) => {
+    try {
+      return await c.notFound();
+    } catch (error) {
+      if (error instanceof Error) return onError(error, c);
+      throw error;
+    }
   };
 }
 
@@ -77,11 +88,11 @@ export function createApp(deps: Deps, options: AppOptions = {}): Router {
   // Asked only once requests come, after the last line below has handed Hono the routes.
   const allowed = (path: string) => app.methodsFor(path);
   // Before the body limit, so that even a 413 carries the CORS headers a browser needs to read it.
-  for (const prefix of API_PREFIXES) {
-    app.use(`${prefix}/*`, apiCors(allowed));
-    app.use(`${prefix}/*`, knownRoutesOnly(allowed));
-  }
-  app.use(limitBody());
+  const apiEntry = apiCors(allowed, unknownRoute(onError));
+  for (const prefix of API_PREFIXES) app.use(`${prefix}/*`, apiEntry);
+  // Only methods whose routes read a body: a GET or HEAD reads none, and a layer costs every
+  // request a call, a promise and an await.
+  app.on(BODY_METHODS, "*", limitBody());
 
   registerHealth(app);
   registerFavicon(app);

@@ -89,7 +89,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 export function registerApplications(api: OpenAPIHono<AppEnv>) {
   api.openapi(applyRoute, async (c) => {
-    const { kv, now } = c.var.deps;
+    const { kv, now } = c.get("deps");
     const input = c.req.valid("json");
     const at = now();
     const id = crypto.randomUUID();
@@ -111,7 +111,7 @@ export function registerApplications(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(taskApplicationsRoute, async (c) => {
-    const { kv } = c.var.deps;
+    const { kv } = c.get("deps");
     const userId = principalOf(c).userId;
     const taskId = c.req.valid("param").id;
     const { limit, cursor } = c.req.valid("query");
@@ -129,7 +129,7 @@ export function registerApplications(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(myApplicationsRoute, async (c) => {
-    const { kv } = c.var.deps;
+    const { kv } = c.get("deps");
     const userId = principalOf(c).userId;
     const { limit, cursor } = c.req.valid("query");
     const scope = { listing: "my_applications", userId };
@@ -148,7 +148,7 @@ export function registerApplications(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(patchApplicationRoute, async (c) => {
-    const { kv, now } = c.var.deps;
+    const { kv, now } = c.get("deps");
     const next = await changeApplication(kv, {
       applicationId: c.req.valid("param").id,
       actorId: principalOf(c).userId,

@@ -25,7 +25,7 @@ const avatarRoute = defineRoute("public", {
 
 export function registerAvatar(api: OpenAPIHono<AppEnv>) {
   api.openapi(avatarRoute, async (c) => {
-    const user = await getUser(c.var.deps.kv, c.req.valid("param").id);
+    const user = await getUser(c.get("deps").kv, c.req.valid("param").id);
     if (!user) throw notFound("User");
     return c.body(avatarSvg(user.id, user.firstName, user.lastName), 200, {
       "Content-Type": "image/svg+xml; charset=utf-8",

@@ -68,9 +68,15 @@ export class Router extends OpenAPIHono<AppEnv> {
   readonly #mounted: TableRoute[] = [];
   #table: RouteTable | null = null;
   #lookup: RouteTable | null = null;
+  readonly #pathsChecked: boolean;
 
-  constructor() {
+  /**
+   * `pathsChecked`: every request reaches these routes through the app's route check
+   * (createApp asks `methodsFor`), which has tested each path parameter against its schema.
+   */
+  constructor(options: { pathsChecked?: boolean } = {}) {
     super({ defaultHook: validationHook });
+    this.#pathsChecked = options.pathsChecked ?? false;
   }
 
   override openapi = ((route, handler, hook) => {
@@ -107,7 +113,8 @@ export class Router extends OpenAPIHono<AppEnv> {
       const { route: declared, handler, hook } = route.declaration;
       const { middleware: _, hide, ...documented } = declared;
       if (!hide) this.openAPIRegistry.registerPath(documented);
-      this.#add(servedRoute(declared, hook), handler as never, hook);
+      const served = servedRoute(declared, hook, { paramsChecked: this.#pathsChecked });
+      this.#add(served, handler as never, hook);
     }
     return this.#table = table;
   }
@@ -135,9 +142,12 @@ export class Router extends OpenAPIHono<AppEnv> {
   }
 }
 
-/** A router holding every endpoint the register functions declare, in any order they come. */
+/**
+ * The API's router, holding every endpoint the register functions declare, in any order they
+ * come; served only behind the app's route check (createApp), which tests its path parameters.
+ */
 export function routerOf(...registers: Register[]): Router {
-  const api = new Router();
+  const api = new Router({ pathsChecked: true });
   for (const register of registers) register(api);
   return api;
 }

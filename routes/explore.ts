@@ -101,7 +101,7 @@ function decodeDistance(position: string): DistancePosition | null {
 /** Registers GET /tasks/explore. */
 export function registerExplore(api: OpenAPIHono<AppEnv>) {
   api.openapi(exploreRoute, async (c) => {
-    const { kv } = c.var.deps;
+    const { kv } = c.get("deps");
     const query = c.req.valid("query");
     const filters = exploreFilters(query);
     const scope = cursorScope(filters, query.sort);

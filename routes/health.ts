@@ -31,7 +31,7 @@ export function registerHealth(app: OpenAPIHono<AppEnv>) {
   // One probe per app (so per instance), made on the first request, which brings the deps.
   let probe: { deps: Deps; probe: HealthProbe } | null = null;
   app.openapi(route, async (c) => {
-    const deps = c.var.deps;
+    const deps = c.get("deps");
     if (probe?.deps !== deps) probe = { deps, probe: new HealthProbe(deps.kv, () => deps.now()) };
     const status = await probe.probe.status();
     return status === "ok" ? c.json({ status }, 200) : c.json({ status }, 503);

@@ -12,7 +12,7 @@ export function keyEffects(
   c: Context<AppEnv>,
   types: { event?: EventType; security: SecurityEventType },
 ) {
-  const now = c.var.deps.now();
+  const now = c.get("deps").now();
   return (_before: ApiKeyRecord | null, after: ApiKeyRecord): Effects & { now: number } => ({
     now,
     ...(types.event ? { event: { type: types.event, data: toMetadata(after, now) } } : {}),

@@ -129,7 +129,7 @@ function checkOwnLimit(limit: number | null | undefined, settings: Settings) {
 
 export function registerKeys(api: OpenAPIHono<AppEnv>) {
   api.openapi(createRouteDef, async (c) => {
-    const { kv, now, settings } = c.var.deps;
+    const { kv, now, settings } = c.get("deps");
     const userId = principalOf(c).userId;
     const input = c.req.valid("json");
     // Exact across instances (one atomic per creation, which is rare); every valid creation
@@ -170,13 +170,13 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(listRoute, async (c) => {
-    const { kv, now } = c.var.deps;
+    const { kv, now } = c.get("deps");
     const keys = await listApiKeys(kv, principalOf(c).userId);
     return c.json(keys.map((k) => toMetadata(k, now())), 200);
   });
 
   api.openapi(patchRoute, async (c) => {
-    const { kv, now, apiKeyCache, settings } = c.var.deps;
+    const { kv, now, apiKeyCache, settings } = c.get("deps");
     const change = c.req.valid("json");
     checkOwnLimit(change.rateLimitPerHour, settings);
     const updated = await changeApiKey(kv, {
@@ -203,7 +203,7 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(regenerateRoute, async (c) => {
-    const { kv, now, apiKeyCache } = c.var.deps;
+    const { kv, now, apiKeyCache } = c.get("deps");
     const value = generateKeyValue();
     const digest = await keyDigest(value);
     const { id } = c.req.valid("param");
@@ -222,14 +222,14 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(usageRoute, async (c) => {
-    const { kv, now } = c.var.deps;
+    const { kv, now } = c.get("deps");
     const { id } = c.req.valid("param");
     if (!await getApiKey(kv, principalOf(c).userId, id)) throw notFound("API key");
     return c.json(await readUsage(kv, id, c.req.valid("query").range, now()), 200);
   });
 
   api.openapi(revokeRoute, async (c) => {
-    const { kv, now, apiKeyCache } = c.var.deps;
+    const { kv, now, apiKeyCache } = c.get("deps");
     const revoked = await changeApiKey(kv, {
       userId: principalOf(c).userId,
       keyId: c.req.valid("param").id,

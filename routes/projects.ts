@@ -89,13 +89,17 @@ export function registerProjects(api: OpenAPIHono<AppEnv>) {
     const { limit, cursor } = c.req.valid("query");
     const scope = { list: "projects", ownerId };
     const before = await cursorPosition(cursor, scope);
-    const page = await listProjects(c.var.deps.kv, { ownerId, limit, before: before ?? undefined });
+    const page = await listProjects(c.get("deps").kv, {
+      ownerId,
+      limit,
+      before: before ?? undefined,
+    });
     setNextPage(c, page.next ? await encodeCursor(page.next, scope) : null);
     return c.json(page.projects, 200);
   });
 
   api.openapi(createRouteDef, async (c) => {
-    const { kv, now } = c.var.deps;
+    const { kv, now } = c.get("deps");
     const input = c.req.valid("json");
     const at = new Date(now()).toISOString();
     const project = await createProject(kv, {
@@ -111,13 +115,17 @@ export function registerProjects(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(getRoute, async (c) => {
-    const project = await getProject(c.var.deps.kv, principalOf(c).userId, c.req.valid("param").id);
+    const project = await getProject(
+      c.get("deps").kv,
+      principalOf(c).userId,
+      c.req.valid("param").id,
+    );
     if (!project) throw notFound("Project");
     return c.json(toProject(project), 200);
   });
 
   api.openapi(updateRoute, async (c) => {
-    const { kv, now } = c.var.deps;
+    const { kv, now } = c.get("deps");
     const change = c.req.valid("json");
     const at = new Date(now()).toISOString();
     const ref = { ownerId: principalOf(c).userId, projectId: c.req.valid("param").id };
@@ -127,7 +135,7 @@ export function registerProjects(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(deleteRoute, async (c) => {
-    const { kv, now } = c.var.deps;
+    const { kv, now } = c.get("deps");
     const at = new Date(now()).toISOString();
     const ref = { ownerId: principalOf(c).userId, projectId: c.req.valid("param").id };
     const deleted = await deleteProject(kv, ref, at);

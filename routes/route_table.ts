@@ -46,18 +46,26 @@ function decoded(segment: string): string | null {
 }
 
 function matches(segments: Segment[], parts: string[]): boolean {
-  return segments.every((segment, i) => {
-    if ("literal" in segment) return segment.literal === parts[i];
-    const value = decoded(parts[i]);
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i];
+    if ("literal" in segment) {
+      if (segment.literal !== parts[i]) return false;
+      continue;
+    }
+    // Asked of every request: a segment without an escape decodes to itself.
+    const value = parts[i].includes("%") ? decoded(parts[i]) : parts[i];
     if (!value) return false;
-    return segment.schema ? segment.schema.safeParse(value).success : true;
-  });
+    if (segment.schema && !segment.schema.safeParse(value).success) return false;
+  }
+  return true;
 }
 
 /** A declared path and the methods declared on it. */
 interface PathEntry {
   segments: Segment[];
   methods: string[];
+  /** What `methodsFor` answers: the methods with HEAD wherever GET is, built once. */
+  answer: string[];
 }
 
 /** Routes sorted once by precedence; a request path belongs to the first path that takes it. */
@@ -73,7 +81,7 @@ export class RouteTable<T extends TableRoute = TableRoute> {
     for (const route of this.routes) {
       let entry = byPath.get(route.path);
       if (!entry) {
-        entry = { segments: segmentsOf(route.path, route.params), methods: [] };
+        entry = { segments: segmentsOf(route.path, route.params), methods: [], answer: [] };
         byPath.set(route.path, entry);
         const size = entry.segments.length;
         this.#paths.set(size, [...this.#paths.get(size) ?? [], entry]);
@@ -81,19 +89,26 @@ export class RouteTable<T extends TableRoute = TableRoute> {
       const method = route.method.toUpperCase();
       if (!entry.methods.includes(method)) entry.methods.push(method);
     }
+    for (const entry of byPath.values()) {
+      const { methods } = entry;
+      const head = methods.includes("GET") && !methods.includes("HEAD");
+      entry.answer = Object.freeze(head ? [...methods, "HEAD"] : [...methods]) as string[];
+    }
   }
 
   /**
    * The methods `path` takes (HEAD wherever GET is): those of the most specific declared path
    * that takes it, none when no path does. A parameter takes a segment its schema accepts, so
    * `/tasks/not-an-id` is no path at all, while a parameter declared as any name takes any.
+   * The list is shared by every request of the path (frozen): asked by every request, it is
+   * built once.
    */
   methodsFor(path: string): string[] {
     const parts = path.split("/");
-    const owner = this.#paths.get(parts.length)?.find((entry) => matches(entry.segments, parts));
-    if (!owner) return [];
-    return owner.methods.includes("GET") && !owner.methods.includes("HEAD")
-      ? [...owner.methods, "HEAD"]
-      : [...owner.methods];
+    const entries = this.#paths.get(parts.length);
+    if (entries) {
+      for (const entry of entries) if (matches(entry.segments, parts)) return entry.answer;
+    }
+    return [];
   }
 }

@@ -28,7 +28,7 @@ export function registerSecurityLog(api: OpenAPIHono<AppEnv>) {
     const query = c.req.valid("query");
     const scope = { listing: "security_log", userId };
     const before = await cursorPosition(query.cursor, scope);
-    const page = await listSecurityLog(c.var.deps.kv, userId, {
+    const page = await listSecurityLog(c.get("deps").kv, userId, {
       limit: query.limit,
       before: before ?? undefined,
     });

@@ -50,9 +50,9 @@ function decoyHash(iterations: number): Promise<string> {
 
 export function registerSessions(api: OpenAPIHono<AppEnv>) {
   api.openapi(tokenRoute, async (c) => {
-    const { kv, settings, jwtSecret, now } = c.var.deps;
+    const { kv, settings, jwtSecret, now } = c.get("deps");
     const { email, password } = c.req.valid("json");
-    await drawPasswordHash(c, c.var.deps);
+    await drawPasswordHash(c, c.get("deps"));
     const user = await findUserByEmail(kv, email);
     const network = addressGroup(c.get("clientIp"));
     // Failures are counted whether an account has the email or not, and a limited attempt is
@@ -99,11 +99,11 @@ export function registerSessions(api: OpenAPIHono<AppEnv>) {
 
   api.openapi(logoutRoute, async (c) => {
     const principal = principalOf(c);
-    await deleteSession(c.var.deps.kv, {
+    await deleteSession(c.get("deps").kv, {
       id: principal.sessionId!,
       userId: principal.userId,
       expiresAt: "",
-    }, { now: c.var.deps.now(), origin: originOf(c) });
+    }, { now: c.get("deps").now(), origin: originOf(c) });
     return c.json({ message: "Logged out" }, 200);
   });
 }

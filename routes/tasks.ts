@@ -196,7 +196,7 @@ async function detailOf(deps: Deps, task: TaskRecord) {
 /** Registers every task endpoint except explore (`routes/explore.ts`). */
 export function registerTasks(api: OpenAPIHono<AppEnv>) {
   api.openapi(createTaskRoute, async (c) => {
-    const deps = c.var.deps;
+    const deps = c.get("deps");
     const userId = principalOf(c).userId;
     const input = c.req.valid("json");
     const idempotencyKey = c.req.valid("header")["idempotency-key"];
@@ -219,7 +219,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(listTasksRoute, async (c) => {
-    const { kv } = c.var.deps;
+    const { kv } = c.get("deps");
     const query = c.req.valid("query");
     const listing = { userId: principalOf(c).userId, filter: taskFilter(query) };
     const scope = { listing: "tasks", userId: listing.userId, ...taskFilterScope(listing.filter) };
@@ -230,7 +230,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(statusRoute, async (c) => {
-    const { kv } = c.var.deps;
+    const { kv } = c.get("deps");
     const userId = principalOf(c).userId;
     const query = c.req.valid("query");
     const { status, page, limit } = query;
@@ -247,7 +247,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(createdRoute, (c) => {
-    const { kv, log } = c.var.deps;
+    const { kv, log } = c.get("deps");
     const requestId = c.get("requestId");
     const listing = { userId: principalOf(c).userId, filter: taskFilter(c.req.valid("query")) };
     // The listing is read only for GET: a HEAD must not read it.
@@ -259,7 +259,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(getTaskRoute, async (c) => {
-    const deps = c.var.deps;
+    const deps = c.get("deps");
     const principal = c.get("principal");
     const task = await getTask(deps.kv, c.req.valid("param").id);
     if (!task || !canSee(task, principal?.userId ?? null)) throw notFound("Task");
@@ -276,7 +276,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(patchTaskRoute, async (c) => {
-    const deps = c.var.deps;
+    const deps = c.get("deps");
     const userId = principalOf(c).userId;
     const patch = c.req.valid("json");
     const task = await changeTask(deps.kv, {
@@ -289,7 +289,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(deleteTaskRoute, async (c) => {
-    const deps = c.var.deps;
+    const deps = c.get("deps");
     const userId = principalOf(c).userId;
     await changeTask(deps.kv, {
       taskId: c.req.valid("param").id,

@@ -115,9 +115,9 @@ async function requireSelf(
 
 export function registerUsers(api: OpenAPIHono<AppEnv>) {
   api.openapi(signUpRoute, async (c) => {
-    const { kv, settings, now } = c.var.deps;
+    const { kv, settings, now } = c.get("deps");
     const input = c.req.valid("json");
-    await drawPasswordHash(c, c.var.deps);
+    await drawPasswordHash(c, c.get("deps"));
     const at = new Date(now()).toISOString();
     const user = await createUser(kv, {
       id: crypto.randomUUID(),
@@ -136,7 +136,7 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(meRoute, async (c) => {
-    const { kv } = c.var.deps;
+    const { kv } = c.get("deps");
     const userId = principalOf(c).userId;
     const [user, rating] = await Promise.all([getUser(kv, userId), readRating(kv, userId)]);
     if (!user) throw notFound("User");
@@ -148,14 +148,14 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
     // The listing is the same for everyone, but as on every listing a cursor is the caller's own.
     const scope = { list: "users", userId: principalOf(c).userId };
     const before = await cursorPosition(cursor, scope);
-    const page = await listUsers(c.var.deps.kv, limit, before ?? undefined);
+    const page = await listUsers(c.get("deps").kv, limit, before ?? undefined);
     setNextPage(c, page.next ? await encodeCursor(page.next, scope) : null);
     return c.json(page.users.map(toPublicProfile), 200);
   });
 
   api.openapi(getRoute, async (c) => {
     const { id } = c.req.valid("param");
-    const { kv } = c.var.deps;
+    const { kv } = c.get("deps");
     const [user, rating] = await Promise.all([getUser(kv, id), readRating(kv, id)]);
     if (!user) throw notFound("User");
     const own = principalOf(c).userId === id;
@@ -163,7 +163,7 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(updateRoute, async (c) => {
-    const { kv, now, userCache } = c.var.deps;
+    const { kv, now, userCache } = c.get("deps");
     const { id } = c.req.valid("param");
     await requireSelf(kv, { callerId: principalOf(c).userId, targetId: id, action: "update" });
     const change = c.req.valid("json");
@@ -184,7 +184,7 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(deleteRoute, async (c) => {
-    const { kv, now, apiKeyCache, userCache } = c.var.deps;
+    const { kv, now, apiKeyCache, userCache } = c.get("deps");
     const { id } = c.req.valid("param");
     await requireSelf(kv, { callerId: principalOf(c).userId, targetId: id, action: "delete" });
     const deleted = await markUserDeleted(kv, id, new Date(now()).toISOString());

@@ -222,6 +222,18 @@ export class LeaseLedger {
   }
 
   /**
+   * True when `claimDue(now, false)` would answer a lease, without marking it: asked after every
+   * spend, which rarely makes a claim due, so the raise's own setup is paid only when it is.
+   */
+  claimWanted(now: number): boolean {
+    for (const lease of this.#leases) {
+      if (lease.claiming || now >= lease.until || !lease.record) continue;
+      if (nextClaim(lease, false) !== null) return true;
+    }
+    return false;
+  }
+
+  /**
    * A live lease whose claim mark is due to rise (half its slice spent; all of it when `force`),
    * now marked as being raised, with the mark to raise it to; null when none is due.
    */

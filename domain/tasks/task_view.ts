@@ -104,28 +104,28 @@ export function defaultAvatarUrl(userId: string): string {
   return `/v1/users/${userId}/avatar.svg`;
 }
 
+/** The single task shape; built in one object (every GET by id makes one), members as before. */
 export function toTaskDetail(task: TaskRecord, author: TaskAuthor): TaskDetail {
-  const created = toTaskCreated(task);
   return {
-    id: created.id,
-    title: created.title,
-    description: created.description,
-    budget: created.budget,
-    currency: created.currency,
-    status: created.status,
+    id: task.id,
+    title: task.title,
+    description: task.description,
+    budget: task.budget,
+    currency: task.currency,
+    status: task.status,
     authorFirstName: author.firstName,
     authorProfilePic: author.profilePic ?? defaultAvatarUrl(author.id),
     images: task.images,
     cities: task.location.type === "city" ? [task.location.name] : [],
-    createdAt: created.createdAt,
-    location: created.location,
-    requirement: created.requirement,
-    dueDate: created.dueDate,
-    maxPeople: created.maxPeople,
-    acceptedCount: created.acceptedCount,
-    spotsLeft: created.spotsLeft,
-    updatedAt: created.updatedAt,
-    completedAt: created.completedAt,
+    createdAt: task.createdAt,
+    location: task.location,
+    requirement: task.requirement,
+    dueDate: task.dueDate,
+    maxPeople: task.maxPeople,
+    acceptedCount: acceptedOf(task),
+    spotsLeft: spotsLeftOf(task),
+    updatedAt: task.updatedAt,
+    completedAt: task.completedAt ?? null,
     authorRating: author.rating,
   };
 }

@@ -6,6 +6,7 @@
 import { type AlertCriteria, alertCriteria } from "../../domain/alerts/alert.ts";
 import { Recent } from "../store/recent.ts";
 import { decodePage, type IndexedAlert } from "./index.ts";
+import { storeHandle } from "../store/handle.ts";
 
 /** An alert the index gave, with the criteria explore's predicate reads (normalized once). */
 export interface Candidate extends IndexedAlert {
@@ -40,7 +41,7 @@ interface Memory {
 }
 
 function memoryOf(kv: Deno.Kv): Memory {
-  const store = kv as Deno.Kv & { [MEMO]?: Memory };
+  const store = storeHandle(kv) as Deno.Kv & { [MEMO]?: Memory };
   return store[MEMO] ??= {
     pages: new Recent(MAX_PAGES, MAX_ENTRIES, (p) => 1 + p.entries.length),
     more: new Recent(MAX_COUNTS, MAX_COUNTS, () => 1),

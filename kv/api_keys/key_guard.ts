@@ -7,6 +7,7 @@
 import type { ApiKeyRecord } from "../../domain/api_key.ts";
 import { apiKeys } from "../keyspace.ts";
 import { GETMANY_MAX, KV_LIMITS } from "../store/limits.ts";
+import { STORE_HANDLE, storeHandle } from "../store/handle.ts";
 
 const MAX_CHECKS = KV_LIMITS.checks;
 // Rounds of a commit whose key check failed on a change that still allows the request (a new
@@ -14,6 +15,7 @@ const MAX_CHECKS = KV_LIMITS.checks;
 const MAX_KEY_ROUNDS = 5;
 
 type KeyEntry = Deno.KvEntryMaybe<ApiKeyRecord>;
+type Consistency = { consistency?: Deno.KvConsistencyLevel };
 
 export interface KeyGuardOptions {
   userId: string;
@@ -50,7 +52,8 @@ export class KeyGuard {
     this.#rejudge = options.rejudge;
     this.#confirmed = options.fresh ? Promise.resolve() : null;
     this.admitted = options.admitted ?? Promise.resolve();
-    this.kv = this.#view();
+    // Without the queue methods, which the service never calls (tests/no_kv_queues_test.ts).
+    this.kv = new GuardedStore(inner, this) as unknown as Deno.Kv;
   }
 
   /**
@@ -75,38 +78,20 @@ export class KeyGuard {
   }
 
   /** Reads `keys` with the key's record when nothing has read it yet and there is room. */
-  #getMany(keys: Deno.KvKey[], options?: { consistency?: Deno.KvConsistencyLevel }) {
+  read(
+    keys: readonly Deno.KvKey[],
+    options?: Consistency,
+  ): Promise<Deno.KvEntryMaybe<unknown>[]> {
     const inner = this.#inner;
     const room = keys.length < GETMANY_MAX && options?.consistency !== "eventual";
     if (this.#confirmed || !room) {
       if (!room) this.confirm(); // beside it, not after it
       return inner.getMany(keys, options);
     }
+    const count = keys.length;
     const both = inner.getMany([...keys, this.#record], options);
-    this.#confirmed = this.#settle(both.then((entries) => entries[keys.length] as KeyEntry));
-    return both.then((entries) => entries.slice(0, keys.length));
-  }
-
-  #view(): Deno.Kv {
-    const inner = this.#inner;
-    const view = {
-      get: (key: Deno.KvKey, options?: { consistency?: Deno.KvConsistencyLevel }) =>
-        this.#getMany([key], options).then((entries) => entries[0]),
-      getMany: (keys: Deno.KvKey[], options?: { consistency?: Deno.KvConsistencyLevel }) =>
-        this.#getMany(keys, options),
-      list: (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
-        this.confirm(); // a list cannot carry the record: it is read beside it
-        return inner.list(selector, options);
-      },
-      atomic: () => new GuardedAtomic(inner, this),
-    };
-    return new Proxy(inner, {
-      get(target, name) {
-        if (Object.hasOwn(view, name)) return view[name as keyof typeof view];
-        const value = Reflect.get(target, name, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
+    this.#confirmed = this.#settle(both.then((entries) => entries[count] as KeyEntry));
+    return both.then((entries) => entries.slice(0, count));
   }
 
   /** The check every commit of the request carries. */
@@ -129,6 +114,77 @@ export class KeyGuard {
   /** A commit checked the record: the key allowed the request when it committed. */
   committed() {
     this.#confirmed ??= Promise.resolve();
+  }
+}
+
+/** Every method of the store but its queue's: background work is jobs (kv/jobs/), never a queue. */
+type StoreMethods =
+  | "get"
+  | "getMany"
+  | "set"
+  | "delete"
+  | "list"
+  | "atomic"
+  | "watch"
+  | "close"
+  | "commitVersionstamp"
+  | typeof Symbol.dispose;
+
+/**
+ * The store as a request's handler sees it under its key: reads go through the guard (the first
+ * carries the key's record) and commits check it; the rest is the store's own. One plain object a
+ * request: a Proxy with its handler and methods made per request cost every keyed request.
+ */
+class GuardedStore implements Pick<Deno.Kv, StoreMethods> {
+  constructor(private readonly inner: Deno.Kv, private readonly guard: KeyGuard) {}
+
+  get [STORE_HANDLE](): Deno.Kv {
+    return storeHandle(this.inner);
+  }
+
+  get<T = unknown>(key: Deno.KvKey, options?: Consistency): Promise<Deno.KvEntryMaybe<T>> {
+    return this.guard.read([key], options).then((entries) => entries[0] as Deno.KvEntryMaybe<T>);
+  }
+
+  getMany<T extends readonly unknown[]>(
+    keys: readonly [...{ [K in keyof T]: Deno.KvKey }],
+    options?: Consistency,
+  ): Promise<{ [K in keyof T]: Deno.KvEntryMaybe<T[K]> }> {
+    return this.guard.read(keys, options) as Promise<{ [K in keyof T]: Deno.KvEntryMaybe<T[K]> }>;
+  }
+
+  list<T = unknown>(
+    selector: Deno.KvListSelector,
+    options?: Deno.KvListOptions,
+  ): Deno.KvListIterator<T> {
+    this.guard.confirm(); // a list cannot carry the record: it is read beside it
+    return this.inner.list<T>(selector, options);
+  }
+
+  atomic(): Deno.AtomicOperation {
+    return new GuardedAtomic(this.inner, this.guard);
+  }
+
+  set(key: Deno.KvKey, value: unknown, options?: { expireIn?: number }) {
+    return this.inner.set(key, value, options);
+  }
+  delete(key: Deno.KvKey) {
+    return this.inner.delete(key);
+  }
+  watch<T extends readonly unknown[]>(
+    keys: readonly [...{ [K in keyof T]: Deno.KvKey }],
+    options?: { raw?: boolean },
+  ) {
+    return this.inner.watch<T>(keys, options);
+  }
+  close() {
+    this.inner.close();
+  }
+  commitVersionstamp() {
+    return this.inner.commitVersionstamp();
+  }
+  [Symbol.dispose]() {
+    this.inner[Symbol.dispose]();
   }
 }
 

@@ -4,6 +4,7 @@
  * send early, beside the fresh reads the real plan is made from (see `explore_plan_early.ts`).
  */
 import { Recent } from "../store/recent.ts";
+import { storeHandle } from "../store/handle.ts";
 
 /** One dictionary word in one zone, and how many tasks it held there when last read. */
 export interface ZoneCount {
@@ -48,9 +49,9 @@ const MEMORY = Symbol("explore plan memory");
 /**
  * The plan memory of the instance that holds this store handle (one per handle), kept on the
  * handle itself: a request's view of the store (the key guard's, a view whose commits wait for a
- * grant) forwards the property to the handle it wraps, so every request shares the one memory.
+ * grant) names or forwards to the handle it wraps, so every request shares the one memory.
  */
 export function planMemory(kv: Deno.Kv): PlanMemory {
-  const store = kv as Deno.Kv & { [MEMORY]?: PlanMemory };
+  const store = storeHandle(kv) as Deno.Kv & { [MEMORY]?: PlanMemory };
   return store[MEMORY] ??= new PlanMemory();
 }

@@ -97,7 +97,9 @@ export class SharedRateLimiter {
         if (decision.allowed) {
           this.#subjects.set(id, subject);
           // Half the slice spent: the next one is claimed in the background, nobody waits for it.
-          this.#detached(() => this.#claim(subject, false).catch(() => {}));
+          if (!subject.claiming && subject.ledger.claimWanted(this.now())) {
+            this.#detached(() => this.#claim(subject, false).catch(() => {}));
+          }
         }
         return decision;
       }

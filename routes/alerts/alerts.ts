@@ -112,7 +112,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 export function registerAlerts(api: OpenAPIHono<AppEnv>) {
   api.openapi(createRouteDef, async (c) => {
-    const { kv, now } = c.var.deps;
+    const { kv, now } = c.get("deps");
     const input = c.req.valid("json");
     const at = iso(now());
     const alert: AlertRecord = {
@@ -130,18 +130,18 @@ export function registerAlerts(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(listRoute, async (c) => {
-    const found = await listAlerts(c.var.deps.kv, principalOf(c).userId);
+    const found = await listAlerts(c.get("deps").kv, principalOf(c).userId);
     return c.json(found.map(toAlertView), 200);
   });
 
   api.openapi(getRoute, async (c) => {
-    const alert = await getAlert(c.var.deps.kv, principalOf(c).userId, c.req.valid("param").id);
+    const alert = await getAlert(c.get("deps").kv, principalOf(c).userId, c.req.valid("param").id);
     if (!alert) throw notFound("Alert");
     return c.json(toAlertView(alert), 200);
   });
 
   api.openapi(patchRoute, async (c) => {
-    const { kv, now } = c.var.deps;
+    const { kv, now } = c.get("deps");
     const patch = c.req.valid("json");
     const changed = await changeAlert(kv, {
       userId: principalOf(c).userId,
@@ -159,7 +159,7 @@ export function registerAlerts(api: OpenAPIHono<AppEnv>) {
 
   api.openapi(deleteRoute, async (c) => {
     const deleted = await deleteAlert(
-      c.var.deps.kv,
+      c.get("deps").kv,
       principalOf(c).userId,
       c.req.valid("param").id,
     );
@@ -168,7 +168,7 @@ export function registerAlerts(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(matchesRoute, async (c) => {
-    const { kv } = c.var.deps;
+    const { kv } = c.get("deps");
     const { id } = c.req.valid("param");
     const { limit, cursor } = c.req.valid("query");
     const alert = await getAlert(kv, principalOf(c).userId, id);

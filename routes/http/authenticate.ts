@@ -124,11 +124,17 @@ function checkScope(principal: Principal, access: Access) {
 
 async function apiKeyPrincipal(deps: Deps, value: string, clientIp: string) {
   if (!isWellFormedKey(value)) throw malformedKey();
-  const { value: cached, loaded } = await deps.apiKeyCache.lookup(value);
+  // Held in memory on a warm instance: answered without waiting for a promise.
+  const held = deps.apiKeyCache.peek(value);
+  const { value: cached, loaded } = held === undefined
+    ? await deps.apiKeyCache.lookup(value)
+    : { value: held, loaded: false };
   const { key } = checkKey(cached, deps.now(), clientIp);
   // A deleted account's keys are revoked by its deletion before it answers (and the key guard
   // sees that); a key read while the deletion runs is refused by the live-user cache.
-  if (!await deps.userCache.find(key.userId)) throw invalidKey();
+  if (!(deps.userCache.peek(key.userId) ?? await deps.userCache.find(key.userId))) {
+    throw invalidKey();
+  }
   deps.lastUsed.note(key, clientIp, deps.now());
   const principal: Principal = {
     userId: key.userId,
@@ -150,7 +156,7 @@ function guardKey(
   key: KeyInUse,
   admitted: Promise<unknown>,
 ): KeyGuard {
-  const deps = c.var.deps;
+  const deps = c.get("deps");
   const value = key.value;
   return new KeyGuard(deps.kv, {
     userId: key.principal.userId,
@@ -163,7 +169,7 @@ function guardKey(
       // The newer read replaces the cached one: a change that still allows the key (its last
       // use written, a new name) costs the next request nothing.
       deps.apiKeyCache.renew(value, match && { ...match, versionstamp: entry.versionstamp! });
-      const { key: record } = checkKey(match, deps.now(), c.var.clientIp);
+      const { key: record } = checkKey(match, deps.now(), c.get("clientIp"));
       checkScope({ ...key.principal, scopes: record.scopes }, access);
     },
   });
@@ -207,7 +213,7 @@ async function sessionPrincipal(deps: Deps, token: string): Promise<Principal> {
  * and any password hash wait for the grant, and so does its answer, which a refusal replaces.
  */
 async function anonymousAhead(c: Context<AppEnv>, next: () => Promise<void>) {
-  const deps = c.var.deps;
+  const deps = c.get("deps");
   if (budgetInHand(c, deps, null)) {
     await enforceRequestBudget(c, deps, null);
     return await next();
@@ -253,7 +259,7 @@ export function authenticate(access: Access): MiddlewareHandler<AppEnv> {
       } else if (credential.kind === "api_key") {
         key = {
           value: credential.value,
-          ...await apiKeyPrincipal(deps, credential.value, c.var.clientIp),
+          ...await apiKeyPrincipal(deps, credential.value, c.get("clientIp")),
         };
         principal = key.principal;
       } else {

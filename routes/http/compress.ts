@@ -83,17 +83,17 @@ function addVary(headers: Headers) {
  */
 export function compressAnswer(c: Context<AppEnv>, isStream: (res: Response) => boolean) {
   const res = c.res;
-  // Sizes first: reading `res.body` turns a body held whole into a stream, sent as one.
+  // Sizes first: reading `res.body` turns a body held whole into a stream, sent as one. A body
+  // built at 2 KiB or more, or streamed, is there: it is read only to be gzipped.
   if (res.status === 206) return;
   if (!isStream(res) && builtLength(c, res) < MIN_COMPRESSED_LENGTH) return;
-  if (!res.body) return;
   const headers = res.headers;
   if (headers.has("Content-Encoding") || !COMPRESSIBLE.test(headers.get("Content-Type") ?? "")) {
     return;
   }
   if (listMembers(headers.get("Cache-Control") ?? "").includes("no-transform")) return;
   addVary(headers);
-  if (!acceptsGzip(c.req.header("Accept-Encoding"))) return;
+  if (!acceptsGzip(c.req.header("Accept-Encoding")) || !res.body) return;
   const gzipped = new Response(res.body.pipeThrough(new CompressionStream("gzip")), res);
   gzipped.headers.set("Content-Encoding", "gzip");
   gzipped.headers.delete("Content-Length");

@@ -143,10 +143,12 @@ export async function drawRequest(
  */
 export function giveBudgetHeaders(c: Context<AppEnv>, headers: Record<string, string>) {
   // The finished answer's own headers, not `c.header`, which would rebuild it around a stream.
-  const set = c.finalized
-    ? (name: string, value: string) => c.res.headers.set(name, value)
-    : (name: string, value: string) => c.header(name, value);
-  for (const [name, value] of Object.entries(headers)) set(name, value);
+  if (c.finalized) {
+    const finished = c.res.headers;
+    for (const name in headers) finished.set(name, headers[name]);
+  } else {
+    for (const name in headers) c.header(name, headers[name]);
+  }
 }
 
 /** Draws one request before the handler runs, which then answers with its headers. */
@@ -164,7 +166,7 @@ export async function enforceRequestBudget(
  */
 export function anonymousBudget(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    await enforceRequestBudget(c, c.var.deps, null);
+    await enforceRequestBudget(c, c.get("deps"), null);
     await next();
   };
 }

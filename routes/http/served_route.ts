@@ -1,8 +1,8 @@
 /**
  * What Hono serves for a declared route: the declaration itself, less the validators that cannot
- * refuse anything on a request that sends nothing for them. Each validator is a middleware layer
- * that copies its whole target (every header, every query member) before it parses, paid by every
- * request; the OpenAPI document still gets the whole declaration.
+ * refuse anything on a request that sends nothing for them, or that the route table ran already.
+ * Each validator is a middleware layer that copies its whole target (every header, every query
+ * member) before it parses, paid by every request; the OpenAPI document gets the whole declaration.
  */
 import { type RouteConfig, z } from "@hono/zod-openapi";
 import type { Hook } from "@hono/zod-openapi";
@@ -37,7 +37,7 @@ export function documentedHeaders<T extends z.ZodObject>(schema: T): T {
  * Checks a query against `NoQuery` only when the URL has one: a URL without `?` has no member to
  * refuse. A URL with one is validated as Hono's zod validator would, through the same hook.
  */
-function noQuery(hook: AnyHook): MiddlewareHandler<AppEnv> {
+function noQuery(hook: AnyHook, takeParams: boolean): MiddlewareHandler<AppEnv> {
   const validate = validator("query", async (value, c) => {
     const result = await NoQuery.safeParseAsync(value);
     const answer = await hook({ data: value, ...result, target: "query" }, c);
@@ -46,6 +46,7 @@ function noQuery(hook: AnyHook): MiddlewareHandler<AppEnv> {
     return result.data;
   });
   return (c, next) => {
+    if (takeParams) c.req.addValidatedData("param", c.req.param());
     const url = c.req.url;
     const mark = url.indexOf("?");
     if (mark < 0 || mark === url.length - 1) {
@@ -56,13 +57,41 @@ function noQuery(hook: AnyHook): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** `route` as Hono serves it (hidden: the document takes the declaration whole). */
-export function servedRoute(route: RouteConfig, hook: AnyHook): RouteConfig {
-  const { query, headers, ...request } = route.request ?? {};
+/**
+ * True when path parameters checked already by the route table are what the validator would
+ * answer: an object of plain strings, nothing transformed, no check on the whole.
+ */
+function plainParams(schema: unknown): boolean {
+  if (!(schema instanceof z.ZodObject) || schema._zod.def.checks?.length) return false;
+  return Object.values(schema.shape).every((member) => member._zod.def.type === "string");
+}
+
+/** The path parameters as validated data, for a route whose parameters the route table checked. */
+const checkedParams: MiddlewareHandler<AppEnv> = (c, next) => {
+  c.req.addValidatedData("param", c.req.param());
+  return next();
+};
+
+/**
+ * `route` as Hono serves it (hidden: the document takes the declaration whole). `paramsChecked`:
+ * its requests passed the route table, which tested each path parameter against its schema; plain
+ * string parameters are then taken as they are, not parsed again by a validator layer.
+ */
+export function servedRoute(
+  route: RouteConfig,
+  hook: AnyHook,
+  { paramsChecked }: { paramsChecked: boolean },
+): RouteConfig {
+  const { query, headers, params, ...request } = route.request ?? {};
   // Route middleware (authentication) runs before the validators, as Hono's `openapi` orders them.
   const middleware = [route.middleware ?? []].flat();
-  if (query === NoQuery) middleware.push(noQuery(hook));
-  else if (query) Object.assign(request, { query });
+  const takeParams = paramsChecked && params !== undefined && plainParams(params);
+  if (params !== undefined && !takeParams) Object.assign(request, { params });
+  if (query === NoQuery) middleware.push(noQuery(hook, takeParams));
+  else {
+    if (query) Object.assign(request, { query });
+    if (takeParams) middleware.push(checkedParams);
+  }
   if (headers && !documentedOnly.has(headers as z.ZodType)) Object.assign(request, { headers });
   return { ...route, request, middleware, hide: true } as RouteConfig;
 }

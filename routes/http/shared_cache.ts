@@ -68,7 +68,7 @@ export function sharedAnswer(
 ): Response {
   c.header("Vary", CREDENTIAL_HEADERS, { append: true });
   if (c.get("principal") !== null) return c.body(body, 200, { "Content-Type": contentType });
-  const seconds = c.var.deps.settings.PUBLIC_CACHE_SECONDS;
+  const seconds = c.get("deps").settings.PUBLIC_CACHE_SECONDS;
   // node:crypto's digest runs in the call; WebCrypto's is a trip to another thread and back,
   // which cost 2-5x as much CPU on a page-sized body.
   // The cursor comes from the caller: reading `c.res` before the answer is set would build a

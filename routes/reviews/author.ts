@@ -3,6 +3,7 @@
  * through the two caches at once (one round trip when either is cold, none when both are warm).
  */
 import type { Rating } from "../../domain/reviews/review.ts";
+import type { TaskAuthor } from "../../domain/tasks/task_view.ts";
 import type { StoredUser } from "../../kv/users/users.ts";
 import type { Deps } from "../env.ts";
 
@@ -10,10 +11,18 @@ import type { Deps } from "../env.ts";
 export async function authorOf(
   deps: Deps,
   userId: string,
-): Promise<(StoredUser & { rating: Rating }) | null> {
-  const [user, rating] = await Promise.all([
-    deps.userCache.find(userId),
-    deps.ratingCache.find(userId),
-  ]);
-  return user && rating ? { ...user, rating } : null;
+): Promise<TaskAuthor | null> {
+  let user: StoredUser | null | undefined = deps.userCache.peek(userId);
+  let rating: Rating | null | undefined = deps.ratingCache.peek(userId);
+  // Both in memory on a warm instance: no promise to wait for.
+  if (user === undefined || rating === undefined) {
+    [user, rating] = await Promise.all([
+      deps.userCache.find(userId),
+      deps.ratingCache.find(userId),
+    ]);
+  }
+  // What a task shows of its author, not a copy of the whole account record.
+  return user && rating
+    ? { id: user.id, firstName: user.firstName, profilePic: user.profilePic, rating }
+    : null;
 }

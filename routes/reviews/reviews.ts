@@ -68,7 +68,7 @@ const mineRoute = defineRoute({ scope: "reviews:read" }, {
 
 export function registerReviews(api: OpenAPIHono<AppEnv>) {
   api.openapi(reviewRoute, async (c) => {
-    const { kv, now, ratingCache } = c.var.deps;
+    const { kv, now, ratingCache } = c.get("deps");
     const input = c.req.valid("json");
     const at = now();
     const id = crypto.randomUUID();
@@ -88,7 +88,7 @@ export function registerReviews(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(aboutRoute, async (c) => {
-    const { kv } = c.var.deps;
+    const { kv } = c.get("deps");
     const userId = c.req.valid("param").id;
     const { limit, cursor } = c.req.valid("query");
     const scope = { listing: "reviews_about", userId };
@@ -103,7 +103,7 @@ export function registerReviews(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(mineRoute, async (c) => {
-    const { kv } = c.var.deps;
+    const { kv } = c.get("deps");
     const userId = principalOf(c).userId;
     const { limit, cursor } = c.req.valid("query");
     const scope = { listing: "my_reviews", userId };

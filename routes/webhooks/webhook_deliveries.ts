@@ -64,7 +64,7 @@ const resendRoute = defineRoute({ scope: "webhooks:write" }, {
 
 export function registerWebhookDeliveries(api: OpenAPIHono<AppEnv>) {
   api.openapi(testRoute, async (c) => {
-    const { kv, now } = c.var.deps;
+    const { kv, now } = c.get("deps");
     const hook = await getWebhook(kv, principalOf(c).userId, c.req.valid("param").id);
     if (!hook) throw notFound("Webhook");
     const event = newEvent("webhook.test", toWebhookView(hook), now());
@@ -74,7 +74,7 @@ export function registerWebhookDeliveries(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(listRoute, async (c) => {
-    const { kv } = c.var.deps;
+    const { kv } = c.get("deps");
     const userId = principalOf(c).userId;
     const { id } = c.req.valid("param");
     const query = c.req.valid("query");
@@ -87,7 +87,7 @@ export function registerWebhookDeliveries(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(resendRoute, async (c) => {
-    const { kv, now } = c.var.deps;
+    const { kv, now } = c.get("deps");
     const { id, deliveryId } = c.req.valid("param");
     if (!await getWebhook(kv, principalOf(c).userId, id)) throw notFound("Webhook");
     const delivery = await resendDelivery(kv, { webhookId: id, deliveryId, now: now() });

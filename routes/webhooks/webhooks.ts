@@ -108,7 +108,7 @@ const rotateRoute = defineRoute({ scope: "webhooks:write" }, {
 /** The endpoint's URL checked against the target rules (https, public addresses). */
 async function checkedUrl(c: Context<AppEnv>, url: string): Promise<string> {
   const target = await checkTarget(url, {
-    allowPrivate: c.var.deps.settings.WEBHOOK_ALLOW_PRIVATE,
+    allowPrivate: c.get("deps").settings.WEBHOOK_ALLOW_PRIVATE,
   });
   if (target instanceof Error) throw invalid("url", target.message);
   return target.url.href;
@@ -145,7 +145,7 @@ function logged(c: Context<AppEnv>, type: SecurityEventType, webhookId: string) 
 
 export function registerWebhooks(api: OpenAPIHono<AppEnv>) {
   api.openapi(createRouteDef, async (c) => {
-    const { kv, now } = c.var.deps;
+    const { kv, now } = c.get("deps");
     const input = c.req.valid("json");
     const grantedBy = checkedGrantor(c, input.events);
     const url = await checkedUrl(c, input.url);
@@ -166,18 +166,18 @@ export function registerWebhooks(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(listRoute, async (c) => {
-    const hooks = await listWebhooks(c.var.deps.kv, principalOf(c).userId);
+    const hooks = await listWebhooks(c.get("deps").kv, principalOf(c).userId);
     return c.json(hooks.map(toWebhookView), 200);
   });
 
   api.openapi(getRoute, async (c) => {
-    const hook = await getWebhook(c.var.deps.kv, principalOf(c).userId, c.req.valid("param").id);
+    const hook = await getWebhook(c.get("deps").kv, principalOf(c).userId, c.req.valid("param").id);
     if (!hook) throw notFound("Webhook");
     return c.json(toWebhookView(hook), 200);
   });
 
   api.openapi(patchRoute, async (c) => {
-    const { kv, now } = c.var.deps;
+    const { kv, now } = c.get("deps");
     const patch = c.req.valid("json");
     const { id } = c.req.valid("param");
     const url = patch.url === undefined ? undefined : await checkedUrl(c, patch.url);
@@ -216,10 +216,10 @@ export function registerWebhooks(api: OpenAPIHono<AppEnv>) {
 
   api.openapi(deleteRoute, async (c) => {
     const { id } = c.req.valid("param");
-    const deleted = await changeWebhook(c.var.deps.kv, {
+    const deleted = await changeWebhook(c.get("deps").kv, {
       userId: principalOf(c).userId,
       webhookId: id,
-      now: c.var.deps.now(),
+      now: c.get("deps").now(),
       change: (hook) => hook ? DELETE : null,
       effects: logged(c, "webhook.deleted", id),
     });
@@ -228,7 +228,7 @@ export function registerWebhooks(api: OpenAPIHono<AppEnv>) {
   });
 
   api.openapi(rotateRoute, async (c) => {
-    const { kv, now } = c.var.deps;
+    const { kv, now } = c.get("deps");
     const { id } = c.req.valid("param");
     const secret = generateSecret();
     const rotated = await changeWebhook(kv, {

@@ -43,6 +43,7 @@ Deno.test("GET /openapi.json is an OpenAPI 3.1 document of every route", async (
     const served = new Set<string>();
     for (const route of svc.app.routes) {
       if (route.method === "ALL") continue; // middleware
+      if (route.path === "/*") continue; // middleware of some methods on every path (body limit)
       const path = route.path.replace(/^\/(api\/)?v1(?=\/)/, "").replace(/:([^/]+)/g, "{$1}");
       served.add(`${route.method.toLowerCase()} ${path}`);
     }

@@ -89,7 +89,10 @@ class Window {
 
   /** A raise of the claim mark, checked against the record's stamp. */
   raise(ledger: LeaseLedger, now: number, force: boolean) {
+    const wanted = ledger.claimWanted(now);
     const due = ledger.claimDue(now, force);
+    // The check asked after every spend says exactly when a background raise would find one due.
+    if (!force) assert.equal(wanted, due !== null, "claimWanted agrees with claimDue");
     if (!due) return;
     const { lease, to } = due;
     const held = this.records.get(lease.record!.id);
