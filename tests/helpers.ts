@@ -147,3 +147,21 @@ export async function sharedInstances(
     },
   };
 }
+
+/** The app on a real socket (127.0.0.1) over a fresh in-memory store: what only real HTTP shows. */
+export async function serveApp(): Promise<{ base: string } & AsyncDisposable> {
+  const kv = await Deno.openKv(":memory:");
+  const deps = await createDeps(kv, testSettings());
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    createApp(deps).fetch,
+  );
+  return {
+    base: `http://127.0.0.1:${server.addr.port}`,
+    async [Symbol.asyncDispose]() {
+      await server.shutdown();
+      await deps.lastUsed.flush();
+      kv.close();
+    },
+  };
+}

@@ -6,7 +6,7 @@
 import { type AlertCriteria, alertCriteria } from "../../domain/alerts/alert.ts";
 import { Recent } from "../store/recent.ts";
 import { decodePage, type IndexedAlert } from "./index.ts";
-import { storeHandle } from "../store/handle.ts";
+import { keptOnHandle } from "../store/handle.ts";
 
 /** An alert the index gave, with the criteria explore's predicate reads (normalized once). */
 export interface Candidate extends IndexedAlert {
@@ -41,11 +41,10 @@ interface Memory {
 }
 
 function memoryOf(kv: Deno.Kv): Memory {
-  const store = storeHandle(kv) as Deno.Kv & { [MEMO]?: Memory };
-  return store[MEMO] ??= {
-    pages: new Recent(MAX_PAGES, MAX_ENTRIES, (p) => 1 + p.entries.length),
-    more: new Recent(MAX_COUNTS, MAX_COUNTS, () => 1),
-  };
+  return keptOnHandle(kv, MEMO, () => ({
+    pages: new Recent<DecodedPage>(MAX_PAGES, MAX_ENTRIES, (p) => 1 + p.entries.length),
+    more: new Recent<number>(MAX_COUNTS, MAX_COUNTS, () => 1),
+  }));
 }
 
 /** The page `entry` holds, decoded, from this handle's memory when it holds that version. */

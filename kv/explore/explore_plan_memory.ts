@@ -4,7 +4,7 @@
  * send early, beside the fresh reads the real plan is made from (see `explore_plan_early.ts`).
  */
 import { Recent } from "../store/recent.ts";
-import { storeHandle } from "../store/handle.ts";
+import { keptOnHandle } from "../store/handle.ts";
 
 /** One dictionary word in one zone, and how many tasks it held there when last read. */
 export interface ZoneCount {
@@ -52,6 +52,5 @@ const MEMORY = Symbol("explore plan memory");
  * grant) names or forwards to the handle it wraps, so every request shares the one memory.
  */
 export function planMemory(kv: Deno.Kv): PlanMemory {
-  const store = storeHandle(kv) as Deno.Kv & { [MEMORY]?: PlanMemory };
-  return store[MEMORY] ??= new PlanMemory();
+  return keptOnHandle(kv, MEMORY, () => new PlanMemory());
 }

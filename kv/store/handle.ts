@@ -10,3 +10,12 @@ export const STORE_HANDLE = Symbol("the store handle a view wraps");
 export function storeHandle(kv: Deno.Kv): Deno.Kv {
   return (kv as { [STORE_HANDLE]?: Deno.Kv })[STORE_HANDLE] ?? kv;
 }
+
+/**
+ * What is kept once per store handle under `slot`, made by `make` the first time: every view of the
+ * handle (a request's key guard, a grant-waiting view) finds the same one.
+ */
+export function keptOnHandle<T>(kv: Deno.Kv, slot: symbol, make: () => T): T {
+  const store = storeHandle(kv) as Deno.Kv & Record<symbol, T | undefined>;
+  return store[slot] ??= make();
+}

@@ -5,10 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { MIN_COMPRESSED_LENGTH } from "../../routes/http/compress.ts";
-import { createApp } from "../../routes/app.ts";
-import { createDeps } from "../../routes/deps.ts";
-import { bearer, setup, signUp } from "../helpers.ts";
-import { testSettings } from "../settings_fixtures.ts";
+import { bearer, serveApp, setup, signUp } from "../helpers.ts";
 import { postTask } from "../tasks/task_fixtures.ts";
 
 const GZIP = { "Accept-Encoding": "gzip, deflate, br" };
@@ -73,26 +70,15 @@ Deno.test("large answers are sent uncompressed (issue 26 #7): gzip for clients t
 
 Deno.test("a large answer sent plain goes out whole over real HTTP, with its length", async () => {
   // Deciding not to gzip it must not turn the body held whole into a stream (sent chunked).
-  const kv = await Deno.openKv(":memory:");
-  const deps = await createDeps(kv, testSettings());
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
-    createApp(deps).fetch,
-  );
-  try {
-    const res = await fetch(`http://127.0.0.1:${server.addr.port}/openapi.json`, {
-      headers: { "Accept-Encoding": "identity" },
-    });
-    const bytes = await res.bytes();
-    assert.ok(bytes.length >= MIN_COMPRESSED_LENGTH);
-    assert.equal(res.headers.get("Content-Encoding"), null);
-    assert.equal(res.headers.get("Content-Length"), String(bytes.length));
-    assert.equal(res.headers.get("Transfer-Encoding"), null);
-  } finally {
-    await server.shutdown();
-    await deps.lastUsed.flush();
-    kv.close();
-  }
+  await using served = await serveApp();
+  const res = await fetch(`${served.base}/openapi.json`, {
+    headers: { "Accept-Encoding": "identity" },
+  });
+  const bytes = await res.bytes();
+  assert.ok(bytes.length >= MIN_COMPRESSED_LENGTH);
+  assert.equal(res.headers.get("Content-Encoding"), null);
+  assert.equal(res.headers.get("Content-Length"), String(bytes.length));
+  assert.equal(res.headers.get("Transfer-Encoding"), null);
 });
 
 Deno.test("a streamed listing is gzipped as it streams: the first items arrive before the end", async () => {

@@ -1,8 +1,5 @@
 import assert from "node:assert/strict";
-import { testSettings } from "../settings_fixtures.ts";
-import { createApp } from "../../routes/app.ts";
-import { createDeps } from "../../routes/deps.ts";
-import { apiKey, createKey, setup, signUp } from "../helpers.ts";
+import { apiKey, createKey, serveApp, setup, signUp } from "../helpers.ts";
 import { postTask } from "../tasks/task_fixtures.ts";
 
 /** Headers that legitimately differ between two requests (the rate budget moves on). */
@@ -49,26 +46,15 @@ Deno.test("HEAD answers like GET: same status and headers, the GET body's Conten
 });
 
 Deno.test("HEAD over real HTTP announces the GET body's length, not 0", async () => {
-  const kv = await Deno.openKv(":memory:");
-  const deps = await createDeps(kv, testSettings());
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
-    createApp(deps).fetch,
-  );
-  try {
-    const url = `http://127.0.0.1:${server.addr.port}/health`;
-    const get = await fetch(url);
-    const length = (await get.arrayBuffer()).byteLength;
-    const head = await fetch(url, { method: "HEAD" });
-    await head.body?.cancel();
-    assert.equal(head.status, 200);
-    assert.equal(head.headers.get("Content-Length"), String(length));
-    assert.notEqual(head.headers.get("Content-Length"), "0");
-  } finally {
-    await server.shutdown();
-    await deps.lastUsed.flush();
-    kv.close();
-  }
+  await using served = await serveApp();
+  const url = `${served.base}/health`;
+  const get = await fetch(url);
+  const length = (await get.arrayBuffer()).byteLength;
+  const head = await fetch(url, { method: "HEAD" });
+  await head.body?.cancel();
+  assert.equal(head.status, 200);
+  assert.equal(head.headers.get("Content-Length"), String(length));
+  assert.notEqual(head.headers.get("Content-Length"), "0");
 });
 
 Deno.test("HEAD /tasks/me/created does not read the listing it would stream", async () => {
