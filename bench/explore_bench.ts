@@ -14,7 +14,7 @@ import {
 } from "../domain/explore.ts";
 import { searchTerms, type TaskRecord } from "../domain/tasks/task.ts";
 import { exploreTasks } from "../kv/explore/explore_query.ts";
-import { exploreByDistance } from "../kv/explore/explore_distance.ts";
+import { exploreByDistance } from "../kv/explore/nearest/explore_distance.ts";
 import { haversineKm } from "../domain/geo/geo.ts";
 import { tasks } from "../kv/keyspace.ts";
 import { setup } from "../tests/helpers.ts";

@@ -5,7 +5,7 @@
  * the CPU figures, which they explain: each call and each entry read has a fixed CPU cost.
  */
 import { exploreTasks } from "../kv/explore/explore_query.ts";
-import { exploreByDistance } from "../kv/explore/explore_distance.ts";
+import { exploreByDistance } from "../kv/explore/nearest/explore_distance.ts";
 import { exploreFilters } from "../domain/explore.ts";
 import { buildCache, kvPath, readManifest } from "./explore_cache.ts";
 import { queryKinds } from "./explore_data_queries.ts";

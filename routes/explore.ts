@@ -19,7 +19,8 @@ import {
   wantsGeoJson,
 } from "../domain/geo/geojson.ts";
 import { cursorPosition, decodeCursor, encodeCursor, isUlid } from "../kv/cursor.ts";
-import { type DistancePosition, exploreByDistance } from "../kv/explore/explore_distance.ts";
+import { exploreByDistance } from "../kv/explore/nearest/explore_distance.ts";
+import type { DistancePosition } from "../kv/explore/nearest/explore_distance_page.ts";
 import { exploreTasks } from "../kv/explore/explore_query.ts";
 import { defineRoute, problems } from "./define.ts";
 import type { AppEnv } from "./env.ts";

@@ -3,13 +3,13 @@
  * the scan (`explore_scan.ts`) reads it newest first within a fixed storage budget.
  */
 import type { ExploreFilters } from "../../domain/explore.ts";
-import type { ExplorePage } from "./explore_page.ts";
-import { planScan } from "./explore_plan.ts";
-import { scanPage } from "./explore_scan.ts";
-import { UnionStream, Work } from "./explore_stream.ts";
+import type { ExplorePage } from "./scan/explore_page.ts";
+import { planScan } from "./plan/explore_plan.ts";
+import { scanPage } from "./scan/explore_scan.ts";
+import { UnionStream, Work } from "./scan/explore_stream.ts";
 import { pendingPurges } from "../users/users.ts";
 
-export type { ExplorePage } from "./explore_page.ts";
+export type { ExplorePage } from "./scan/explore_page.ts";
 
 export interface ExploreOptions {
   /** Storage work (see `Work`) after which a page stops early, resumable by its cursor. */

@@ -2,7 +2,7 @@
 import type { Payment } from "../../domain/tasks/task.ts";
 
 /**
- * Explore indexes over published tasks (see kv/explore/explore_index.ts). Roots are short on purpose:
+ * Explore indexes over published tasks (see kv/explore/index/explore_index.ts). Roots are short on purpose:
  * each is repeated in some twenty entries per task, millions of times over. Every entry ends with
  * the task's order key, so each prefix lists newest first with `reverse: true`.
  */

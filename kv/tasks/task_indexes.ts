@@ -10,7 +10,7 @@ import {
   EXPLORE_INDEX_ROOTS,
   exploreCounterKeys,
   exploreIndexEntries,
-} from "../explore/explore_index.ts";
+} from "../explore/index/explore_index.ts";
 import { tasks } from "../keyspace.ts";
 import { type PackedItem, packItem } from "./packed_item.ts";
 

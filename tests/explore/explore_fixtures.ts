@@ -70,7 +70,7 @@ const WORDS = [
   "ŒUVRE",
   "zèbre",
   "x",
-  // Words explore leaves out of its index (kv/explore/explore_words.ts): searches still find them.
+  // Words explore leaves out of its index (kv/explore/index/explore_words.ts): searches still find them.
   "the",
   "there",
   "Für",

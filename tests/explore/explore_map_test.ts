@@ -10,11 +10,11 @@ import type { BoundingBox } from "../../domain/geo/bbox.ts";
 import { type ExploreFilters, type ExploreItem, matchExplore } from "../../domain/explore.ts";
 import { searchTerms, type TaskRecord } from "../../domain/tasks/task.ts";
 import { toTaskListItem } from "../../domain/tasks/task_view.ts";
-import {
-  type DistanceOptions,
-  type DistancePosition,
-  exploreByDistance,
-} from "../../kv/explore/explore_distance.ts";
+import { exploreByDistance } from "../../kv/explore/nearest/explore_distance.ts";
+import type {
+  DistanceOptions,
+  DistancePosition,
+} from "../../kv/explore/nearest/explore_distance_page.ts";
 import {
   allPages,
   generateFilters,

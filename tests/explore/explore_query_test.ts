@@ -3,8 +3,8 @@ import type { ExploreFilters } from "../../domain/explore.ts";
 import { geohashEncode } from "../../domain/geo/geohash.ts";
 import type { Location, TaskRecord } from "../../domain/tasks/task.ts";
 import { queryWords } from "../../domain/validation/text.ts";
-import { exploreIndexEntries, layerOf } from "../../kv/explore/explore_index.ts";
-import { indexCovers, isIndexedWord } from "../../kv/explore/explore_words.ts";
+import { exploreIndexEntries, layerOf } from "../../kv/explore/index/explore_index.ts";
+import { indexCovers, isIndexedWord } from "../../kv/explore/index/explore_words.ts";
 import { explore } from "../../kv/keyspace.ts";
 import { exploreTasks } from "../../kv/explore/explore_query.ts";
 import {

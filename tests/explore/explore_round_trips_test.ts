@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import type { ExploreFilters } from "../../domain/explore.ts";
 import type { TaskRecord } from "../../domain/tasks/task.ts";
 import { queryWords } from "../../domain/validation/text.ts";
-import { exploreByDistance } from "../../kv/explore/explore_distance.ts";
+import { exploreByDistance } from "../../kv/explore/nearest/explore_distance.ts";
 import { exploreTasks } from "../../kv/explore/explore_query.ts";
 import { withLatency } from "../../kv/store/latency.ts";
 import { allPages, generateTasks, near, PLACES, reference, writeTask } from "./explore_fixtures.ts";

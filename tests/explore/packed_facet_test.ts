@@ -12,8 +12,8 @@ import {
   packDoc,
   readFacet,
   unpackCard,
-} from "../../kv/explore/explore_index.ts";
-import { packedFacet } from "../../kv/explore/explore_packed_facet.ts";
+} from "../../kv/explore/index/explore_index.ts";
+import { packedFacet } from "../../kv/explore/index/explore_packed_facet.ts";
 
 function card(budget: number, location: Location): ExploreCard {
   return {

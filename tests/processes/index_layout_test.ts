@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { ExploreFilters } from "../../domain/explore.ts";
 import { checkIndexLayout, INDEX_LAYOUT, rebuildTaskIndexes } from "../../kv/tasks/index_layout.ts";
 import { explore, meta, tasks as tasksKeys } from "../../kv/keyspace.ts";
-import { indexedWords, isIndexedWord } from "../../kv/explore/explore_words.ts";
+import { indexedWords, isIndexedWord } from "../../kv/explore/index/explore_words.ts";
 import { toTaskListItem } from "../../domain/tasks/task_view.ts";
 import {
   facetOf,
@@ -10,7 +10,7 @@ import {
   unpackCard,
   unpackDoc,
   wordZone,
-} from "../../kv/explore/explore_index.ts";
+} from "../../kv/explore/index/explore_index.ts";
 import { geohashEncode } from "../../domain/geo/geohash.ts";
 import { paymentOf, searchTerms, type TaskRecord } from "../../domain/tasks/task.ts";
 import { allPages, generateTasks, reference, writeTask } from "../explore/explore_fixtures.ts";

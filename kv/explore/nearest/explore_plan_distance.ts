@@ -3,10 +3,15 @@
  * (`explore_distance.ts`) reads the cells that hold a page in one batch of parallel lists, at the
  * precision that fits them, instead of probing cell after cell.
  */
-import { cellAreaKm2, geohashEncode } from "../../domain/geo/geohash.ts";
-import type { GeoFilter } from "../../domain/explore.ts";
-import { COUNT_PRECISION, GEO_LAYERS, type GeoLayer, type PackedCard } from "./explore_index.ts";
-import { explore } from "../keyspace.ts";
+import { cellAreaKm2, geohashEncode } from "../../../domain/geo/geohash.ts";
+import type { GeoFilter } from "../../../domain/explore.ts";
+import {
+  COUNT_PRECISION,
+  GEO_LAYERS,
+  type GeoLayer,
+  type PackedCard,
+} from "../index/explore_index.ts";
+import { explore } from "../../keyspace.ts";
 
 /**
  * Precisions of the city layer's cells around the point that are read with the counters (cells

@@ -7,10 +7,10 @@
  * 32 finer cells instead of read, so a walk goes as deep as the density around the point needs;
  * a cursor skips the cells wholly nearer than where the previous page ended.
  */
-import { type ExploreFilters, type ExploreItem, roundKm } from "../../domain/explore.ts";
-import { BASE32, geohashBounds } from "../../domain/geo/geohash.ts";
-import { coverCircle } from "../../domain/geo/geohash_cover.ts";
-import { EARTH_RADIUS_KM, type GeoBox, minDistanceToBoxKm } from "../../domain/geo/geo.ts";
+import { type ExploreItem, roundKm } from "../../../domain/explore.ts";
+import { BASE32, geohashBounds } from "../../../domain/geo/geohash.ts";
+import { coverCircle } from "../../../domain/geo/geohash_cover.ts";
+import { minDistanceToBoxKm } from "../../../domain/geo/geo.ts";
 import {
   COUNT_PRECISION,
   GEO_LAYERS,
@@ -20,14 +20,13 @@ import {
   packedUserId,
   POINT_PRECISION,
   unpackExploreItem,
-} from "./explore_index.ts";
-import { packedFacet } from "./explore_packed_facet.ts";
-import { DEFAULT_BUDGET } from "./explore_query.ts";
+} from "../index/explore_index.ts";
+import { packedFacet } from "../index/explore_packed_facet.ts";
+import { DEFAULT_BUDGET } from "../explore_query.ts";
 import { countId, Density, probeAround } from "./explore_plan_distance.ts";
-import { facetMatch } from "./explore_scan.ts";
-import { DOC_COST, ENTRY_COST, LIST_COST } from "./explore_stream.ts";
-import { explore } from "../keyspace.ts";
-import { pendingPurges } from "../users/users.ts";
+import { facetMatch } from "../scan/explore_scan.ts";
+import { explore } from "../../keyspace.ts";
+import { pendingPurges } from "../../users/users.ts";
 import { type CellNode, type Node, Queue } from "./explore_distance_queue.ts";
 import {
   type DistanceWork,
@@ -37,95 +36,23 @@ import {
   withWords,
 } from "./explore_distance_reads.ts";
 
-export type { DistanceWork } from "./explore_distance_reads.ts";
-
-/** Where a page ended: the last item's exact distance (km) and order key. */
-export interface DistancePosition {
-  d: number;
-  key: string;
-}
-
-/** One nearest-first page's request. */
-export interface DistanceQuery extends DistanceOptions {
-  /** With a geo query: distances are measured from its centre. */
-  filters: ExploreFilters;
-  /** Where the previous page ended; null or absent for the first page. */
-  after?: DistancePosition | null;
-  limit: number;
-}
-
-export interface DistanceOptions {
-  /** See `SPLIT_ABOVE`; tests lower it to walk the finest cells on a small store. */
-  splitAbove?: number;
-  /** Storage work (units of explore_stream.ts) after which a page ends early, resumable. */
-  budget?: number;
-}
-
-/**
- * The order key of a frontier position: above every real one, so that a page ended by the budget
- * at distance d resumes with every task at d or farther.
- */
-export const FRONTIER_KEY = "ZZZZZZZZZZZZZZZZZZZZZZZZZZ";
-
-function unitsOf(work: DistanceWork): number {
-  return work.lists * LIST_COST + work.entries * ENTRY_COST + work.docs * DOC_COST;
-}
-
-export interface DistancePage {
-  items: ExploreItem[];
-  next: DistancePosition | null;
-  work: DistanceWork;
-}
-
-/**
- * A cell holding more tasks than this is split into its 32 finer cells (down to the point
- * entries' precision): a cell is read with this limit plus one, and split when it overflows.
- */
-export const SPLIT_ABOVE = 32;
-/**
- * Where a page is expected to reach far (its first batch's reach at the density around the point
- * beyond `SPARSE_REACH_KM`), the first batch also reads whole, however far, the counter cells of
- * at most this many times `SPLIT_ABOVE` tasks, nearest first, up to `WHOLE_CELLS_ENTRIES` in all:
- * in a sparse area a radius layer's matches lie hundreds of km out, and a walk reaching out ring
- * after ring, each twice as far, waited for a batch a ring.
- */
-const WHOLE_CELL_FACTOR = 4;
-const WHOLE_CELLS_ENTRIES = 256;
-const SPARSE_REACH_KM = 20;
-/**
- * A cell expected to hold up to this many times `SPLIT_ABOVE` tasks is read whole rather than
- * split when that costs less, a list counted as `LIST_ENTRIES` entries: the server's CPU for one
- * list call is about that of ten entries read (bench/results/explore_reads.md and
- * explore_cpu.md), and the finer cells of a city hold a few tasks each.
- */
-const COARSE_FACTOR = 8;
-const LIST_ENTRIES = 10;
-/** Most entries of one list (a cell at the point entries' precision is read whole). */
-const MAX_LIST = 500;
-/** Most lists of one batch. */
-const MAX_BATCH_LISTS = 64;
-/** Margin on the far bound of a cell (km), against rounding in the near bound. */
-const FAR_SLACK_KM = 0.01;
-const RAD = Math.PI / 180;
-
-/**
- * An upper bound of the distance from the point to any point of a box, from its lower bound:
- * any two points of the box are at most its width along its widest parallel plus its height
- * apart (triangle inequality through a corner of the two).
- */
-function farBoundKm(near: number, box: GeoBox): number {
-  const widest = box.minLat <= 0 && box.maxLat >= 0
-    ? 0
-    : Math.min(Math.abs(box.minLat), Math.abs(box.maxLat));
-  const across = (box.maxLon - box.minLon) * RAD * Math.cos(widest * RAD);
-  const up = (box.maxLat - box.minLat) * RAD;
-  return near + (across + up) * EARTH_RADIUS_KM + FAR_SLACK_KM;
-}
-
-/** True when the task at (d, key) comes after the position in page order. */
-function isAfter(d: number, key: string, after: DistancePosition | null): boolean {
-  return !after || d > after.d || (d === after.d && key < after.key);
-}
+import {
+  COARSE_FACTOR,
+  type DistancePage,
+  type DistancePosition,
+  type DistanceQuery,
+  farBoundKm,
+  FRONTIER_KEY,
+  isAfter,
+  LIST_ENTRIES,
+  MAX_BATCH_LISTS,
+  MAX_LIST,
+  SPARSE_REACH_KM,
+  SPLIT_ABOVE,
+  unitsOf,
+  WHOLE_CELL_FACTOR,
+  WHOLE_CELLS_ENTRIES,
+} from "./explore_distance_page.ts";
 
 /**
  * One page of a geo query's matches, nearest first (ties newest first), strictly after `after`.

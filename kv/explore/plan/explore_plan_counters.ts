@@ -3,9 +3,9 @@
  * getMany, remembered as they are read; or the instance's memory alone, for a plan from memory.
  */
 import type { CounterReader } from "./explore_driver.ts";
-import { DOC_COST, type Work } from "./explore_stream.ts";
-import { GETMANY_MAX } from "../store/limits.ts";
-import { keyId } from "../tasks/task_indexes.ts";
+import { DOC_COST, type Work } from "../scan/explore_stream.ts";
+import { GETMANY_MAX } from "../../store/limits.ts";
+import { keyId } from "../../tasks/task_indexes.ts";
 import type { PlanMemory } from "./explore_plan_memory.ts";
 
 /**

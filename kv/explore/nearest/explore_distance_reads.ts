@@ -2,18 +2,18 @@
  * The reads of a nearest-first walk (`explore_distance.ts`) besides its cell lists' own: runs of
  * sibling cells listed as one key range, the documents a search checks, the cell counters.
  */
-import { BASE32 } from "../../domain/geo/geohash.ts";
-import { matchesTerms } from "../../domain/tasks/task.ts";
+import { BASE32 } from "../../../domain/geo/geohash.ts";
+import { matchesTerms } from "../../../domain/tasks/task.ts";
 import {
   COUNT_PRECISION,
   type PackedCard,
   type PackedDoc,
   POINT_PRECISION,
-} from "./explore_index.ts";
-import { packedFacet } from "./explore_packed_facet.ts";
-import { explore } from "../keyspace.ts";
-import { getAll } from "../store/get_all.ts";
-import { GETMANY_MAX } from "../store/limits.ts";
+} from "../index/explore_index.ts";
+import { packedFacet } from "../index/explore_packed_facet.ts";
+import { explore } from "../../keyspace.ts";
+import { getAll } from "../../store/get_all.ts";
+import { GETMANY_MAX } from "../../store/limits.ts";
 import type { CellNode } from "./explore_distance_queue.ts";
 
 /** A task listed from a cell, its card as stored. */

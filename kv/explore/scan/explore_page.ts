@@ -2,7 +2,7 @@
  * Explore's page assembly: matches collected in scan order until one more than the page is found,
  * and the cursor each way a page can end (full, cut short by the budget, or the last).
  */
-import type { ExploreItem } from "../../domain/explore.ts";
+import type { ExploreItem } from "../../../domain/explore.ts";
 import type { Work } from "./explore_stream.ts";
 
 /** A page of results and the order key to resume after, or null on the last page. */

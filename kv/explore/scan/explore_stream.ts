@@ -2,7 +2,7 @@
  * Newest-first streams over explore index prefixes, and their union: the merge that lets many
  * geohash cells or dictionary words be read as one list, a small batch at a time.
  */
-import type { Payment } from "../../domain/tasks/task.ts";
+import type { Payment } from "../../../domain/tasks/task.ts";
 import {
   type Facet,
   type FacetFields,
@@ -10,10 +10,10 @@ import {
   type PackedDoc,
   packedUserId,
   readFacet,
-} from "./explore_index.ts";
-import { packedFacet } from "./explore_packed_facet.ts";
-import { PACKED_ITEM_LENGTH } from "../tasks/packed_item.ts";
-import { keyId } from "../tasks/task_indexes.ts";
+} from "../index/explore_index.ts";
+import { packedFacet } from "../index/explore_packed_facet.ts";
+import { PACKED_ITEM_LENGTH } from "../../tasks/packed_item.ts";
+import { keyId } from "../../tasks/task_indexes.ts";
 
 /**
  * One candidate: its order key, its payment class (which names its document's key), its facet

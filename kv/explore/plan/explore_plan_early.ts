@@ -2,7 +2,7 @@
  * Lists sent early: a plan made from the instance's memory names the streams it would read
  * first, and they are listed beside the fresh plan's reads; the fresh plan takes those it asks for.
  */
-import type { PrefixStream } from "./explore_stream.ts";
+import type { PrefixStream } from "../scan/explore_stream.ts";
 
 /** Streams listed early, by prefix, each with its first fill in flight. */
 export type EarlyLists = Map<string, { stream: PrefixStream; filled: Promise<void> }>;

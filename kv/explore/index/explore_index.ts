@@ -2,18 +2,18 @@
  * The explore index entries and counters of one task state, as pure data: the task write moves
  * from the entries of the old state to those of the new one in its own atomic.
  */
-import { geohashEncode } from "../../domain/geo/geohash.ts";
+import { geohashEncode } from "../../../domain/geo/geohash.ts";
 import {
   type ExploreItem,
   type ExploreTask,
   isExplorable,
   normalizeName,
-} from "../../domain/explore.ts";
-import { type Location, type Payment, paymentOf, searchTerms } from "../../domain/tasks/task.ts";
-import { toTaskListItem } from "../../domain/tasks/task_view.ts";
+} from "../../../domain/explore.ts";
+import { type Location, type Payment, paymentOf, searchTerms } from "../../../domain/tasks/task.ts";
+import { toTaskListItem } from "../../../domain/tasks/task_view.ts";
 import { indexedWords } from "./explore_words.ts";
-import { explore, type NameKind } from "../keyspace.ts";
-import { type PackedItem, packItem, unpackItem } from "../tasks/packed_item.ts";
+import { explore, type NameKind } from "../../keyspace.ts";
+import { type PackedItem, packItem, unpackItem } from "../../tasks/packed_item.ts";
 
 /**
  * What every filter but search needs to know of a task, carried in each index entry so that a

@@ -3,8 +3,8 @@
  * counters give them), the query it plans for, the counter reader, and the helpers both use.
  * A module of its own so that the planner and its drivers import it instead of each other.
  */
-import type { ExploreFilters } from "../../domain/explore.ts";
-import { MAX_BATCH, PrefixStream, Work } from "./explore_stream.ts";
+import type { ExploreFilters } from "../../../domain/explore.ts";
+import { MAX_BATCH, PrefixStream, Work } from "../scan/explore_stream.ts";
 
 /** One way to scan for a query's matches: index prefixes merged newest first. */
 export interface Driver {

@@ -2,7 +2,7 @@
  * The nearest-first walk's queue (`explore_distance.ts`): cells and tasks in one binary min-heap,
  * by distance, so that a task leaves only once no unread cell can hold a nearer one.
  */
-import type { GeoLayer, PackedCard, PackedDoc } from "./explore_index.ts";
+import type { GeoLayer, PackedCard, PackedDoc } from "../index/explore_index.ts";
 
 /** `size`: at most this many tasks (a counter's exact count, or its cell's), or -1 if unknown. */
 export type CellNode = { cell: true; at: number; layer: GeoLayer; hash: string; size: number };

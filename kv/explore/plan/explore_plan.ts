@@ -11,12 +11,12 @@ import {
   LIST_COST,
   MAX_FIRST_BATCH,
   PrefixStream,
-} from "./explore_stream.ts";
-import { Payment } from "../../domain/tasks/task.ts";
+} from "../scan/explore_stream.ts";
+import { Payment } from "../../../domain/tasks/task.ts";
 import { wordDrivers } from "./explore_plan_words.ts";
-import { indexCovers } from "./explore_words.ts";
-import { explore } from "../keyspace.ts";
-import { keyId } from "../tasks/task_indexes.ts";
+import { indexCovers } from "../index/explore_words.ts";
+import { explore } from "../../keyspace.ts";
+import { keyId } from "../../tasks/task_indexes.ts";
 import { type PlanMemory, planMemory, undrivenKey } from "./explore_plan_memory.ts";
 import { counterReader, rememberedCounters } from "./explore_plan_counters.ts";
 import { adoptEarly, type EarlyLists, sendEarly } from "./explore_plan_early.ts";

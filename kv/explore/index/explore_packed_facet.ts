@@ -2,8 +2,8 @@
  * The facet fields of a packed card or document read in place, without unpacking its card: what a
  * scan checks for every entry it lists.
  */
-import { normalizeName } from "../../domain/explore.ts";
-import type { Location, Payment } from "../../domain/tasks/task.ts";
+import { normalizeName } from "../../../domain/explore.ts";
+import type { Location, Payment } from "../../../domain/tasks/task.ts";
 import type { FacetFields, PackedCard, PackedDoc } from "./explore_index.ts";
 
 /**

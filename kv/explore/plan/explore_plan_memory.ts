@@ -3,8 +3,8 @@
  * expansions it last read. Never an answer: a plan made from them only chooses which lists to
  * send early, beside the fresh reads the real plan is made from (see `explore_plan_early.ts`).
  */
-import { Recent } from "../store/recent.ts";
-import { keptOnHandle } from "../store/handle.ts";
+import { Recent } from "../../store/recent.ts";
+import { keptOnHandle } from "../../store/handle.ts";
 
 /** One dictionary word in one zone, and how many tasks it held there when last read. */
 export interface ZoneCount {

@@ -8,18 +8,18 @@ import {
   type ExploreItem,
   geoMatch,
   roundKm,
-} from "../../domain/explore.ts";
-import { matchesTerms } from "../../domain/tasks/task.ts";
+} from "../../../domain/explore.ts";
+import { matchesTerms } from "../../../domain/tasks/task.ts";
 import {
   type FacetFields,
   type PackedDoc,
   packedSpotsLeft,
   unpackExploreItem,
-} from "./explore_index.ts";
+} from "../index/explore_index.ts";
 import { PageAssembly, type PageItems } from "./explore_page.ts";
-import { GETMANY_MAX } from "../store/limits.ts";
+import { GETMANY_MAX } from "../../store/limits.ts";
 import { type Candidate, DOC_COST, type UnionStream, type Work } from "./explore_stream.ts";
-import { explore } from "../keyspace.ts";
+import { explore } from "../../keyspace.ts";
 
 /** Refills read this many times the entries the pass rate so far says the page still needs. */
 const NEED_SLACK = 1.5;
