@@ -14,6 +14,7 @@ import { openStore } from "./kv/store/store.ts";
 import { limitGuard } from "./kv/store/limits.ts";
 import { retryTransient } from "./kv/commit.ts";
 import { checkIndexLayout, INDEX_LAYOUT } from "./kv/tasks/index_layout.ts";
+import { lookForLegacyAlerts, moveLegacyAlerts } from "./kv/alerts/legacy.ts";
 
 /**
  * Why the store did not open. NotCapable means Deno's own permissions refused the path: the start
@@ -97,9 +98,10 @@ async function main() {
   }
   // Start-up reads race the other workers' first writes to a new file: retried like commits.
   // Read together, they cost a cold instance on Deploy one round trip before it serves.
-  const [deps, layout] = await Promise.all([
+  const [deps, layout, legacyAlerts] = await Promise.all([
     createDeps(kv, settings),
     retryTransient(() => checkIndexLayout(kv)),
+    retryTransient(() => lookForLegacyAlerts(kv)),
   ]);
   if (!layout.current) {
     // Served anyway (records, keys and accounts are whole), but loudly: listings and explore
@@ -108,6 +110,14 @@ async function main() {
       "the task indexes were written in an older layout: stop the service and run " +
         "`deno task reindex` (see docs/deploying.md)",
       { storedLayout: layout.stored, currentLayout: INDEX_LAYOUT },
+    );
+  }
+  if (legacyAlerts) {
+    // Alerts filed as list entries by an older version: this instance's matching reads those
+    // lists until they are moved onto pages (docs/alerts.md).
+    moveLegacyAlerts(kv).then(
+      (moved) => deps.log.info("alerts moved onto index pages", { moved }),
+      (error) => deps.log.error("moving alerts onto index pages failed", { error: error?.message }),
     );
   }
   const app = createApp(deps);

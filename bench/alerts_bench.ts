@@ -64,7 +64,7 @@ for (const [size, spread] of SIZES.flatMap((n) => SPREAD_NAMES.map((sp) => [n, s
   const started = performance.now();
   const loaded = await loadAlerts(kv, size, spread);
   console.error(
-    `${size} ${spread} alerts: ${loaded.entries} index entries, ${loaded.pages} word pages, ` +
+    `${size} ${spread} alerts: ${loaded.entries} places filed, ${loaded.pages} pages, ` +
       `loaded in ${fmt((performance.now() - started) / 1000, 1)} s`,
   );
   const metered = meter(kv);

@@ -7,13 +7,16 @@
 import { alertCriteria, AlertFilters, type AlertRecord } from "../domain/alerts/alert.ts";
 import { anchorsOf } from "../domain/alerts/anchors.ts";
 import {
-  anchorEntryKey,
-  ANY_PAGE,
   encodePage,
+  entryBytes,
   type IndexedAlert,
+  type Page,
   PAGE_BYTES,
-  type WordPage,
-} from "../kv/alerts/index.ts";
+  pageKey,
+  type Place,
+  placeId,
+  placeOf,
+} from "../kv/alerts/pages.ts";
 import type { Subscription } from "../kv/effects.ts";
 import { alerts, webhooks } from "../kv/keyspace.ts";
 import { seededRandom } from "../scripts/seeded_random.ts";
@@ -101,8 +104,6 @@ export function benchAlert(i: number, n: number, spread: Spread = "explore-like"
   };
 }
 
-const encoder = new TextEncoder();
-
 /** Accounts owning the alerts: alert `i` is account `i % OWNERS`'s. */
 const OWNERS = 20_000;
 /** One account in this many has an endpoint selecting `task.matched`, so its matches raise events. */
@@ -115,14 +116,14 @@ function ownerId(k: number): string {
 /**
  * Stores alerts 0..n-1 (the records, which recording a match reads again) and files them in the
  * index, with a `task.matched` subscription for one owner in SUBSCRIBED_EVERY; answers the number
- * of index entries and word pages.
+ * of places an alert is filed at (summed) and pages.
  */
 export async function loadAlerts(
   kv: Deno.Kv,
   n: number,
   spread: Spread = "explore-like",
 ): Promise<{ entries: number; pages: number }> {
-  const byPrefix = new Map<string, IndexedAlert[]>();
+  const byPlace = new Map<string, { place: Place; list: IndexedAlert[] }>();
   let op = kv.atomic();
   let mutations = 0;
   let entries = 0;
@@ -136,17 +137,11 @@ export async function loadAlerts(
     const indexed: IndexedAlert = { id: alert.id, userId: alert.userId, filters: alert.filters };
     op.set(alerts.record(alert.userId, alert.id), alert);
     if (++mutations >= 500) await flush();
-    for (const anchor of anchorsOf(alertCriteria(alert.filters))) {
-      if (anchor.kind === "word" || anchor.kind === "any") {
-        const prefix = anchor.kind === "word" ? anchor.prefix : ANY_PAGE;
-        const list = byPrefix.get(prefix) ?? [];
-        list.push(indexed);
-        byPrefix.set(prefix, list);
-        continue;
-      }
-      op.set(anchorEntryKey(anchor, alert.id), indexed);
+    for (const place of anchorsOf(alertCriteria(alert.filters)).map(placeOf)) {
+      const at = byPlace.get(placeId(place)) ?? { place, list: [] };
+      at.list.push(indexed);
+      byPlace.set(placeId(place), at);
       entries++;
-      if (++mutations >= 500) await flush();
     }
   }
   const subscription: Subscription = { events: ["task.matched"], revision: "bench" };
@@ -156,12 +151,12 @@ export async function loadAlerts(
   }
   await flush();
   let pageCount = 0;
-  for (const [prefix, list] of byPrefix) {
-    const pages: WordPage[] = [{ entries: [] }];
+  for (const { place, list } of byPlace.values()) {
+    const pages: Page[] = [{ entries: [] }];
     // Sizes added up entry by entry, with room for the page's own members ("more").
     let bytes = 64;
     for (const entry of list) {
-      const size = encoder.encode(JSON.stringify(entry)).byteLength + 1;
+      const size = entryBytes(entry);
       if (bytes + size > PAGE_BYTES) {
         pages.push({ entries: [] });
         bytes = 64;
@@ -171,7 +166,7 @@ export async function loadAlerts(
     }
     if (pages.length > 1) pages[0].more = pages.length - 1;
     for (const [k, page] of pages.entries()) {
-      op.set(alerts.wordPage(prefix, k), encodePage(page));
+      op.set(pageKey(place, k), encodePage(page));
       pageCount++;
       if (++mutations >= 10) await flush();
     }

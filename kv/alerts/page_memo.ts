@@ -5,7 +5,7 @@
  */
 import { type AlertCriteria, alertCriteria } from "../../domain/alerts/alert.ts";
 import { Recent } from "../store/recent.ts";
-import { decodePage, type IndexedAlert } from "./index.ts";
+import { decodePage, type IndexedAlert } from "./pages.ts";
 import { keptOnHandle } from "../store/handle.ts";
 
 /** An alert the index gave, with the criteria explore's predicate reads (normalized once). */

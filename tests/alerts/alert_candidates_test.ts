@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import type { TaskProbes } from "../../domain/alerts/anchors.ts";
 import { findCandidates } from "../../kv/alerts/candidates.ts";
-import { ANY_PAGE, encodePage, type IndexedAlert } from "../../kv/alerts/index.ts";
+import { ANY_PAGE, encodePage, type IndexedAlert } from "../../kv/alerts/pages.ts";
 import { alerts } from "../../kv/keyspace.ts";
 import { openTestKv } from "../helpers.ts";
 
