@@ -12,10 +12,13 @@ import {
   type IndexedAlert,
   type Page,
   PAGE_BYTES,
+  pageCap,
   pageKey,
   type Place,
   placeId,
   placeOf,
+  type Stamp,
+  stampKey,
 } from "../kv/alerts/pages.ts";
 import type { Subscription } from "../kv/effects.ts";
 import { alerts, webhooks } from "../kv/keyspace.ts";
@@ -123,7 +126,7 @@ export async function loadAlerts(
   n: number,
   spread: Spread = "explore-like",
 ): Promise<{ entries: number; pages: number }> {
-  const byPlace = new Map<string, { place: Place; list: IndexedAlert[] }>();
+  const byPlace = new Map<string, { place: Place; list: { alert: IndexedAlert; cap: number }[] }>();
   let op = kv.atomic();
   let mutations = 0;
   let entries = 0;
@@ -137,9 +140,11 @@ export async function loadAlerts(
     const indexed: IndexedAlert = { id: alert.id, userId: alert.userId, filters: alert.filters };
     op.set(alerts.record(alert.userId, alert.id), alert);
     if (++mutations >= 500) await flush();
-    for (const place of anchorsOf(alertCriteria(alert.filters)).map(placeOf)) {
+    const places = anchorsOf(alertCriteria(alert.filters)).map(placeOf);
+    const cap = pageCap(places.length);
+    for (const place of places) {
       const at = byPlace.get(placeId(place)) ?? { place, list: [] };
-      at.list.push(indexed);
+      at.list.push({ alert: indexed, cap });
       byPlace.set(placeId(place), at);
       entries++;
     }
@@ -152,19 +157,21 @@ export async function loadAlerts(
   await flush();
   let pageCount = 0;
   for (const { place, list } of byPlace.values()) {
+    // As filing one alert after another would pack them (kv/alerts/pages.ts: `add`).
     const pages: Page[] = [{ entries: [] }];
-    // Sizes added up entry by entry, with room for the page's own members ("more").
     let bytes = 64;
-    for (const entry of list) {
-      const size = entryBytes(entry);
-      if (bytes + size > PAGE_BYTES) {
-        pages.push({ entries: [] });
+    for (const { alert, cap } of list) {
+      const size = entryBytes(alert);
+      let page = pages[pages.length - 1];
+      if (bytes + size + 64 > Math.min(page.cap ?? PAGE_BYTES, cap)) {
+        pages.push(page = { entries: [] });
         bytes = 64;
       }
-      pages[pages.length - 1].entries.push(entry);
+      page.cap = Math.min(page.cap ?? PAGE_BYTES, cap);
+      page.entries.push(alert);
       bytes += size;
     }
-    if (pages.length > 1) pages[0].more = pages.length - 1;
+    op.set(stampKey(place), { seq: 1, pages: pages.map(() => 1) } satisfies Stamp);
     for (const [k, page] of pages.entries()) {
       op.set(pageKey(place, k), encodePage(page));
       pageCount++;

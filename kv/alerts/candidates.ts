@@ -1,21 +1,16 @@
 /**
  * The read side of the alerts' inverted index: the alerts a new task may match, from its probes
  * (domain/alerts/anchors.ts): the pages of its name, country, geo cells and word starts, and the
- * page of alerts filed under nothing, ten keys to a `getMany` (and layout 1's lists while some
- * remain). Never a read of every alert.
+ * page of alerts filed under nothing (and layout 1's lists while some remain). First the places'
+ * stamps, ten to a `getMany`; then only the pages this instance has not decoded under their
+ * tokens. Never a read of every alert.
  */
 import type { TaskProbes } from "../../domain/alerts/anchors.ts";
 import { getEntries } from "../store/get_all.ts";
 import { GETMANY_MAX } from "../store/limits.ts";
 import { legacyCandidates, legacyPresent } from "./legacy.ts";
-import {
-  type Candidate,
-  type DecodedPage,
-  decodedPage,
-  lastKnownMore,
-  rememberMore,
-} from "./page_memo.ts";
-import { ANY_PAGE, pageKey, type Place, placeId } from "./pages.ts";
+import { type Candidate, type DecodedPage, decodedPage, rememberedPage } from "./page_memo.ts";
+import { ANY_PAGE, pageKey, type Place, placeId, type Stamp, stampKey } from "./pages.ts";
 
 /** What a lookup found, and what it cost. */
 export interface Candidates {
@@ -24,66 +19,78 @@ export interface Candidates {
   reads: number;
 }
 
-const ANY: Place = { family: "w", at: ANY_PAGE };
-
-/** Where `probes` look, `*` last. */
+/** Where `probes` look. */
 function placesOf(probes: TaskProbes): Place[] {
   return [
     ...probes.names.map((at): Place => ({ family: "n", at })),
     ...probes.countries.map((at): Place => ({ family: "c", at })),
     ...probes.geo.map((g): Place => ({ family: "g", at: `${g.layer}:${g.cell}` })),
     ...probes.words.map((at): Place => ({ family: "w", at })),
-    ANY,
+    { family: "w", at: ANY_PAGE },
   ];
 }
 
-/**
- * The further pages to read ahead in `room` keys: those of `*` (read by every task; all the room
- * when its count is not remembered), then of the task's places this instance last saw with some.
- */
-function readAhead(kv: Deno.Kv, places: Place[], room: number): [Place, number][] {
-  const ahead: [Place, number][] = [];
-  for (const place of [ANY, ...places.slice(0, -1)]) {
-    const known = lastKnownMore(kv, placeId(place)) ?? (place === ANY ? room : 0);
-    for (let n = 1; n <= known && ahead.length < room; n++) ahead.push([place, n]);
-  }
-  return ahead;
+const calls = (keys: number) => Math.ceil(keys / GETMANY_MAX);
+
+/** A page to read: its place and number, and its memory id when its place has a stamp. */
+interface Wanted {
+  place: Place;
+  n: number;
+  id?: string;
+}
+
+async function readPages(kv: Deno.Kv, wanted: Wanted[]): Promise<DecodedPage[]> {
+  const read = await getEntries<Uint8Array>(kv, wanted.map((w) => pageKey(w.place, w.n)));
+  return read.map((entry, i) => decodedPage(kv, entry, wanted[i].id));
 }
 
 /**
- * The alerts filed where `probes` look, each once. Page 0 of every place goes out at once; the
- * further pages after, except those that fit in the room the first `getMany` calls leave
- * (`readAhead`), since a page needed there costs no call of its own.
+ * The alerts filed where `probes` look, each once. The stamps say which pages each place has and
+ * their tokens: pages held in memory under those tokens cost no read, the rest are read at once.
+ * A place without a stamp holds nothing, unless the store is not yet brought up from an older
+ * layout (kv/alerts/legacy.ts): then its page 0 is read, then its further pages.
  */
 export async function findCandidates(kv: Deno.Kv, probes: TaskProbes): Promise<Candidates> {
   const places = placesOf(probes);
-  const heads = places.map((place) => pageKey(place, 0));
-  const room = (GETMANY_MAX - heads.length % GETMANY_MAX) % GETMANY_MAX;
-  const ahead = readAhead(kv, places, room);
-  const aheadAt = new Map(ahead.map(([place, n], i) => [`${n}:${placeId(place)}`, i]));
-  const [first, legacy] = await Promise.all([
-    getEntries<Uint8Array>(kv, [...heads, ...ahead.map(([place, n]) => pageKey(place, n))]),
-    legacyPresent(kv) ? legacyCandidates(kv, probes) : null,
+  const older = legacyPresent(kv);
+  const [stamps, legacy] = await Promise.all([
+    getEntries<Stamp>(kv, places.map(stampKey)),
+    older ? legacyCandidates(kv, probes) : null,
   ]);
-  let reads = Math.ceil(first.length / GETMANY_MAX) + (legacy?.reads ?? 0);
-  const unique = new Map<string, Candidate>();
-  const add = (page: DecodedPage) => {
-    for (const alert of page.entries) unique.set(alert.id, alert);
-  };
-  const more: Deno.KvKey[] = [];
-  places.forEach((place, i) => {
-    const page = decodedPage(kv, first[i]);
-    rememberMore(kv, placeId(place), page.more);
-    add(page);
-    for (let n = 1; n <= page.more; n++) {
-      const at = aheadAt.get(`${n}:${placeId(place)}`);
-      if (at !== undefined) add(decodedPage(kv, first[heads.length + at]));
-      else more.push(pageKey(place, n));
+  let reads = calls(places.length) + (legacy?.reads ?? 0);
+  const found: DecodedPage[] = [];
+  const wanted: Wanted[] = [];
+  for (const [i, place] of places.entries()) {
+    const stamp = stamps[i].value;
+    if (!stamp) {
+      // Nothing is filed there, unless the store still holds places written before stamps.
+      if (older) wanted.push({ place, n: 0 });
+      continue;
     }
-  });
-  if (more.length > 0) {
-    for (const entry of await getEntries<Uint8Array>(kv, more)) add(decodedPage(kv, entry));
-    reads += Math.ceil(more.length / GETMANY_MAX);
+    for (const [n, token] of stamp.pages.entries()) {
+      const id = `${placeId(place)}/${n}@${token}`;
+      const page = rememberedPage(kv, id);
+      if (page) found.push(page);
+      else wanted.push({ place, n, id });
+    }
+  }
+  if (wanted.length > 0) {
+    const read = await readPages(kv, wanted);
+    reads += calls(wanted.length);
+    found.push(...read);
+    const further = wanted.flatMap((w, i) =>
+      w.id === undefined
+        ? Array.from({ length: read[i].more }, (_, k): Wanted => ({ place: w.place, n: k + 1 }))
+        : []
+    );
+    if (further.length > 0) {
+      found.push(...await readPages(kv, further));
+      reads += calls(further.length);
+    }
+  }
+  const unique = new Map<string, Candidate>();
+  for (const page of found) {
+    for (const alert of page.entries) unique.set(alert.id, alert);
   }
   for (const alert of legacy?.alerts ?? []) unique.set(alert.id, alert);
   return { alerts: [...unique.values()], reads };

@@ -4,7 +4,7 @@
  */
 import { alertCriteria, type AlertRecord } from "../../domain/alerts/alert.ts";
 import { anchorsOf } from "../../domain/alerts/anchors.ts";
-import { type IndexedAlert, type Pages, type Place, placeOf } from "./pages.ts";
+import { type IndexedAlert, pageCap, type Pages, type Place, placeOf } from "./pages.ts";
 
 /** Where an enabled alert is filed, kept on its record so that a change removes exactly that. */
 export interface Placement {
@@ -22,7 +22,8 @@ export async function fileAlert(pages: Pages, alert: AlertRecord): Promise<Place
   const places = anchorsOf(alertCriteria(alert.filters)).map(placeOf);
   await pages.loadTails(places);
   const filed: Placement["pages"] = [];
-  for (const place of places) filed.push({ place, page: await pages.add(place, indexed) });
+  const cap = pageCap(places.length);
+  for (const place of places) filed.push({ place, page: await pages.add(place, indexed, cap) });
   return { pages: filed };
 }
 
@@ -39,6 +40,6 @@ export async function unfileAlert(
   if (placement.word) {
     on.push({ place: { family: "w", at: placement.word.prefix }, page: placement.word.page });
   }
-  await pages.load(on.map(({ place, page }) => ({ place, n: page })));
+  await pages.load(on.flatMap(({ place, page }) => [{ place, n: 0 }, { place, n: page }]));
   for (const { place, page } of on) await pages.remove(place, page, alert.id);
 }

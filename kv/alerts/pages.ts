@@ -27,9 +27,13 @@ export interface Place {
   at: string;
 }
 
-/** A page: the alerts filed at a place; page 0 counts the pages after it. */
+/**
+ * A page: the alerts filed at a place. `cap`: the most bytes it may grow to, set by the alerts on
+ * it (`pageCap`). `more`: on page 0 of a place written before stamps, the count of further pages.
+ */
 export interface Page {
   more?: number;
+  cap?: number;
   entries: IndexedAlert[];
 }
 
@@ -50,6 +54,21 @@ export function placeOf(anchor: Anchor): Place {
   }
 }
 
+export function stampKey(place: Place): Deno.KvKey {
+  return alerts.stamp(place.family, place.at);
+}
+
+/**
+ * A place's stamp, written in the same atomic as any of its pages: `seq` counts the place's writes,
+ * and `pages` holds for each page (page 0 first, so its length is the count of pages) the `seq` of
+ * its last write, a token no other content of that page ever had. Places written before stamps
+ * have none.
+ */
+export interface Stamp {
+  seq: number;
+  pages: number[];
+}
+
 export function pageKey(place: Place, n: number): Deno.KvKey {
   return place.family === "w"
     ? alerts.wordPage(place.at, n)
@@ -68,8 +87,22 @@ export function geoShard(at: string): number {
 
 // Values are stored as UTF-8 JSON bytes, so their size is known exactly; under KV's 64 KiB.
 export const PAGE_BYTES = 60_000;
-/** Room kept on a page for its own members (`more`) beside the entries. */
+/** Room kept on a page for its own members (`more`, `cap`) beside the entries. */
 const PAGE_SLACK = 64;
+/**
+ * The page bytes one alert's filing (or removal) may rewrite: an edit does both in one atomic,
+ * with the stamps, under KV's 800 KiB.
+ */
+const ALERT_PAGE_BYTES = 300_000;
+
+/**
+ * How large a page an alert filed at `places` places may join or start: a geo alert sits on up
+ * to 32, each rewritten whole. A page keeps the smallest cap of the alerts ever on it, so
+ * removing any of them rewrites no more than its own cap a place either.
+ */
+export function pageCap(places: number): number {
+  return Math.min(PAGE_BYTES, Math.floor(ALERT_PAGE_BYTES / Math.max(1, places)));
+}
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -88,20 +121,24 @@ export function entryBytes(alert: IndexedAlert): number {
 
 interface Held {
   place: Place;
+  n: number;
   entry: Deno.KvEntryMaybe<Uint8Array>;
   page: Page;
   bytes: number;
 }
 
 /**
- * The pages one atomic reads and rewrites: each read once, written back under a check of the
- * version read, or for geo pages, of their shard's lock (read before them, bumped by every write).
+ * The pages one atomic reads and rewrites, each read once, and their places' stamps: a changed
+ * page is written back with a new token in its place's stamp, under a check of the stamp as read
+ * (every write of a place's pages rewrites it), or for geo pages, of their quarter's lock (read
+ * before them, bumped by every write).
  */
 export class Pages {
   readonly #kv: Deno.Kv;
   readonly #pages = new Map<string, Held>();
   readonly #dirty = new Set<string>();
   readonly #locks = new Map<number, Deno.KvEntryMaybe<number>>();
+  readonly #stamps = new Map<string, Deno.KvEntryMaybe<Stamp>>();
 
   constructor(kv: Deno.Kv) {
     this.#kv = kv;
@@ -115,15 +152,19 @@ export class Pages {
     ].filter((shard) => !this.#locks.has(shard));
     const locks = await getEntries<number>(this.#kv, shards.map(alerts.geoLock));
     shards.forEach((shard, i) => this.#locks.set(shard, locks[i]));
-    const entries = await getEntries<Uint8Array>(
-      this.#kv,
-      missing.map(({ place, n }) => pageKey(place, n)),
-    );
+    const unstamped = [...new Map(missing.map(({ place }) => [placeId(place), place])).values()]
+      .filter((place) => !this.#stamps.has(placeId(place)));
+    const [entries, stamps] = await Promise.all([
+      getEntries<Uint8Array>(this.#kv, missing.map(({ place, n }) => pageKey(place, n))),
+      getEntries<Stamp>(this.#kv, unstamped.map(stampKey)),
+    ]);
+    unstamped.forEach((place, i) => this.#stamps.set(placeId(place), stamps[i]));
     missing.forEach(({ place, n }, i) => {
       const entry = entries[i];
       const bytes = entry.value?.byteLength ?? PAGE_SLACK;
       this.#pages.set(`${n}:${placeId(place)}`, {
         place,
+        n,
         entry,
         page: decodePage(entry.value),
         bytes,
@@ -137,50 +178,73 @@ export class Pages {
     return this.#pages.get(id)!;
   }
 
-  /** Reads page 0 of every place, then the last page of each, ready for `add`. */
-  async loadTails(places: Place[]): Promise<void> {
-    await this.load(places.map((place) => ({ place, n: 0 })));
-    const tails = places.flatMap((place) => {
-      const more = this.#pages.get(`0:${placeId(place)}`)!.page.more ?? 0;
-      return more > 0 ? [{ place, n: more }] : [];
-    });
-    await this.load(tails);
+  /** The count of pages of `place` (its page 0 and stamp held): by its stamp, else page 0. */
+  #count(place: Place): number {
+    const id = placeId(place);
+    return this.#stamps.get(id)!.value?.pages.length ??
+      (this.#pages.get(`0:${id}`)!.page.more ?? 0) + 1;
   }
 
-  /** Files `alert` on the last page of `place` with room, or a new one; returns its number. */
-  async add(place: Place, alert: IndexedAlert): Promise<number> {
+  /** Reads page 0 and the stamp of every place, then the last page of each, ready for `add`. */
+  async loadTails(places: Place[]): Promise<void> {
+    await this.load(places.map((place) => ({ place, n: 0 })));
+    await this.load(places.map((place) => ({ place, n: this.#count(place) - 1 })));
+  }
+
+  /**
+   * Files `alert` on the last page of `place` if it stays within both its cap and `cap`, else on
+   * a new page; returns the page's number.
+   */
+  async add(place: Place, alert: IndexedAlert, cap: number): Promise<number> {
     const size = entryBytes(alert);
-    const head = await this.#held(place, 0);
-    const last = head.page.more ?? 0;
-    const tail = last === 0 ? head : await this.#held(place, last);
-    const into = tail.bytes + size + PAGE_SLACK <= PAGE_BYTES ? tail : null;
-    const n = into ? last : last + 1;
-    const page = into ?? await this.#held(place, n);
-    page.page.entries.push(alert);
-    page.bytes += size;
+    await this.#held(place, 0);
+    const last = this.#count(place) - 1;
+    const tail = await this.#held(place, last);
+    const limit = Math.min(tail.page.cap ?? PAGE_BYTES, cap);
+    const n = tail.bytes + size + PAGE_SLACK <= limit ? last : last + 1;
+    const held = n === last ? tail : await this.#held(place, n);
+    held.page.cap = Math.min(held.page.cap ?? PAGE_BYTES, cap);
+    held.page.entries.push(alert);
+    held.bytes += size;
     this.#dirty.add(`${n}:${placeId(place)}`);
-    if (n !== last) {
-      head.page.more = n;
-      this.#dirty.add(`0:${placeId(place)}`);
-    }
     return n;
   }
 
   async remove(place: Place, n: number, alertId: string): Promise<void> {
+    // Page 0 with it: without a stamp, its count of pages goes into the place's first stamp.
+    await this.load([{ place, n: 0 }, { place, n }]);
     const held = await this.#held(place, n);
     held.page.entries = held.page.entries.filter((e) => e.id !== alertId);
     this.#dirty.add(`${n}:${placeId(place)}`);
   }
 
-  /** Adds every changed page to `op`, each under a check of its version or of its shard's lock. */
+  /**
+   * Adds every changed page to `op` with its place's new stamp, under a check of the stamp as
+   * read, or for geo places, of their quarter's lock.
+   */
   writeTo(op: Deno.AtomicOperation): void {
     const shards = new Set<number>();
+    const changed = new Map<string, { place: Place; pages: Set<number> }>();
     for (const id of this.#dirty) {
-      const { place, entry, page } = this.#pages.get(id)!;
-      if (place.family === "g") shards.add(geoShard(place.at));
-      else op.check(entry);
+      const { place, n, entry, page } = this.#pages.get(id)!;
+      const at = changed.get(placeId(place)) ?? { place, pages: new Set<number>() };
+      changed.set(placeId(place), at.pages.add(n) && at);
+      // The stamp keeps counting an emptied page: it reads as empty.
       if (page.entries.length === 0 && !page.more) op.delete(entry.key);
       else op.set(entry.key, encodePage(page));
+    }
+    for (const [id, { place, pages }] of changed) {
+      const stamp = this.#stamps.get(id)!;
+      if (place.family === "g") shards.add(geoShard(place.at));
+      else op.check(stamp);
+      const seq = (stamp.value?.seq ?? 0) + 1;
+      const count = Math.max(this.#count(place), ...[...pages].map((n) => n + 1));
+      // Pages with no token yet (a place stamped for the first time) get this write's: read anew.
+      const tokens = Array.from({ length: count }, (_, n) => {
+        const old = stamp.value?.pages[n];
+        return pages.has(n) || old === undefined ? seq : old;
+      });
+      op.set(stamp.key, { seq, pages: tokens } satisfies Stamp);
     }
     for (const shard of shards) {
       const lock = this.#locks.get(shard)!;

@@ -27,6 +27,9 @@ export const alerts = {
   byCellPrefix: (layer: number, cell: string): Deno.KvKey => ["alert_index", "g", layer, cell],
   /** A page of the alerts under a word's first letters (or "*"): `getMany` reads ten at once. */
   wordPage: (prefix: string, page: number): Deno.KvKey => ["alert_words", prefix, page],
+  wordPagesRoot: (): Deno.KvKey => ["alert_words"],
+  /** The index layout the store is brought up to (kv/alerts/legacy.ts); absent before layout 2. */
+  layout: (): Deno.KvKey => ["meta", "alert_index_layout"],
   /** A page of the alerts under a name ("n"), a country ("c") or a geo layer's cell ("g"). */
   placePage: (family: string, place: string, page: number): Deno.KvKey => [
     "alert_pages",
@@ -34,6 +37,11 @@ export const alerts = {
     place,
     page,
   ],
+  /**
+   * A place's stamp: a token per page, rewritten with any of them, so that a task reads the small
+   * stamps and only the pages its instance has not decoded under those tokens.
+   */
+  stamp: (family: string, place: string): Deno.KvKey => ["alert_stamps", family, place],
   /**
    * Geo pages are written under a check of their shard's lock, not of each page: a geo alert
    * sits on up to 32 pages, and an atomic holds 10 checks.

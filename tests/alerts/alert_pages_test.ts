@@ -1,16 +1,29 @@
 /**
  * The alerts' index pages for every family (kv/alerts/pages.ts): geo pages written at once by many
  * alerts lose none (their shard's lock is checked), an alert over every quarter of the world stays
- * within an atomic's 10 checks, and a store filed in layout 1 (list entries) is found, then moved.
+ * within an atomic's 10 checks, and a store filed in layout 1 (list entries, word pages without
+ * stamps) is read as such, then brought up to layout 2.
  */
 import assert from "node:assert/strict";
 import { alertCriteria, AlertFilters, type AlertRecord } from "../../domain/alerts/alert.ts";
 import { anchorsOf, taskProbes } from "../../domain/alerts/anchors.ts";
 import type { UserRecord } from "../../domain/users/user.ts";
 import { findCandidates } from "../../kv/alerts/candidates.ts";
-import { legacyPresent, lookForLegacyAlerts, moveLegacyAlerts } from "../../kv/alerts/legacy.ts";
-import { encodePage, type IndexedAlert } from "../../kv/alerts/pages.ts";
-import { changeAlert, createAlert } from "../../kv/alerts/store.ts";
+import {
+  ALERT_INDEX_LAYOUT,
+  legacyPresent,
+  lookForLegacyAlerts,
+  moveLegacyAlerts,
+} from "../../kv/alerts/legacy.ts";
+import {
+  encodePage,
+  type IndexedAlert,
+  PAGE_BYTES,
+  pageKey,
+  placeOf,
+  stampKey,
+} from "../../kv/alerts/pages.ts";
+import { changeAlert, createAlert, deleteAlert } from "../../kv/alerts/store.ts";
 import { alerts, users } from "../../kv/keyspace.ts";
 import { openTestKv } from "../helpers.ts";
 import { indexPlaces } from "./alert_fixtures.ts";
@@ -89,6 +102,32 @@ Deno.test("geo alerts filed at once share pages and lose none; one over every qu
   assert.ok((await findCandidates(kv, taskProbes(parisTask))).alerts.some((a) => a.id === wide.id));
 });
 
+Deno.test("a geo alert on 31 places whose last pages are full starts new pages, within an atomic's 800 KiB to file, move and delete", async () => {
+  await using kv = await openTestKv();
+  const userId = await account(kv, 1);
+  const wide = alertOf(1, userId, { latitude: 48.85, longitude: 2.35, radiusKm: 500 });
+  const places = anchorsOf(alertCriteria(wide.filters)).map(placeOf);
+  assert.equal(places.length, 31);
+  // Each place's one page nearly full (by alerts on few places, so with no cap of their own).
+  for (const [k, place] of places.entries()) {
+    const entries: IndexedAlert[] = [];
+    for (let i = 0; encodePage({ entries }).byteLength < PAGE_BYTES - 600; i++) {
+      entries.push({ id: `filler-${k}-${i}`, userId, filters: { payment: "Paid" } });
+    }
+    await kv.set(pageKey(place, 0), encodePage({ entries }));
+    await kv.set(stampKey(place), { seq: 1, pages: [1] });
+  }
+  const created = await createAlert(kv, wide);
+  assert.ok(created.placement!.pages!.every((p) => p.page === 1), "each on a new page");
+  await changeAlert(kv, {
+    userId,
+    alertId: wide.id,
+    change: (a) => ({ ...a, filters: AlertFilters.parse({ ...PARIS, radiusKm: 400 }) }),
+  });
+  assert.ok(await deleteAlert(kv, userId, wide.id));
+  assert.deepEqual(await indexPlaces(kv, wide.id), []);
+});
+
 /** Files `alert` as layout 1 did: list entries for names, countries and cells, word pages else. */
 async function fileAsLayout1(kv: Deno.Kv, alert: AlertRecord): Promise<void> {
   const indexed: IndexedAlert = { id: alert.id, userId: alert.userId, filters: alert.filters };
@@ -115,7 +154,7 @@ async function fileAsLayout1(kv: Deno.Kv, alert: AlertRecord): Promise<void> {
   assert.ok((await op.commit()).ok);
 }
 
-Deno.test("a store filed in layout 1 is read while an instance knows of it, then moved onto pages", async () => {
+Deno.test("a store filed in layout 1 is read as such while an instance knows of it, then brought up to layout 2", async () => {
   await using kv = await openTestKv();
   const userId = await account(kv, 1);
   const old = [
@@ -134,13 +173,14 @@ Deno.test("a store filed in layout 1 is read while an instance knows of it, then
     (await findCandidates(kv, taskProbes(parisTask))).alerts.map((a) => a.id).sort();
   const everyone = [...old.map((a) => a.id), fresh.id].sort();
 
-  // A handle that never looked reads pages only: layout 1's name, country and geo alerts unseen.
-  assert.deepEqual(await ids(), [old[3].id, fresh.id].sort());
+  // A handle that never looked reads layout 2 only: layout 1's lists and unstamped pages unseen.
+  assert.deepEqual(await ids(), [fresh.id]);
   assert.equal(await lookForLegacyAlerts(kv), true);
   assert.deepEqual(await ids(), [...everyone, orphan.id].sort());
 
   assert.equal(await moveLegacyAlerts(kv), 4, "three alerts moved and the orphan's id tried");
   assert.equal(legacyPresent(kv), false);
+  assert.equal((await kv.get(alerts.layout())).value, ALERT_INDEX_LAYOUT);
   for await (const entry of kv.list({ prefix: alerts.legacyRoot() })) {
     assert.fail(`layout 1 entry left: ${String(entry.key)}`);
   }
