@@ -15,6 +15,7 @@ import { limitGuard } from "./kv/store/limits.ts";
 import { retryTransient } from "./kv/commit.ts";
 import { checkIndexLayout, INDEX_LAYOUT } from "./kv/tasks/index_layout.ts";
 import { lookForLegacyAlerts, moveLegacyAlerts } from "./kv/alerts/legacy.ts";
+import { buildListeners, lookForListeners } from "./kv/webhooks/listeners.ts";
 
 /**
  * Why the store did not open. NotCapable means Deno's own permissions refused the path: the start
@@ -98,10 +99,11 @@ async function main() {
   }
   // Start-up reads race the other workers' first writes to a new file: retried like commits.
   // Read together, they cost a cold instance on Deploy one round trip before it serves.
-  const [deps, layout, legacyAlerts] = await Promise.all([
+  const [deps, layout, legacyAlerts, listeners] = await Promise.all([
     createDeps(kv, settings),
     retryTransient(() => checkIndexLayout(kv)),
     retryTransient(() => lookForLegacyAlerts(kv)),
+    retryTransient(() => lookForListeners(kv)),
   ]);
   if (!layout.current) {
     // Served anyway (records, keys and accounts are whole), but loudly: listings and explore
@@ -118,6 +120,13 @@ async function main() {
     moveLegacyAlerts(kv).then(
       (moved) => deps.log.info("alerts moved onto index pages", { moved }),
       (error) => deps.log.error("moving alerts onto index pages failed", { error: error?.message }),
+    );
+  }
+  if (!listeners) {
+    // A store written before the listeners' shards: matching reads subscriptions until they are
+    // built (kv/webhooks/listeners.ts).
+    buildListeners(kv).catch((error) =>
+      deps.log.error("building the task.matched listeners failed", { error: error?.message })
     );
   }
   const app = createApp(deps);

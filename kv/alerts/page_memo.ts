@@ -21,7 +21,7 @@ export interface DecodedPage {
 }
 
 /** Pages and alerts remembered: the hot pages of a large index, tens of MB of heap. */
-const MAX_PAGES = 16_384;
+const MAX_PAGES = 65_536;
 const MAX_ENTRIES = 200_000;
 const MEMO = Symbol("alert index pages");
 const EMPTY: DecodedPage = { more: 0, entries: [] };

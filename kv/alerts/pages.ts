@@ -93,7 +93,7 @@ const PAGE_SLACK = 64;
  * The page bytes one alert's filing (or removal) may rewrite: an edit does both in one atomic,
  * with the stamps, under KV's 800 KiB.
  */
-const ALERT_PAGE_BYTES = 300_000;
+const ALERT_PAGE_BYTES = 360_000;
 
 /**
  * How large a page an alert filed at `places` places may join or start: a geo alert sits on up
