@@ -8,8 +8,8 @@ import { getEntries } from "../store/get_all.ts";
 import { alerts } from "../keyspace.ts";
 
 /**
- * The place of the alerts filed under nothing (`any`): read with the word pages, in the same
- * `getMany`. No word holds "*" (words are letters, digits and marks).
+ * The place of the alerts filed under nothing (`any`): a word place every task reads with its
+ * others. No word holds "*" (words are letters, digits and marks).
  */
 export const ANY_PAGE = "*";
 
