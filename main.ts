@@ -114,23 +114,29 @@ async function main() {
       { storedLayout: layout.stored, currentLayout: INDEX_LAYOUT },
     );
   }
-  if (legacyAlerts) {
+  let stopping = false;
+  // Work cut short by the store closing at shutdown is no failure: a store's upgrade is taken up
+  // again by the next start, which finds the store not yet marked; so is the old queue's drain.
+  const failed = (what: string) => (error: Error) =>
+    stopping
+      ? deps.log.info(`${what} left at shutdown`, { error: error?.message })
+      : deps.log.error(`${what} failed`, { error: error?.message });
+  const upgrades = Promise.all([
     // Alerts filed as list entries by an older version: this instance's matching reads those
     // lists until they are moved onto pages (docs/alerts.md).
+    legacyAlerts &&
     moveLegacyAlerts(kv).then(
       (moved) => deps.log.info("alerts moved onto index pages", { moved }),
-      (error) => deps.log.error("moving alerts onto index pages failed", { error: error?.message }),
-    );
-  }
-  if (!listeners) {
+      failed("moving alerts onto index pages"),
+    ),
     // A store written before the listeners' shards: matching reads subscriptions until they are
     // built (kv/webhooks/listeners.ts).
-    buildListeners(kv).catch((error) =>
-      deps.log.error("building the task.matched listeners failed", { error: error?.message })
-    );
-  }
+    !listeners && buildListeners(kv).then(
+      () => deps.log.info("task.matched listeners built"),
+      failed("building the task.matched listeners"),
+    ),
+  ]);
   const app = createApp(deps);
-  let stopping = false;
   const jobs = startJobs({
     kv,
     now: deps.now,
@@ -150,7 +156,7 @@ async function main() {
     ? Promise.resolve()
     : drainLegacyQueue(kv, deps.now).then(
       (refused) => refused && deps.log.info("no old KV queue to drain", { reason: refused }),
-      (error) => deps.log.error("old queue drain stopped", { error: (error as Error).message }),
+      failed("old queue drain"),
     );
 
   const worker = workerIndex(Deno.args);
@@ -173,7 +179,7 @@ async function main() {
     await background.stop();
     await jobs.stop();
     kv.close();
-    await legacy;
+    await Promise.all([legacy, upgrades]);
     flushStdout();
     Deno.exit(0);
   };
