@@ -14,6 +14,8 @@ import { openStore } from "./kv/store/store.ts";
 import { limitGuard } from "./kv/store/limits.ts";
 import { retryTransient } from "./kv/commit.ts";
 import { checkIndexLayout, INDEX_LAYOUT } from "./kv/tasks/index_layout.ts";
+import { lookForLegacyAlerts, moveLegacyAlerts } from "./kv/alerts/legacy.ts";
+import { buildListeners, lookForListeners } from "./kv/webhooks/listeners.ts";
 
 /**
  * Why the store did not open. NotCapable means Deno's own permissions refused the path: the start
@@ -97,9 +99,11 @@ async function main() {
   }
   // Start-up reads race the other workers' first writes to a new file: retried like commits.
   // Read together, they cost a cold instance on Deploy one round trip before it serves.
-  const [deps, layout] = await Promise.all([
+  const [deps, layout, legacyAlerts, listeners] = await Promise.all([
     createDeps(kv, settings),
     retryTransient(() => checkIndexLayout(kv)),
+    retryTransient(() => lookForLegacyAlerts(kv)),
+    retryTransient(() => lookForListeners(kv)),
   ]);
   if (!layout.current) {
     // Served anyway (records, keys and accounts are whole), but loudly: listings and explore
@@ -110,8 +114,29 @@ async function main() {
       { storedLayout: layout.stored, currentLayout: INDEX_LAYOUT },
     );
   }
-  const app = createApp(deps);
   let stopping = false;
+  // Work cut short by the store closing at shutdown is no failure: a store's upgrade is taken up
+  // again by the next start, which finds the store not yet marked; so is the old queue's drain.
+  const failed = (what: string) => (error: Error) =>
+    stopping
+      ? deps.log.info(`${what} left at shutdown`, { error: error?.message })
+      : deps.log.error(`${what} failed`, { error: error?.message });
+  const upgrades = Promise.all([
+    // Alerts filed as list entries by an older version: this instance's matching reads those
+    // lists until they are moved onto pages (docs/alerts.md).
+    legacyAlerts &&
+    moveLegacyAlerts(kv).then(
+      (moved) => deps.log.info("alerts moved onto index pages", { moved }),
+      failed("moving alerts onto index pages"),
+    ),
+    // A store written before the listeners' shards: matching reads subscriptions until they are
+    // built (kv/webhooks/listeners.ts).
+    !listeners && buildListeners(kv).then(
+      () => deps.log.info("task.matched listeners built"),
+      failed("building the task.matched listeners"),
+    ),
+  ]);
+  const app = createApp(deps);
   const jobs = startJobs({
     kv,
     now: deps.now,
@@ -131,7 +156,7 @@ async function main() {
     ? Promise.resolve()
     : drainLegacyQueue(kv, deps.now).then(
       (refused) => refused && deps.log.info("no old KV queue to drain", { reason: refused }),
-      (error) => deps.log.error("old queue drain stopped", { error: (error as Error).message }),
+      failed("old queue drain"),
     );
 
   const worker = workerIndex(Deno.args);
@@ -154,7 +179,7 @@ async function main() {
     await background.stop();
     await jobs.stop();
     kv.close();
-    await legacy;
+    await Promise.all([legacy, upgrades]);
     flushStdout();
     Deno.exit(0);
   };

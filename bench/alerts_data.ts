@@ -7,13 +7,19 @@
 import { alertCriteria, AlertFilters, type AlertRecord } from "../domain/alerts/alert.ts";
 import { anchorsOf } from "../domain/alerts/anchors.ts";
 import {
-  anchorEntryKey,
-  ANY_PAGE,
   encodePage,
+  entryBytes,
   type IndexedAlert,
+  type Page,
   PAGE_BYTES,
-  type WordPage,
-} from "../kv/alerts/index.ts";
+  pageCap,
+  pageKey,
+  type Place,
+  placeId,
+  placeOf,
+  type Stamp,
+  stampKey,
+} from "../kv/alerts/pages.ts";
 import type { Subscription } from "../kv/effects.ts";
 import { alerts, webhooks } from "../kv/keyspace.ts";
 import { seededRandom } from "../scripts/seeded_random.ts";
@@ -101,8 +107,6 @@ export function benchAlert(i: number, n: number, spread: Spread = "explore-like"
   };
 }
 
-const encoder = new TextEncoder();
-
 /** Accounts owning the alerts: alert `i` is account `i % OWNERS`'s. */
 const OWNERS = 20_000;
 /** One account in this many has an endpoint selecting `task.matched`, so its matches raise events. */
@@ -115,14 +119,14 @@ function ownerId(k: number): string {
 /**
  * Stores alerts 0..n-1 (the records, which recording a match reads again) and files them in the
  * index, with a `task.matched` subscription for one owner in SUBSCRIBED_EVERY; answers the number
- * of index entries and word pages.
+ * of places an alert is filed at (summed) and pages.
  */
 export async function loadAlerts(
   kv: Deno.Kv,
   n: number,
   spread: Spread = "explore-like",
 ): Promise<{ entries: number; pages: number }> {
-  const byPrefix = new Map<string, IndexedAlert[]>();
+  const byPlace = new Map<string, { place: Place; list: { alert: IndexedAlert; cap: number }[] }>();
   let op = kv.atomic();
   let mutations = 0;
   let entries = 0;
@@ -136,17 +140,13 @@ export async function loadAlerts(
     const indexed: IndexedAlert = { id: alert.id, userId: alert.userId, filters: alert.filters };
     op.set(alerts.record(alert.userId, alert.id), alert);
     if (++mutations >= 500) await flush();
-    for (const anchor of anchorsOf(alertCriteria(alert.filters))) {
-      if (anchor.kind === "word" || anchor.kind === "any") {
-        const prefix = anchor.kind === "word" ? anchor.prefix : ANY_PAGE;
-        const list = byPrefix.get(prefix) ?? [];
-        list.push(indexed);
-        byPrefix.set(prefix, list);
-        continue;
-      }
-      op.set(anchorEntryKey(anchor, alert.id), indexed);
+    const places = anchorsOf(alertCriteria(alert.filters)).map(placeOf);
+    const cap = pageCap(places.length);
+    for (const place of places) {
+      const at = byPlace.get(placeId(place)) ?? { place, list: [] };
+      at.list.push({ alert: indexed, cap });
+      byPlace.set(placeId(place), at);
       entries++;
-      if (++mutations >= 500) await flush();
     }
   }
   const subscription: Subscription = { events: ["task.matched"], revision: "bench" };
@@ -156,22 +156,24 @@ export async function loadAlerts(
   }
   await flush();
   let pageCount = 0;
-  for (const [prefix, list] of byPrefix) {
-    const pages: WordPage[] = [{ entries: [] }];
-    // Sizes added up entry by entry, with room for the page's own members ("more").
+  for (const { place, list } of byPlace.values()) {
+    // As filing one alert after another would pack them (kv/alerts/pages.ts: `add`).
+    const pages: Page[] = [{ entries: [] }];
     let bytes = 64;
-    for (const entry of list) {
-      const size = encoder.encode(JSON.stringify(entry)).byteLength + 1;
-      if (bytes + size > PAGE_BYTES) {
-        pages.push({ entries: [] });
+    for (const { alert, cap } of list) {
+      const size = entryBytes(alert);
+      let page = pages[pages.length - 1];
+      if (bytes + size + 64 > Math.min(page.cap ?? PAGE_BYTES, cap)) {
+        pages.push(page = { entries: [] });
         bytes = 64;
       }
-      pages[pages.length - 1].entries.push(entry);
+      page.cap = Math.min(page.cap ?? PAGE_BYTES, cap);
+      page.entries.push(alert);
       bytes += size;
     }
-    if (pages.length > 1) pages[0].more = pages.length - 1;
+    op.set(stampKey(place), { seq: 1, pages: pages.map(() => 1) } satisfies Stamp);
     for (const [k, page] of pages.entries()) {
-      op.set(alerts.wordPage(prefix, k), encodePage(page));
+      op.set(pageKey(place, k), encodePage(page));
       pageCount++;
       if (++mutations >= 10) await flush();
     }

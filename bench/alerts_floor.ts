@@ -6,7 +6,7 @@
  */
 import { newEvent } from "../domain/webhooks/event.ts";
 import type { TaskRecord } from "../domain/tasks/task.ts";
-import { decodePage, encodePage, type IndexedAlert, PAGE_BYTES } from "../kv/alerts/index.ts";
+import { decodePage, encodePage, type IndexedAlert, PAGE_BYTES } from "../kv/alerts/pages.ts";
 import type { Match } from "../kv/alerts/match_parts.ts";
 import { commit } from "../kv/commit.ts";
 import { queueEvent } from "../kv/effects.ts";

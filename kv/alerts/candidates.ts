@@ -1,97 +1,97 @@
 /**
  * The read side of the alerts' inverted index: the alerts a new task may match, from its probes
- * (domain/alerts/anchors.ts): one list per name, country and geo cell, and the word pages (with
- * the page of alerts filed under nothing) ten keys to a `getMany`. Never a read of every alert.
+ * (domain/alerts/anchors.ts): the pages of its name, country, geo cells and word starts, and the
+ * page of alerts filed under nothing (and layout 1's lists while some remain). First the places'
+ * stamps, ten to a `getMany`; then only the pages this instance has not decoded under their
+ * tokens. Never a read of every alert.
  */
 import type { TaskProbes } from "../../domain/alerts/anchors.ts";
-import { alerts } from "../keyspace.ts";
-import { ANY_PAGE, type IndexedAlert } from "./index.ts";
-import {
-  type Candidate,
-  candidateOf,
-  decodedPage,
-  lastKnownMore,
-  rememberMore,
-} from "./page_memo.ts";
-
-const GETMANY_MAX = 10;
-const LIST_BATCH = 1_000;
+import { getEntries } from "../store/get_all.ts";
+import { GETMANY_MAX } from "../store/limits.ts";
+import { legacyCandidates, legacyPresent } from "./legacy.ts";
+import { type Candidate, type DecodedPage, decodedPage, rememberedPage } from "./page_memo.ts";
+import { ANY_PAGE, pageKey, type Place, placeId, type Stamp, stampKey } from "./pages.ts";
 
 /** What a lookup found, and what it cost. */
 export interface Candidates {
   alerts: Candidate[];
-  /** Store reads: list batches and getMany calls. */
+  /** Store reads: getMany calls, and list batches where entries of layout 1 remain. */
   reads: number;
 }
 
-async function listed(kv: Deno.Kv, prefix: Deno.KvKey): Promise<[Candidate[], number]> {
-  const found: Candidate[] = [];
-  for await (const entry of kv.list<IndexedAlert>({ prefix }, { batchSize: LIST_BATCH })) {
-    found.push(candidateOf(entry.value));
-  }
-  return [found, 1 + Math.floor(found.length / LIST_BATCH)];
+/** Where `probes` look. */
+function placesOf(probes: TaskProbes): Place[] {
+  return [
+    ...probes.names.map((at): Place => ({ family: "n", at })),
+    ...probes.countries.map((at): Place => ({ family: "c", at })),
+    ...probes.geo.map((g): Place => ({ family: "g", at: `${g.layer}:${g.cell}` })),
+    ...probes.words.map((at): Place => ({ family: "w", at })),
+    { family: "w", at: ANY_PAGE },
+  ];
 }
 
-async function pagesOf(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<Deno.KvEntryMaybe<Uint8Array>[]> {
-  const groups: Deno.KvKey[][] = [];
-  for (let i = 0; i < keys.length; i += GETMANY_MAX) groups.push(keys.slice(i, i + GETMANY_MAX));
-  const read = await Promise.all(groups.map((g) => kv.getMany<Uint8Array[]>(g)));
-  return read.flat();
+const calls = (keys: number) => Math.ceil(keys / GETMANY_MAX);
+
+/** A page to read: its place and number, and its memory id when its place has a stamp. */
+interface Wanted {
+  place: Place;
+  n: number;
+  id?: string;
 }
 
-/**
- * The further pages to read ahead in `room` keys: those of `*` (read by every task; all the room
- * when its count is not remembered), then of the task's starts this instance last saw with some.
- */
-function readAhead(kv: Deno.Kv, places: string[], room: number): [string, number][] {
-  const ahead: [string, number][] = [];
-  for (const place of [ANY_PAGE, ...places.filter((p) => p !== ANY_PAGE)]) {
-    const known = lastKnownMore(kv, place) ?? (place === ANY_PAGE ? room : 0);
-    for (let n = 1; n <= known && ahead.length < room; n++) ahead.push([place, n]);
-  }
-  return ahead;
+async function readPages(kv: Deno.Kv, wanted: Wanted[]): Promise<DecodedPage[]> {
+  const read = await getEntries<Uint8Array>(kv, wanted.map((w) => pageKey(w.place, w.n)));
+  return read.map((entry, i) => decodedPage(kv, entry, wanted[i].id));
 }
 
 /**
- * The alerts filed where `probes` look, each once. All reads go out at once; the further word
- * pages after, except those that fit in the room the first `getMany` calls leave (`readAhead`),
- * since a page needed there costs no call of its own.
+ * The alerts filed where `probes` look, each once. The stamps say which pages each place has and
+ * their tokens: pages held in memory under those tokens cost no read, the rest are read at once.
+ * A place without a stamp holds nothing, unless the store is not yet brought up from an older
+ * layout (kv/alerts/legacy.ts): then its page 0 is read, then its further pages.
  */
 export async function findCandidates(kv: Deno.Kv, probes: TaskProbes): Promise<Candidates> {
-  const prefixes = [
-    ...probes.names.map((n) => alerts.byNamePrefix(n)),
-    ...probes.countries.map((c) => alerts.byCountryPrefix(c)),
-    ...probes.geo.map((g) => alerts.byCellPrefix(g.layer, g.cell)),
-  ];
-  const places = [...probes.words, ANY_PAGE];
-  const heads = places.map((w) => alerts.wordPage(w, 0));
-  const room = (GETMANY_MAX - heads.length % GETMANY_MAX) % GETMANY_MAX;
-  const ahead = readAhead(kv, places, room);
-  const aheadAt = new Map(ahead.map(([place, n], i) => [`${n}:${place}`, heads.length + i]));
-  const [lists, firstPages] = await Promise.all([
-    Promise.all(prefixes.map((p) => listed(kv, p))),
-    pagesOf(kv, [...heads, ...ahead.map(([place, n]) => alerts.wordPage(place, n))]),
+  const places = placesOf(probes);
+  const older = legacyPresent(kv);
+  const [stamps, legacy] = await Promise.all([
+    getEntries<Stamp>(kv, places.map(stampKey)),
+    older ? legacyCandidates(kv, probes) : null,
   ]);
-  let reads = lists.reduce((sum, [, r]) => sum + r, 0) + Math.ceil(heads.length / GETMANY_MAX);
-  const unique = new Map<string, Candidate>();
-  const add = (found: readonly Candidate[]) => {
-    for (const alert of found) unique.set(alert.id, alert);
-  };
-  for (const [found] of lists) add(found);
-  const more: Deno.KvKey[] = [];
-  places.forEach((place, i) => {
-    const page = decodedPage(kv, firstPages[i]);
-    rememberMore(kv, place, page.more);
-    add(page.entries);
-    for (let n = 1; n <= page.more; n++) {
-      const at = aheadAt.get(`${n}:${place}`);
-      if (at !== undefined) add(decodedPage(kv, firstPages[at]).entries);
-      else more.push(alerts.wordPage(place, n));
+  let reads = calls(places.length) + (legacy?.reads ?? 0);
+  const found: DecodedPage[] = [];
+  const wanted: Wanted[] = [];
+  for (const [i, place] of places.entries()) {
+    const stamp = stamps[i].value;
+    if (!stamp) {
+      // Nothing is filed there, unless the store still holds places written before stamps.
+      if (older) wanted.push({ place, n: 0 });
+      continue;
     }
-  });
-  if (more.length > 0) {
-    for (const entry of await pagesOf(kv, more)) add(decodedPage(kv, entry).entries);
-    reads += Math.ceil(more.length / GETMANY_MAX);
+    for (const [n, token] of stamp.pages.entries()) {
+      const id = `${placeId(place)}/${n}@${token}`;
+      const page = rememberedPage(kv, id);
+      if (page) found.push(page);
+      else wanted.push({ place, n, id });
+    }
   }
+  if (wanted.length > 0) {
+    const read = await readPages(kv, wanted);
+    reads += calls(wanted.length);
+    found.push(...read);
+    const further = wanted.flatMap((w, i) =>
+      w.id === undefined
+        ? Array.from({ length: read[i].more }, (_, k): Wanted => ({ place: w.place, n: k + 1 }))
+        : []
+    );
+    if (further.length > 0) {
+      found.push(...await readPages(kv, further));
+      reads += calls(further.length);
+    }
+  }
+  const unique = new Map<string, Candidate>();
+  for (const page of found) {
+    for (const alert of page.entries) unique.set(alert.id, alert);
+  }
+  for (const alert of legacy?.alerts ?? []) unique.set(alert.id, alert);
   return { alerts: [...unique.values()], reads };
 }

@@ -8,13 +8,14 @@ import { exploreItemOf } from "../../domain/alerts/match.ts";
 import { AppError } from "../../domain/errors.ts";
 import type { ExploreItem } from "../../domain/explore.ts";
 import type { TaskRecord } from "../../domain/tasks/task.ts";
-import { newEvent, selects } from "../../domain/webhooks/event.ts";
+import { newEvent } from "../../domain/webhooks/event.ts";
 import { commit, MAX_CHECK_ROUNDS } from "../commit.ts";
 import { queueEvent, type Subscription, subscriptionKey } from "../effects.ts";
 import { alerts } from "../keyspace.ts";
 import { getAll } from "../store/get_all.ts";
 import { encodedKeyBytes, encodedValueBytes, GETMANY_MAX, KV_LIMITS } from "../store/limits.ts";
 import { pendingPurges } from "../users/users.ts";
+import { hearingAmong, hearsMatches, listenersBuilt } from "../webhooks/listeners.ts";
 
 /** Halvings at most: a part's atomic checks its own marker and each ancestor's. */
 const MAX_DEPTH = KV_LIMITS.checks - 1;
@@ -125,8 +126,8 @@ class Recording {
   }
 
   /**
-   * The task's markers and the purges under way (two reads); the first time, with the owners'
-   * subscriptions (ten to a `getMany`), all at once.
+   * The task's markers and the purges under way (two reads); the first time, with whether each
+   * owner hears `task.matched` (its listeners' shard, ten to a `getMany`), all at once.
    */
   async readMarkers(): Promise<void> {
     const prefix = alerts.matchPartsPrefix(this.run.task.id);
@@ -138,11 +139,14 @@ class Recording {
     const subscriptions = async () => {
       if (this.listens) return;
       const owners = [...new Set(this.run.matched.map((m) => m.alert.userId))];
-      const read = await getAll<Subscription>(this.kv, owners.map(subscriptionKey));
-      this.done.reads += Math.ceil(read.length / GETMANY_MAX);
-      this.listens = new Map(owners.map((userId, i) => {
-        return [userId, selects(read[i]?.events ?? [], "task.matched")];
-      }));
+      // By the listeners' shards once this instance knows them complete; else, and for the
+      // owners of a shard too full to hold ids, by each owner's subscription.
+      const sharded = listenersBuilt(this.kv) ? await hearingAmong(this.kv, owners) : null;
+      const unknown = sharded?.unknown ?? owners;
+      const read = await getAll<Subscription>(this.kv, unknown.map(subscriptionKey));
+      this.done.reads += (sharded?.reads ?? 0) + Math.ceil(read.length / GETMANY_MAX);
+      this.listens = sharded?.hears ?? new Map();
+      unknown.forEach((userId, i) => this.listens!.set(userId, hearsMatches(read[i]?.events)));
     };
     const [markers, purging] = await Promise.all([
       listed(),

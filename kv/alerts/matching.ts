@@ -13,7 +13,7 @@ import type { JobContext } from "../jobs/types.ts";
 import { addJob } from "../jobs/schedule.ts";
 import { tasks } from "../keyspace.ts";
 import { findCandidates } from "./candidates.ts";
-import type { IndexedAlert } from "./index.ts";
+import type { IndexedAlert } from "./pages.ts";
 import { recordMatches } from "./match_parts.ts";
 
 /** Adds the matching of a newly published task to its creation's atomic. */

@@ -1,11 +1,12 @@
 /**
- * Word pages as last decoded, kept on the store handle by key and versionstamp: every task reads
- * the same hot pages (`*`, common word starts), so each version is parsed and its filters
- * normalized once, not once per task. A versionstamp names one write, so a hit is that value.
+ * Index pages as last decoded, kept on the store handle: every task reads the same hot pages
+ * (`*`, common word starts, busy cities and cells), so each is parsed and its filters normalized
+ * once, not once per task. Kept under the page's token in its place's stamp (new with every write
+ * of the page), or for a place written before stamps, under the page's versionstamp.
  */
 import { type AlertCriteria, alertCriteria } from "../../domain/alerts/alert.ts";
 import { Recent } from "../store/recent.ts";
-import { decodePage, type IndexedAlert } from "./index.ts";
+import { decodePage, type IndexedAlert } from "./pages.ts";
 import { keptOnHandle } from "../store/handle.ts";
 
 /** An alert the index gave, with the criteria explore's predicate reads (normalized once). */
@@ -13,18 +14,16 @@ export interface Candidate extends IndexedAlert {
   criteria: AlertCriteria;
 }
 
-/** A word page decoded: the number of further pages (page 0) and its candidates. */
+/** A page decoded: the number of further pages (page 0) and its candidates. */
 export interface DecodedPage {
   more: number;
   entries: readonly Candidate[];
 }
 
-/** Pages and alerts remembered: the hot pages of a large index, a few MB of heap. */
-const MAX_PAGES = 512;
-const MAX_ENTRIES = 20_000;
-/** Word starts whose page count is remembered. */
-const MAX_COUNTS = 4096;
-const MEMO = Symbol("alert word pages");
+/** Pages and alerts remembered: the hot pages of a large index, tens of MB of heap. */
+const MAX_PAGES = 65_536;
+const MAX_ENTRIES = 200_000;
+const MEMO = Symbol("alert index pages");
 const EMPTY: DecodedPage = { more: 0, entries: [] };
 
 /** `alert`, as decoded from the store (so ours to change), with its criteria. */
@@ -34,41 +33,36 @@ export function candidateOf(alert: IndexedAlert): Candidate {
   return candidate;
 }
 
-/** One handle's memory: pages by key and version; each start's count of further pages. */
-interface Memory {
-  pages: Recent<DecodedPage>;
-  more: Recent<number>;
+function memoryOf(kv: Deno.Kv): Recent<DecodedPage> {
+  return keptOnHandle(
+    kv,
+    MEMO,
+    () => new Recent<DecodedPage>(MAX_PAGES, MAX_ENTRIES, (p) => 1 + p.entries.length),
+  );
 }
 
-function memoryOf(kv: Deno.Kv): Memory {
-  return keptOnHandle(kv, MEMO, () => ({
-    pages: new Recent<DecodedPage>(MAX_PAGES, MAX_ENTRIES, (p) => 1 + p.entries.length),
-    more: new Recent<number>(MAX_COUNTS, MAX_COUNTS, () => 1),
-  }));
-}
-
-/** The page `entry` holds, decoded, from this handle's memory when it holds that version. */
-export function decodedPage(kv: Deno.Kv, entry: Deno.KvEntryMaybe<Uint8Array>): DecodedPage {
-  if (entry.value === null) return EMPTY;
-  const memo = memoryOf(kv).pages;
-  const id = `${JSON.stringify(entry.key)}@${entry.versionstamp}`;
-  let page = memo.get(id);
-  if (page === undefined) {
-    const read = decodePage(entry.value);
-    page = { more: read.more ?? 0, entries: read.entries.map(candidateOf) };
-    memo.set(id, page);
-  }
-  return page;
+/** The page remembered under `id` (its place, number and token), if this handle holds it. */
+export function rememberedPage(kv: Deno.Kv, id: string): DecodedPage | undefined {
+  return memoryOf(kv).get(id);
 }
 
 /**
- * How many further pages `prefix` had when its page 0 was last read here, or undefined: a hint of
- * what to read ahead, never an answer (page 0 as read says which pages count).
+ * The page `entry` holds, decoded, kept under `id` (its place, number and token) or, for a place
+ * without a stamp, under its key and versionstamp: from this handle's memory when held.
  */
-export function lastKnownMore(kv: Deno.Kv, prefix: string): number | undefined {
-  return memoryOf(kv).more.get(prefix);
-}
-
-export function rememberMore(kv: Deno.Kv, prefix: string, more: number): void {
-  memoryOf(kv).more.set(prefix, more);
+export function decodedPage(
+  kv: Deno.Kv,
+  entry: Deno.KvEntryMaybe<Uint8Array>,
+  id?: string,
+): DecodedPage {
+  if (entry.value === null) return EMPTY;
+  const memo = memoryOf(kv);
+  const at = id ?? `${JSON.stringify(entry.key)}@${entry.versionstamp}`;
+  let page = memo.get(at);
+  if (page === undefined) {
+    const read = decodePage(entry.value);
+    page = { more: read.more ?? 0, entries: read.entries.map(candidateOf) };
+    memo.set(at, page);
+  }
+  return page;
 }

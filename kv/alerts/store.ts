@@ -9,7 +9,8 @@ import type { UserRecord } from "../../domain/users/user.ts";
 import { atomically, commit } from "../commit.ts";
 import { addJob } from "../jobs/schedule.ts";
 import { alerts, users } from "../keyspace.ts";
-import { fileAlert, type Placement, unfileAlert, WordPages } from "./index.ts";
+import { fileAlert, type Placement, unfileAlert } from "./index.ts";
+import { Pages } from "./pages.ts";
 
 const CONFLICT = "The account's alerts changed too often to complete the request; try again";
 
@@ -36,13 +37,9 @@ export async function getAlert(
 }
 
 /** The stored form of `alert`, filed in `op` when enabled. */
-async function stored(
-  op: Deno.AtomicOperation,
-  pages: WordPages,
-  alert: AlertRecord,
-): Promise<StoredAlert> {
+async function stored(pages: Pages, alert: AlertRecord): Promise<StoredAlert> {
   const { placement: _, ...record } = alert as StoredAlert;
-  return alert.enabled ? { ...record, placement: await fileAlert(op, pages, alert) } : record;
+  return alert.enabled ? { ...record, placement: await fileAlert(pages, alert) } : record;
 }
 
 /**
@@ -64,10 +61,10 @@ export function createAlert(kv: Deno.Kv, alert: AlertRecord): Promise<StoredAler
         `An account may have at most ${MAX_ALERTS} alerts; delete one first`,
       );
     }
-    const pages = new WordPages(kv);
+    const pages = new Pages(kv);
     const op = kv.atomic().check(count).check(user)
       .check({ key: alerts.record(alert.userId, alert.id), versionstamp: null });
-    const record = await stored(op, pages, alert);
+    const record = await stored(pages, alert);
     pages.writeTo(op);
     op.set(alerts.record(alert.userId, alert.id), record).set(alerts.count(alert.userId), held + 1);
     return { value: record, op };
@@ -89,10 +86,10 @@ export function changeAlert(
   return atomically(CONFLICT, async () => {
     const entry = await kv.get<StoredAlert>(alerts.record(request.userId, request.alertId));
     if (!entry.value) throw notFound("Alert");
-    const pages = new WordPages(kv);
+    const pages = new Pages(kv);
     const op = kv.atomic().check(entry);
     await unfileAlert(op, pages, entry.value);
-    const record = await stored(op, pages, request.change(entry.value));
+    const record = await stored(pages, request.change(entry.value));
     pages.writeTo(op);
     op.set(entry.key, record);
     return { value: record, op };
@@ -107,7 +104,7 @@ export function deleteAlert(kv: Deno.Kv, userId: string, alertId: string): Promi
       alerts.count(userId),
     ]);
     if (!entry.value) return { value: false };
-    const pages = new WordPages(kv);
+    const pages = new Pages(kv);
     const op = kv.atomic().check(entry).check(count);
     await unfileAlert(op, pages, entry.value);
     pages.writeTo(op);

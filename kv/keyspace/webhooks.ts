@@ -9,6 +9,15 @@ export const webhooks = {
    * event, so an endpoint change concurrent with the write makes the write read it again.
    */
   subscription: (userId: string): Deno.KvKey => ["webhook_subscriptions", userId],
+  subscriptionsRoot: (): Deno.KvKey => ["webhook_subscriptions"],
+  /**
+   * A shard of the accounts whose subscription selects `task.matched` (kv/webhooks/listeners.ts),
+   * rewritten under a check in the same atomic as a subscription that starts or stops selecting it:
+   * a task's matching reads a few shards, not one subscription per owner matched.
+   */
+  matchedListeners: (shard: number): Deno.KvKey => ["webhook_listeners", "task.matched", shard],
+  /** Present once the shards hold every listener (built at start-up in a store written before). */
+  matchedListenersBuilt: (): Deno.KvKey => ["meta", "webhook_listeners_built"],
   /** One event's delivery to one endpoint, newest first by the event's ULID. */
   delivery: (webhookId: string, eventUlid: string): Deno.KvKey => [
     "webhook_deliveries",

@@ -8,6 +8,7 @@ import { MAX_WEBHOOKS, type WebhookRecord } from "../../domain/webhooks/webhook.
 import { atomically } from "../commit.ts";
 import { addEffects, type Effects, type Subscription } from "../effects.ts";
 import { webhooks } from "../keyspace.ts";
+import { hearsMatches, writeListener } from "./listeners.ts";
 
 const CONFLICT = "The account's webhooks changed too often to complete; try again";
 
@@ -53,7 +54,9 @@ export interface WebhookChange {
 
 /**
  * Applies a change to one endpoint and rewrites the subscription, under a check of the
- * subscription entry: every endpoint change of the account is serialized by it. Returns the
+ * subscription entry: every endpoint change of the account is serialized by it. A change that
+ * makes the account start or stop hearing `task.matched` rewrites its listeners' shard too
+ * (listeners.ts). Returns the
  * endpoint as written (or as it was, when deleted); null when nothing was written.
  */
 export function changeWebhook(kv: Deno.Kv, request: WebhookChange): Promise<WebhookRecord | null> {
@@ -73,7 +76,12 @@ export function changeWebhook(kv: Deno.Kv, request: WebhookChange): Promise<Webh
       op.set(webhooks.record(userId, webhookId), next);
       rest.push(next);
     }
-    op.set(webhooks.subscription(userId), subscriptionOf(rest));
+    const subscribed = subscriptionOf(rest);
+    const hears = hearsMatches(subscribed.events);
+    if (hearsMatches(subscription.value?.events) !== hears) {
+      await writeListener(kv, op, { userId, hears });
+    }
+    op.set(webhooks.subscription(userId), subscribed);
     const after = next === DELETE ? null : next;
     if (request.effects) {
       await addEffects(kv, op, {

@@ -18,15 +18,24 @@ export async function postAlert(
   return await res.json();
 }
 
-/** Every place the index files `alertId` under: list entry keys, and word pages holding it. */
+/**
+ * Every place the index files `alertId` under: pages holding it ("w/kit", "n/paris", "g/0:u09t"),
+ * and list entries of the index's layout 1 ("legacy n/paris", "legacy g/0/u09t").
+ */
 export async function indexPlaces(kv: Deno.Kv, alertId: string): Promise<string[]> {
   const places: string[] = [];
   for await (const entry of kv.list<{ id: string }>({ prefix: ["alert_index"] })) {
-    if (entry.value.id === alertId) places.push(entry.key.slice(1, -1).map(String).join("/"));
+    if (entry.value.id !== alertId) continue;
+    places.push(`legacy ${entry.key.slice(1, -1).map(String).join("/")}`);
   }
+  const holds = (bytes: Uint8Array) =>
+    (JSON.parse(new TextDecoder().decode(bytes)) as { entries: { id: string }[] }).entries
+      .some((e) => e.id === alertId);
   for await (const entry of kv.list<Uint8Array>({ prefix: ["alert_words"] })) {
-    const page = JSON.parse(new TextDecoder().decode(entry.value)) as { entries: { id: string }[] };
-    if (page.entries.some((e) => e.id === alertId)) places.push(`w/${String(entry.key[1])}`);
+    if (holds(entry.value)) places.push(`w/${String(entry.key[1])}`);
+  }
+  for await (const entry of kv.list<Uint8Array>({ prefix: ["alert_pages"] })) {
+    if (holds(entry.value)) places.push(`${String(entry.key[1])}/${String(entry.key[2])}`);
   }
   return places.sort();
 }

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { Background } from "../../domain/background.ts";
+import { webhooks } from "../../kv/keyspace.ts";
 import { bareEnv, followLog, startMain } from "./main_process.ts";
 
 Deno.test("Background.stop waits for the runs under way before it resolves", async () => {
@@ -82,6 +83,46 @@ Deno.test("a SIGTERM of deno task start, busy or idle, logs no error", async () 
       assert.doesNotMatch(errText, /error/i, `${round}: stderr`);
       assert.equal(log.lines.filter((l) => l.msg === "shutting down").length, 2);
     }
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
+});
+
+Deno.test("a SIGTERM while the store is being brought up logs no error; the next start finishes it", async () => {
+  const cwd = await Deno.makeTempDir({ prefix: "shutdown_test_" });
+  try {
+    // A store from before the task.matched listeners' shards, with enough subscriptions that
+    // building them is still under way when the service has just started listening.
+    await Deno.mkdir(`${cwd}/data`);
+    const kv = await Deno.openKv(`${cwd}/data/marketplace.sqlite3`);
+    for (let batch = 0; batch < 120; batch++) {
+      const op = kv.atomic();
+      for (let i = 0; i < 500; i++) {
+        const userId = crypto.randomUUID();
+        op.set(webhooks.subscription(userId), { events: ["task.matched"], revision: userId });
+      }
+      assert.ok((await op.commit()).ok);
+    }
+    kv.close();
+    const child = startMain(cwd, bareEnv({ PORT: "0", WORKERS: "1" }));
+    const log = followLog(child);
+    await log.waitFor(1, (l) => l.msg === "listening");
+    child.kill("SIGTERM");
+    const status = await child.status;
+    await log.reading;
+    assert.equal(status.code, 0, await log.stderr);
+    assert.deepEqual(log.lines.filter((l) => l.level === "error"), []);
+    // The upgrade was waited for: it either finished or says it was left for the next start.
+    const upgrade = log.lines.filter((l) => /task\.matched listeners/.test(l.msg));
+    assert.equal(upgrade.length, 1, JSON.stringify(log.lines));
+
+    const again = startMain(cwd, bareEnv({ PORT: "0", WORKERS: "1" }));
+    const next = followLog(again);
+    await next.waitFor(1, (l) => l.msg === "task.matched listeners built");
+    again.kill("SIGTERM");
+    assert.equal((await again.status).code, 0, await next.stderr);
+    await next.reading;
+    assert.deepEqual(next.lines.filter((l) => l.level === "error"), []);
   } finally {
     await Deno.remove(cwd, { recursive: true });
   }

@@ -1,4 +1,5 @@
 /** A service on in-memory KV with its job runner running, and shortcuts for endpoints. */
+import { buildListeners } from "../../kv/webhooks/listeners.ts";
 import { deliveryPolicy } from "../../domain/settings.ts";
 import { testSettings } from "../settings_fixtures.ts";
 import type { DeliveryPolicy } from "../../domain/webhooks/webhook_schedule.ts";
@@ -30,6 +31,8 @@ export async function workingService(
 ): Promise<WorkingService> {
   const settings: Partial<SettingsInput> = { WEBHOOK_ALLOW_PRIVATE: "true", ...options.settings };
   const svc = await setup({ settings });
+  // As main.ts at start-up on a new store: the task.matched listeners' shards, complete.
+  await buildListeners(svc.kv);
   const policy = { ...deliveryPolicy(testSettings(settings)), ...FAST, ...options.policy };
   // Reads deps.now at each call, so a clock a test swaps in drives the jobs too.
   const jobs = startJobs({ kv: svc.kv, now: () => svc.deps.now(), webhooks: policy });
