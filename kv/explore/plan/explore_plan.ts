@@ -283,9 +283,10 @@ async function choosePlan(kv: Deno.Kv, query: PlanQuery, source: PlanSource): Pr
   // candidate its facet passes, only to learn the words, while a word scan rejects on the facet
   // alone. Against a word scan, whose count is exact, a geo scan counts at its upper bound: its
   // estimate assumes tasks spread evenly over coarse cells, far too low for a circle on a city
-  // (docs/explore.md, "Planner"). A word read zone by zone also pays a list per zone.
+  // (docs/explore.md, "Planner"). A word read zone by zone also pays its lists, and a document
+  // for every candidate: its entry holds no card to show.
   const cost = (d: Driver) => {
-    const docs = filters.search.length > 0 && d.wordsFromDocs;
+    const docs = (filters.search.length > 0 && d.wordsFromDocs) || d.bare === true;
     const size = docs ? (d.upper ?? d.estimate) : d.estimate;
     const read = Math.min(size, (query.limit + 1) / Math.max(1e-9, passOthers(d)));
     return read * (docs ? 1 + DOC_COST : 1) + (d.lists ?? 0) * (LIST_COST + FIRST_BATCH);

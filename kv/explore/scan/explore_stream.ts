@@ -14,6 +14,7 @@ import {
 import { packedFacet } from "../index/explore_packed_facet.ts";
 import { PACKED_ITEM_LENGTH } from "../../tasks/packed_item.ts";
 import { keyId } from "../../tasks/task_indexes.ts";
+import type { RangeRead } from "./explore_range.ts";
 
 /**
  * One candidate: its order key, its payment class (which names its document's key), its facet
@@ -114,6 +115,7 @@ export class PrefixStream {
   #batch: number;
   #before: string | null;
   #read = false;
+  #range: { read: RangeRead; index: number } | undefined;
 
   private readonly prefix: Deno.KvKey;
   private readonly work: Work;
@@ -127,8 +129,11 @@ export class PrefixStream {
       work: Work;
       /** Entries of the first read. */
       batch?: number;
+      /** A list of several prefixes, this one its `index`th, that makes the first read. */
+      range?: { read: RangeRead; index: number };
     },
   ) {
+    this.#range = stream.range;
     this.prefix = stream.prefix;
     this.work = stream.work;
     this.#before = stream.before;
@@ -207,6 +212,10 @@ export class PrefixStream {
    * expected to need.
    */
   async fill(cap = Infinity): Promise<void> {
+    if (this.#range && !this.#read) {
+      const part = await this.#range.read.part(this.#range.index);
+      if (part !== null) return this.#whole(part);
+    }
     const selector: Deno.KvListSelector = this.#before === null
       ? { prefix: this.prefix }
       : { start: this.prefix, end: [...this.prefix, this.#before] };
@@ -231,6 +240,21 @@ export class PrefixStream {
     if (buffer.length < batch) this.#done = true;
     else this.#before = buffer[buffer.length - 1].key;
     this.#batch = Math.min(MAX_BATCH, batch * 2);
+  }
+
+  /** Takes every entry of its prefix (oldest first, as a range lists them) below `before`. */
+  #whole(entries: Deno.KvEntry<EntryValue>[]): void {
+    this.#read = true;
+    const buffer: Candidate[] = [];
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const key = entries[i].key[entries[i].key.length - 1] as string;
+      if (this.#before === null || key < this.#before) {
+        buffer.push(candidateOf(key, entries[i].value));
+      }
+    }
+    this.#buffer = buffer;
+    this.#at = 0;
+    this.#done = true;
   }
 }
 
