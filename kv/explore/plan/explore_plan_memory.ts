@@ -37,6 +37,8 @@ export class PlanMemory {
    * `the` is in most tasks, `help` in few, where the planner can only assume one share for both.
    */
   readonly shares = new Recent<number>(MAX_SHARES, MAX_SHARES, () => 1);
+  /** How deep circles' first pages read against their even-spread estimate (`explore_geo_depth.ts`). */
+  readonly depths = new Recent<number>(MAX_SHARES, MAX_SHARES, () => 1);
 }
 
 /** The memory key of a search by undriven words alone (with `hasSpots`, which the share counts). */

@@ -209,9 +209,11 @@ export class PrefixStream {
   /**
    * Reads the next batch, strictly older than everything read so far, after what is still
    * buffered; `cap` bounds a batch that would otherwise have doubled past what the page is
-   * expected to need.
+   * expected to need, and `want`, what the merge expects of this stream, sets the batch instead
+   * (a refill then reads past a doubled batch where the page needs it: refilled at most double,
+   * a sparse circle's densest stream ran dry again a round trip later).
    */
-  async fill(cap = Infinity): Promise<void> {
+  async fill(cap = Infinity, want?: number): Promise<void> {
     if (this.#range && !this.#read) {
       const part = await this.#range.read.part(this.#range.index);
       if (part !== null) return this.#whole(part);
@@ -220,7 +222,9 @@ export class PrefixStream {
       ? { prefix: this.prefix }
       : { start: this.prefix, end: [...this.prefix, this.#before] };
     this.#read = true;
-    const batch = Math.min(this.#batch, Math.max(FIRST_BATCH, Math.ceil(cap)));
+    const batch = want === undefined
+      ? Math.min(this.#batch, Math.max(FIRST_BATCH, Math.ceil(cap)))
+      : Math.min(MAX_BATCH, Math.max(FIRST_BATCH, Math.ceil(want)));
     const buffer: Candidate[] = [];
     const iter = this.kv.list<EntryValue>(selector, {
       reverse: true,
@@ -306,14 +310,17 @@ export class UnionStream {
    * dry, a sparse geo page took ~7 sequential round trips at 1M bench tasks.
    */
   #refills(empty: PrefixStream[], need: number): Promise<void>[] {
-    const fills = empty.map((s) => s.fill(need));
-    if (need === Infinity) return fills;
     const taken = this.streams.reduce((sum, s) => sum + s.taken, 0);
-    if (taken === 0) return fills;
+    if (need === Infinity || taken === 0) return empty.map((s) => s.fill(need));
+    const fills: Promise<void>[] = [];
     for (const s of this.streams) {
-      if (s.needsFill || !s.more) continue;
+      if (!s.more) continue;
       const expected = need * s.taken / taken;
-      if (s.buffered < expected) fills.push(s.fill(expected - s.buffered));
+      if (s.needsFill) fills.push(s.fill(need, expected));
+      else if (s.buffered < expected) {
+        const want = expected - s.buffered;
+        fills.push(s.fill(want, want));
+      }
     }
     return fills;
   }
