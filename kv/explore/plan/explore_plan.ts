@@ -17,7 +17,13 @@ import { wordDrivers } from "./explore_plan_words.ts";
 import { indexCovers } from "../index/explore_words.ts";
 import { explore } from "../../keyspace.ts";
 import { keyId } from "../../tasks/task_indexes.ts";
-import { type PlanMemory, planMemory, undrivenKey } from "./explore_plan_memory.ts";
+import {
+  circleShareKey,
+  learnShare,
+  type PlanMemory,
+  planMemory,
+  undrivenKey,
+} from "./explore_plan_memory.ts";
 import { counterReader, rememberedCounters } from "./explore_plan_counters.ts";
 import { adoptEarly, type EarlyLists, sendEarly } from "./explore_plan_early.ts";
 
@@ -40,6 +46,13 @@ export const DEPTH_MARGIN = 1.5;
  * ten times low around a city (docs/explore.md, "Planner"); the page then measures it.
  */
 export const ZONED_CIRCLE_SHARE = 0.5;
+
+/**
+ * The share of a measured circle share (`circleShareKey`) a plan counts on: the measure averages
+ * pages that vary, and a page whose circle keeps less than that read its documents twice, a
+ * round trip more.
+ */
+export const KEPT_MARGIN = 0.8;
 
 /**
  * The candidate drivers of a query, with estimated sizes; the smallest wins. A search this
@@ -263,9 +276,15 @@ async function choosePlan(kv: Deno.Kv, query: PlanQuery, source: PlanSource): Pr
   // there in one list instead of one round trip per doubled batch. A word read in the circle's
   // zones only has passed most of the circle already: the circle's share of those zones' tasks
   // (the geo driver's estimate over its cells' count) is what is left to pass.
+  // Around a city that estimate runs about ten times low: where the instance has measured what
+  // such circles keep (`circleShareKey`), the measure stands for it, in the final share too, at
+  // `KEPT_MARGIN` of it.
+  const circleKey = circleShareKey(filters);
+  const measured = circleKey === null ? undefined : source.memory.shares.get(circleKey);
+  const kept = measured === undefined ? undefined : measured * KEPT_MARGIN;
   const share = (d: Driver, of: Driver) =>
     of.zoned && d.name === "geo" && d.upper
-      ? Math.min(1, d.estimate / d.upper)
+      ? kept ?? Math.min(1, d.estimate / d.upper)
       : Math.min(1, d.estimate / total);
   const passOthers = (of: Driver) =>
     drivers.reduce((p, d) => d === of ? p : p * share(d, of), undriven);
@@ -276,7 +295,7 @@ async function choosePlan(kv: Deno.Kv, query: PlanQuery, source: PlanSource): Pr
     drivers.reduce((p, d) => {
       if (d === of || (of.bare ? isBase(d) : !d.bare)) return p;
       const s = share(d, of);
-      return p * (of.zoned && d.name === "geo" ? Math.max(s, ZONED_CIRCLE_SHARE) : s);
+      return p * (of.zoned && d.name === "geo" ? kept ?? Math.max(s, ZONED_CIRCLE_SHARE) : s);
     }, undriven);
   // A scan's length to fill a page is about proportional to its driver's size, but not its cost
   // per candidate: with a search, a geo, country or name scan reads a document for every
@@ -299,12 +318,15 @@ async function choosePlan(kv: Deno.Kv, query: PlanQuery, source: PlanSource): Pr
   // Where the final check is the undriven words' alone, the page measures their share.
   const learns = undrivenWords.length > 0 && undrivenWords.length === filters.search.length &&
     !best.bare && source.dry === undefined;
+  const learnsCircle = circleKey !== null && best.zoned && source.dry === undefined;
   return {
     driver: best,
     depth,
     finalShare: finalShare(best),
     learnShare: learns
       ? (measured) => source.memory.shares.set(undrivenKeyed, measured)
+      : learnsCircle
+      ? (measured) => learnShare(source.memory, circleKey, measured)
       : undefined,
   };
 }

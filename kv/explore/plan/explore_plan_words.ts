@@ -16,6 +16,7 @@ import {
   type EntryValue,
   FIRST_BATCH,
   LIST_COST,
+  MAX_BATCH,
   PrefixStream,
   type Work,
 } from "../scan/explore_stream.ts";
@@ -138,14 +139,13 @@ export async function wordDrivers(
   // A zone read alone holds the whole page; merged zones share it, each read to its expected
   // share of the page with a margin of three standard deviations: a zone cut short costs a
   // round trip, an entry too many only its read, and a rare word spans a hundred zones.
-  const first = zones.length === 1 ? batch : FIRST_BATCH;
   const zonePlan = (depth: number): ZoneStreams => ({
     expansion,
     reached: (z) => reach === null || reach.has(z.zone),
     batch: (z) => {
       const expected = depth * z.size;
       const margin = Math.ceil(expected + 3 * Math.sqrt(expected)) + 2;
-      return deepBatch(Math.min(first, z.size + 1, margin), expected);
+      return Math.min(z.size + 1, MAX_BATCH, Math.max(margin, zones.length === 1 ? batch : 0));
     },
     before: after,
     work,
