@@ -39,6 +39,14 @@ const PROBE_LIMIT = 32;
 /** First lists read this many times what the centre's density says (it falls off within a city). */
 const DENSITY_SAFETY = 2;
 
+/**
+ * The least first batch of a stream expected to give `expected` entries to the page: its
+ * expectation plus three standard deviations and 2, at most `FIRST_BATCH`.
+ */
+function smallBatch(expected: number): number {
+  return Math.min(FIRST_BATCH, Math.ceil(expected + 3 * Math.sqrt(expected)) + 2);
+}
+
 interface CellPlan {
   cell: string;
   /** Tasks the cell holds: exact at the counters' precision, else an even-spread estimate. */
@@ -154,7 +162,10 @@ export async function geoDriver(
         // One more than expected, so that a stream read whole knows it is done.
         const even = learnedBatch(depth, share * size) ?? Math.ceil(share * size) + 1;
         const local = deep ? deep(layer, cell, parent.count) : 0;
-        const batch = Math.min(MAX_FIRST_BATCH, Math.max(FIRST_BATCH, even, local));
+        // Not a full first batch for a stream the page takes a few entries of, if any: a circle
+        // on a city read 16 entries of each of a dozen radius-class cells for a handful taken.
+        const floor = layer.maxRadiusKm > 0 ? smallBatch(share * size) : FIRST_BATCH;
+        const batch = Math.min(MAX_FIRST_BATCH, Math.max(floor, even, local));
         const prefix = explore.byCellPrefix(layer.name, cell);
         plans.push({ prefix, batch, expected: share * size });
       }
