@@ -16,7 +16,6 @@ import { Payment } from "../../../domain/tasks/task.ts";
 import { wordDrivers } from "./explore_plan_words.ts";
 import { indexCovers } from "../index/explore_words.ts";
 import { explore } from "../../keyspace.ts";
-import { keyId } from "../../tasks/task_indexes.ts";
 import {
   circleShareKey,
   learnShare,
@@ -24,7 +23,7 @@ import {
   planMemory,
   undrivenKey,
 } from "./explore_plan_memory.ts";
-import { counterReader, rememberedCounters } from "./explore_plan_counters.ts";
+import { classBatches, counterReader, rememberedCounters } from "./explore_plan_counters.ts";
 import { adoptEarly, type EarlyLists, sendEarly } from "./explore_plan_early.ts";
 
 /**
@@ -147,28 +146,6 @@ const MAX_WIDEN = 4;
  */
 function widen(finalShare: number): number {
   return Math.min(MAX_WIDEN, 1 / Math.max(1e-9, finalShare));
-}
-
-/**
- * First lists of the payment classes merged by a page that reads no counters: each holds the
- * page's expected depth (`first`), unless the instance remembers the classes' counts, which size
- * each to its share of the `expected` documents the page reads, with a margin of two standard
- * deviations (a list cut short costs a round trip, an entry too many only its read): the
- * pro-bono class, a quarter of the tasks, then lists far fewer entries.
- */
-function classBatches(
-  memory: PlanMemory,
-  classes: Payment[],
-  { first, expected }: { first: number; expected: number },
-): number[] {
-  if (classes.length < 2) return classes.map(() => first);
-  const counts = classes.map((c) => memory.counters.get(keyId(explore.countByPayment(c))));
-  const total = counts.reduce<number>((sum, n) => sum + (n ?? 0), 0);
-  if (counts.some((n) => n === undefined) || total === 0) return classes.map(() => first);
-  return counts.map((n) => {
-    const mean = expected * n! / total;
-    return Math.min(first, Math.ceil(mean + 2 * Math.sqrt(mean)) + 2);
-  });
 }
 
 /** What a plan is made from: counters (read or remembered) and the base driver's builders. */
