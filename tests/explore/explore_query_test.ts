@@ -306,11 +306,11 @@ Deno.test("explore indexes only the words a search drives by", async (t) => {
     ["Painter, avec pinceaux", "to paint the door"],
     ["Gardener", "hedges"],
   ];
-  const tasks = placedTasks(41, 120, () => ({ type: "city", name: "Town", coordinates: [10, 50] }))
+  const tasks = placedTasks(41, 600, () => ({ type: "city", name: "Town", coordinates: [10, 50] }))
     .map((task, i) => ({
       ...task,
-      title: texts[Math.min(i % 20, 2)][0],
-      description: texts[Math.min(i % 20, 2)][1],
+      title: texts[Math.min(i % 100, 2)][0],
+      description: texts[Math.min(i % 100, 2)][1],
     }));
   for (const task of tasks) await writeTask(kv, null, task);
 
