@@ -43,7 +43,8 @@ export async function exploreTasks(kv: Deno.Kv, query: ExploreQuery): Promise<Ex
   // fails the page when the scan waits for it.
   hidden.catch(() => {});
   const driver = await planScan(kv, { filters, after, limit, work });
-  const stream = new UnionStream(driver.streams());
+  const streams = driver.streams();
+  const stream = new UnionStream(streams);
   const budget = query.budget ?? DEFAULT_BUDGET;
   const page = await scanPage(kv, stream, {
     filters,
@@ -55,5 +56,8 @@ export async function exploreTasks(kv: Deno.Kv, query: ExploreQuery): Promise<Ex
     learnShare: driver.learnShare,
     work,
   });
+  if (driver.learnDepth && after === null && page.items.length === limit) {
+    driver.learnDepth(streams);
+  }
   return { ...page, plan: driver.name, work };
 }

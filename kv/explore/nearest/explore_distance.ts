@@ -286,14 +286,17 @@ export async function exploreByDistance(
     if (moved && unitsOf(work) >= budget) {
       return { items, next: { d: node.at, key: FRONTIER_KEY }, work };
     }
-    // The batch: every cell nearer than the match the page still needs last, when the queue
-    // holds that many, else every cell within the density's reach (growing batch after batch).
+    // The batch: every cell within the density's reach (growing batch after batch), and no
+    // farther than the match the page still needs last, when the queue holds that many. Not
+    // that match's distance alone: the probes' tasks are the first in key order of cells up to
+    // 39 km wide, and the page's last match among them lay several times past the reach (a
+    // dense page read cells 2.4 km out for matches within 0.6 km).
     const wanted = limit + 1 - items.length;
     const bound = queue.itemDistance(wanted);
     reach = reach < 0
       ? density.reach(from, wanted)
       : Math.max(density.reach(node.at, Math.max(1, wanted - queue.items)), 2 * reach);
-    const until = bound < Infinity ? bound : reach;
+    const until = Math.min(bound, reach);
     horizon = until;
     const batch: CellNode[] = [node];
     // The first batch: the small counter cells go with it, whatever their distance.

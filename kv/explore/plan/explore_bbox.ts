@@ -139,7 +139,10 @@ export async function bboxDriver(
         for (const precision of layer.precisions.filter((p) => p > COUNT_PRECISION)) {
           const finer = inside.flatMap((b) => cellsInBox(b, precision, MAX_FINE_CELLS) ?? [""]);
           if (finer.includes("") || finer.length > MAX_FINE_CELLS) break;
-          chosen = [...new Set(finer)];
+          // A part's edge on the counter cell's own edge meets the next cell's finer cells too:
+          // those are that cell's to read (each was listed twice, once for each counter cell).
+          const own = finer.filter((c) => c.startsWith(parent));
+          if (own.length > 0) chosen = [...new Set(own)];
         }
       }
       const size = count / chosen.length;

@@ -44,6 +44,11 @@ export interface Driver {
    */
   learnShare?: (share: number) => void;
   /**
+   * Set where a full first page should teach the instance's memory how deep it read its streams
+   * (the ones `streams` gave, in that order): a circle alone (`explore_geo_depth.ts`).
+   */
+  learnDepth?: (streams: PrefixStream[]) => void;
+  /**
    * Its streams; `depth`, the share of its entries the page is expected to read (0 to 1), sizes
    * the first lists of the drivers whose counters are exact (geo and bbox size their own, and
    * read `widen` times deeper for a final check that keeps a small share).

@@ -16,9 +16,14 @@ import { Payment } from "../../../domain/tasks/task.ts";
 import { wordDrivers } from "./explore_plan_words.ts";
 import { indexCovers } from "../index/explore_words.ts";
 import { explore } from "../../keyspace.ts";
-import { keyId } from "../../tasks/task_indexes.ts";
-import { type PlanMemory, planMemory, undrivenKey } from "./explore_plan_memory.ts";
-import { counterReader, rememberedCounters } from "./explore_plan_counters.ts";
+import {
+  circleShareKey,
+  learnShare,
+  type PlanMemory,
+  planMemory,
+  undrivenKey,
+} from "./explore_plan_memory.ts";
+import { classBatches, counterReader, rememberedCounters } from "./explore_plan_counters.ts";
 import { adoptEarly, type EarlyLists, sendEarly } from "./explore_plan_early.ts";
 
 /**
@@ -40,6 +45,21 @@ export const DEPTH_MARGIN = 1.5;
  * ten times low around a city (docs/explore.md, "Planner"); the page then measures it.
  */
 export const ZONED_CIRCLE_SHARE = 0.5;
+
+/**
+ * What a driver whose candidates wait for their documents pays for that wait, in units of one
+ * listed entry (ten lists' worth): its page waits for a round trip more than one whose entries
+ * are the documents, and a word in a tenth of 2,000 tasks, its zones now read in a few ranges,
+ * took a page of 1 round trip to 2 for a few dozen entries fewer.
+ */
+export const DOCS_TRIP_COST = 10 * LIST_COST;
+
+/**
+ * The share of a measured circle share (`circleShareKey`) a plan counts on: the measure averages
+ * pages that vary, and a page whose circle keeps less than that read its documents twice, a
+ * round trip more.
+ */
+export const KEPT_MARGIN = 0.8;
 
 /**
  * The candidate drivers of a query, with estimated sizes; the smallest wins. A search this
@@ -134,28 +154,6 @@ const MAX_WIDEN = 4;
  */
 function widen(finalShare: number): number {
   return Math.min(MAX_WIDEN, 1 / Math.max(1e-9, finalShare));
-}
-
-/**
- * First lists of the payment classes merged by a page that reads no counters: each holds the
- * page's expected depth (`first`), unless the instance remembers the classes' counts, which size
- * each to its share of the `expected` documents the page reads, with a margin of two standard
- * deviations (a list cut short costs a round trip, an entry too many only its read): the
- * pro-bono class, a quarter of the tasks, then lists far fewer entries.
- */
-function classBatches(
-  memory: PlanMemory,
-  classes: Payment[],
-  { first, expected }: { first: number; expected: number },
-): number[] {
-  if (classes.length < 2) return classes.map(() => first);
-  const counts = classes.map((c) => memory.counters.get(keyId(explore.countByPayment(c))));
-  const total = counts.reduce<number>((sum, n) => sum + (n ?? 0), 0);
-  if (counts.some((n) => n === undefined) || total === 0) return classes.map(() => first);
-  return counts.map((n) => {
-    const mean = expected * n! / total;
-    return Math.min(first, Math.ceil(mean + 2 * Math.sqrt(mean)) + 2);
-  });
 }
 
 /** What a plan is made from: counters (read or remembered) and the base driver's builders. */
@@ -263,9 +261,15 @@ async function choosePlan(kv: Deno.Kv, query: PlanQuery, source: PlanSource): Pr
   // there in one list instead of one round trip per doubled batch. A word read in the circle's
   // zones only has passed most of the circle already: the circle's share of those zones' tasks
   // (the geo driver's estimate over its cells' count) is what is left to pass.
+  // Around a city that estimate runs about ten times low: where the instance has measured what
+  // such circles keep (`circleShareKey`), the measure stands for it, in the final share too, at
+  // `KEPT_MARGIN` of it.
+  const circleKey = circleShareKey(filters);
+  const measured = circleKey === null ? undefined : source.memory.shares.get(circleKey);
+  const kept = measured === undefined ? undefined : measured * KEPT_MARGIN;
   const share = (d: Driver, of: Driver) =>
     of.zoned && d.name === "geo" && d.upper
-      ? Math.min(1, d.estimate / d.upper)
+      ? kept ?? Math.min(1, d.estimate / d.upper)
       : Math.min(1, d.estimate / total);
   const passOthers = (of: Driver) =>
     drivers.reduce((p, d) => d === of ? p : p * share(d, of), undriven);
@@ -276,19 +280,21 @@ async function choosePlan(kv: Deno.Kv, query: PlanQuery, source: PlanSource): Pr
     drivers.reduce((p, d) => {
       if (d === of || (of.bare ? isBase(d) : !d.bare)) return p;
       const s = share(d, of);
-      return p * (of.zoned && d.name === "geo" ? Math.max(s, ZONED_CIRCLE_SHARE) : s);
+      return p * (of.zoned && d.name === "geo" ? kept ?? Math.max(s, ZONED_CIRCLE_SHARE) : s);
     }, undriven);
   // A scan's length to fill a page is about proportional to its driver's size, but not its cost
   // per candidate: with a search, a geo, country or name scan reads a document for every
   // candidate its facet passes, only to learn the words, while a word scan rejects on the facet
   // alone. Against a word scan, whose count is exact, a geo scan counts at its upper bound: its
   // estimate assumes tasks spread evenly over coarse cells, far too low for a circle on a city
-  // (docs/explore.md, "Planner"). A word read zone by zone also pays a list per zone.
+  // (docs/explore.md, "Planner"). A word read zone by zone also pays its lists, and a document
+  // for every candidate: its entry holds no card to show.
   const cost = (d: Driver) => {
-    const docs = filters.search.length > 0 && d.wordsFromDocs;
+    const docs = (filters.search.length > 0 && d.wordsFromDocs) || d.bare === true;
     const size = docs ? (d.upper ?? d.estimate) : d.estimate;
     const read = Math.min(size, (query.limit + 1) / Math.max(1e-9, passOthers(d)));
-    return read * (docs ? 1 + DOC_COST : 1) + (d.lists ?? 0) * (LIST_COST + FIRST_BATCH);
+    return read * (docs ? 1 + DOC_COST : 1) + (d.lists ?? 0) * (LIST_COST + FIRST_BATCH) +
+      (docs ? DOCS_TRIP_COST : 0);
   };
   // Ties go to the narrower index: the base one comes first and is only kept when strictly smaller.
   const best = drivers.reduce((best, d) => (cost(d) <= cost(best) ? d : best));
@@ -298,12 +304,15 @@ async function choosePlan(kv: Deno.Kv, query: PlanQuery, source: PlanSource): Pr
   // Where the final check is the undriven words' alone, the page measures their share.
   const learns = undrivenWords.length > 0 && undrivenWords.length === filters.search.length &&
     !best.bare && source.dry === undefined;
+  const learnsCircle = circleKey !== null && best.zoned && source.dry === undefined;
   return {
     driver: best,
     depth,
     finalShare: finalShare(best),
     learnShare: learns
       ? (measured) => source.memory.shares.set(undrivenKeyed, measured)
+      : learnsCircle
+      ? (measured) => learnShare(source.memory, circleKey, measured)
       : undefined,
   };
 }

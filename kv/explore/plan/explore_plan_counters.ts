@@ -1,12 +1,15 @@
 /**
  * The planner's counter reads: fresh ones, each key once a plan and the keys of one turn in one
- * getMany, remembered as they are read; or the instance's memory alone, for a plan from memory.
+ * getMany, remembered as they are read; or the instance's memory alone, for a plan from memory;
+ * and the payment classes' first lists sized by the counts remembered.
  */
 import type { CounterReader } from "./explore_driver.ts";
 import { DOC_COST, type Work } from "../scan/explore_stream.ts";
 import { GETMANY_MAX } from "../../store/limits.ts";
 import { keyId } from "../../tasks/task_indexes.ts";
 import type { PlanMemory } from "./explore_plan_memory.ts";
+import type { Payment } from "../../../domain/tasks/task.ts";
+import { explore } from "../../keyspace.ts";
 
 /**
  * A counter reader for one plan: drivers overlap (the geo driver and the zones read the same
@@ -59,4 +62,26 @@ export function rememberedCounters(memory: PlanMemory, dry: { missed: boolean })
     });
     return Promise.resolve(values);
   };
+}
+
+/**
+ * First lists of the payment classes merged by a page that reads no counters: each holds the
+ * page's expected depth (`first`), unless the instance remembers the classes' counts, which size
+ * each to its share of the `expected` documents the page reads, with a margin of two standard
+ * deviations (a list cut short costs a round trip, an entry too many only its read): the
+ * pro-bono class, a quarter of the tasks, then lists far fewer entries.
+ */
+export function classBatches(
+  memory: PlanMemory,
+  classes: Payment[],
+  { first, expected }: { first: number; expected: number },
+): number[] {
+  if (classes.length < 2) return classes.map(() => first);
+  const counts = classes.map((c) => memory.counters.get(keyId(explore.countByPayment(c))));
+  const total = counts.reduce<number>((sum, n) => sum + (n ?? 0), 0);
+  if (counts.some((n) => n === undefined) || total === 0) return classes.map(() => first);
+  return counts.map((n) => {
+    const mean = expected * n! / total;
+    return Math.min(first, Math.ceil(mean + 2 * Math.sqrt(mean)) + 2);
+  });
 }

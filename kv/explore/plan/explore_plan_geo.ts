@@ -17,6 +17,8 @@ import {
 } from "../scan/explore_stream.ts";
 import { explore } from "../../keyspace.ts";
 import { countId, Density, type Probe, probeAround } from "../nearest/explore_plan_distance.ts";
+import { geoDepthKey, learnDepth, learnedBatch } from "./explore_geo_depth.ts";
+import { planMemory } from "./explore_plan_memory.ts";
 
 /** Most cells a finer cover may take before the planner stops considering it (CPU bound). */
 export const MAX_FINE_CELLS = 32;
@@ -36,6 +38,14 @@ const PROBE_PRECISIONS = [5, 6];
 const PROBE_LIMIT = 32;
 /** First lists read this many times what the centre's density says (it falls off within a city). */
 const DENSITY_SAFETY = 2;
+
+/**
+ * The least first batch of a stream expected to give `expected` entries to the page: its
+ * expectation plus three standard deviations and 2, at most `FIRST_BATCH`.
+ */
+function smallBatch(expected: number): number {
+  return Math.min(FIRST_BATCH, Math.ceil(expected + 3 * Math.sqrt(expected)) + 2);
+}
 
 interface CellPlan {
   cell: string;
@@ -139,15 +149,25 @@ export async function geoDriver(
   // coarse cell read deeper than planned costs in proportion to its whole size.
   const planShare = Math.min(1, SHARE_SAFETY * share);
   const deep = probes ? localDepth(geo, { layers, counts: n, probes, limit }) : null;
-  const plans: { prefix: Deno.KvKey; batch: number }[] = [];
+  // An unprobed circle alone sizes its first lists by how deep the instance's last such pages
+  // read against the even spread: far deeper outside cities, where a page refilled its streams
+  // one round trip after another.
+  const memory = planMemory(kv);
+  const depthKey = after === null ? geoDepthKey(query.filters, probed) : null;
+  const depth = depthKey === null ? undefined : memory.depths.get(depthKey);
+  const plans: { prefix: Deno.KvKey; batch: number; expected: number }[] = [];
   for (const { layer, parents, finer } of sized) {
     for (const parent of parents) {
       for (const { cell, size } of cheapestCells(parent, finer, planShare)) {
         // One more than expected, so that a stream read whole knows it is done.
-        const even = Math.ceil(share * size) + 1;
+        const even = learnedBatch(depth, share * size) ?? Math.ceil(share * size) + 1;
         const local = deep ? deep(layer, cell, parent.count) : 0;
-        const batch = Math.min(MAX_FIRST_BATCH, Math.max(FIRST_BATCH, even, local));
-        plans.push({ prefix: explore.byCellPrefix(layer.name, cell), batch });
+        // Not a full first batch for a stream the page takes a few entries of, if any: a circle
+        // on a city read 16 entries of each of a dozen radius-class cells for a handful taken.
+        const floor = layer.maxRadiusKm > 0 ? smallBatch(share * size) : FIRST_BATCH;
+        const batch = Math.min(MAX_FIRST_BATCH, Math.max(floor, even, local));
+        const prefix = explore.byCellPrefix(layer.name, cell);
+        plans.push({ prefix, batch, expected: share * size });
       }
     }
   }
@@ -157,6 +177,10 @@ export async function geoDriver(
     estimate,
     upper,
     wordsFromDocs: true,
+    learnDepth: depthKey === null
+      ? undefined
+      : (streams) =>
+        learnDepth(memory, depthKey, { streams, expected: plans.map((p) => p.expected) }),
     streams: (_depth, widen = 1) =>
       plans.map((p) =>
         new PrefixStream(kv, {

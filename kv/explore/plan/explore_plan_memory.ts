@@ -5,6 +5,9 @@
  */
 import { Recent } from "../../store/recent.ts";
 import { keptOnHandle } from "../../store/handle.ts";
+import type { ExploreFilters } from "../../../domain/explore.ts";
+import { geohashEncode } from "../../../domain/geo/geohash.ts";
+import { COUNT_PRECISION } from "../index/explore_index.ts";
 
 /** One dictionary word in one zone, and how many tasks it held there when last read. */
 export interface ZoneCount {
@@ -37,11 +40,35 @@ export class PlanMemory {
    * `the` is in most tasks, `help` in few, where the planner can only assume one share for both.
    */
   readonly shares = new Recent<number>(MAX_SHARES, MAX_SHARES, () => 1);
+  /** How deep circles' first pages read against their even-spread estimate (`explore_geo_depth.ts`). */
+  readonly depths = new Recent<number>(MAX_SHARES, MAX_SHARES, () => 1);
 }
 
 /** The memory key of a search by undriven words alone (with `hasSpots`, which the share counts). */
 export function undrivenKey(search: string[], hasSpots: boolean | undefined): string {
   return `${[...search].sort().join(" ")}${hasSpots ? " +spots" : ""}`;
+}
+
+/**
+ * The memory key of the share of a word's candidates in the zones that reach a circle that the
+ * circle keeps (`PlanMemory.shares`): a search by one driving word within a circle, with no
+ * other filter but payment (which its entries check), by radius band (a factor of two wide) and
+ * the word zone of its centre: a circle on a city keeps most of its zones' tasks, one in the
+ * country around it few.
+ */
+export function circleShareKey(filters: ExploreFilters): string | null {
+  const { geo } = filters;
+  if (!geo || filters.search.length !== 1 || filters.hasSpots || filters.bbox) return null;
+  if (filters.countryCode !== undefined || filters.cityName !== undefined) return null;
+  if (filters.regionName !== undefined) return null;
+  const band = Math.round(Math.log2(Math.max(1, geo.radiusKm)));
+  return `circle ${band} ${geohashEncode(geo.lon, geo.lat, COUNT_PRECISION)}`;
+}
+
+/** Remembers a measured share, averaged with the last one measured under the same key. */
+export function learnShare(memory: PlanMemory, key: string, measured: number): void {
+  const last = memory.shares.get(key);
+  memory.shares.set(key, last === undefined ? measured : (last + measured) / 2);
 }
 
 const MEMORY = Symbol("explore plan memory");

@@ -16,12 +16,14 @@ import {
   type EntryValue,
   FIRST_BATCH,
   LIST_COST,
+  MAX_BATCH,
   PrefixStream,
   type Work,
 } from "../scan/explore_stream.ts";
 import { indexCovers } from "../index/explore_words.ts";
 import { explore } from "../../keyspace.ts";
 import type { PlanMemory, ZoneCount } from "./explore_plan_memory.ts";
+import { zoneLists, type ZoneStreams, zoneStreams } from "./explore_word_ranges.ts";
 
 /** A query word expanding to more dictionary words than this drives no scan. */
 export const MAX_EXPANSION = 32;
@@ -134,7 +136,21 @@ export async function wordDrivers(
     (groups
       ? [...groups.values()].reduce((n, g) => n + g.length, 0)
       : zones.reduce((n, z) => n + z.size, 0)) + extra;
-  const lists = (groups || dryWhole ? 0 : zones.length) + (extra > 0 ? 1 : 0);
+  // A zone read alone holds the whole page; merged zones share it, each read to its expected
+  // share of the page with a margin of three standard deviations: a zone cut short costs a
+  // round trip, an entry too many only its read, and a rare word spans a hundred zones.
+  const zonePlan = (depth: number): ZoneStreams => ({
+    expansion,
+    reached: (z) => reach === null || reach.has(z.zone),
+    batch: (z) => {
+      const expected = depth * z.size;
+      const margin = Math.ceil(expected + 3 * Math.sqrt(expected)) + 2;
+      return Math.min(z.size + 1, MAX_BATCH, Math.max(margin, zones.length === 1 ? batch : 0));
+    },
+    before: after,
+    work,
+  });
+  const lists = (groups || dryWhole ? 0 : zoneLists(zonePlan(0))) + (extra > 0 ? 1 : 0);
   return [{
     name: "search",
     estimate,
@@ -154,13 +170,7 @@ export async function wordDrivers(
           streams.push(stream);
         }
       } else if (!dryWhole) {
-        // A zone read alone holds the whole page; merged zones share it.
-        const first = zones.length === 1 ? batch : FIRST_BATCH;
-        for (const z of zones) {
-          const prefix = explore.byWordZonePrefix(z.word, z.zone);
-          const size = deepBatch(Math.min(first, z.size + 1), depth * z.size);
-          streams.push(new PrefixStream(kv, { prefix, before: after, work, batch: size }));
-        }
+        streams.push(...zoneStreams(kv, zonePlan(depth)));
       }
       if (extra > 0) {
         const size = deepBatch(FIRST_BATCH, depth * extra);

@@ -14,6 +14,7 @@ import {
 import { packedFacet } from "../index/explore_packed_facet.ts";
 import { PACKED_ITEM_LENGTH } from "../../tasks/packed_item.ts";
 import { keyId } from "../../tasks/task_indexes.ts";
+import type { RangeRead } from "./explore_range.ts";
 
 /**
  * One candidate: its order key, its payment class (which names its document's key), its facet
@@ -114,6 +115,7 @@ export class PrefixStream {
   #batch: number;
   #before: string | null;
   #read = false;
+  #range: { read: RangeRead; index: number } | undefined;
 
   private readonly prefix: Deno.KvKey;
   private readonly work: Work;
@@ -127,8 +129,11 @@ export class PrefixStream {
       work: Work;
       /** Entries of the first read. */
       batch?: number;
+      /** A list of several prefixes, this one its `index`th, that makes the first read. */
+      range?: { read: RangeRead; index: number };
     },
   ) {
+    this.#range = stream.range;
     this.prefix = stream.prefix;
     this.work = stream.work;
     this.#before = stream.before;
@@ -204,14 +209,22 @@ export class PrefixStream {
   /**
    * Reads the next batch, strictly older than everything read so far, after what is still
    * buffered; `cap` bounds a batch that would otherwise have doubled past what the page is
-   * expected to need.
+   * expected to need, and `want`, what the merge expects of this stream, sets the batch instead
+   * (a refill then reads past a doubled batch where the page needs it: refilled at most double,
+   * a sparse circle's densest stream ran dry again a round trip later).
    */
-  async fill(cap = Infinity): Promise<void> {
+  async fill(cap = Infinity, want?: number): Promise<void> {
+    if (this.#range && !this.#read) {
+      const part = await this.#range.read.part(this.#range.index);
+      if (part !== null) return this.#whole(part);
+    }
     const selector: Deno.KvListSelector = this.#before === null
       ? { prefix: this.prefix }
       : { start: this.prefix, end: [...this.prefix, this.#before] };
     this.#read = true;
-    const batch = Math.min(this.#batch, Math.max(FIRST_BATCH, Math.ceil(cap)));
+    const batch = want === undefined
+      ? Math.min(this.#batch, Math.max(FIRST_BATCH, Math.ceil(cap)))
+      : Math.min(MAX_BATCH, Math.max(FIRST_BATCH, Math.ceil(want)));
     const buffer: Candidate[] = [];
     const iter = this.kv.list<EntryValue>(selector, {
       reverse: true,
@@ -231,6 +244,21 @@ export class PrefixStream {
     if (buffer.length < batch) this.#done = true;
     else this.#before = buffer[buffer.length - 1].key;
     this.#batch = Math.min(MAX_BATCH, batch * 2);
+  }
+
+  /** Takes every entry of its prefix (oldest first, as a range lists them) below `before`. */
+  #whole(entries: Deno.KvEntry<EntryValue>[]): void {
+    this.#read = true;
+    const buffer: Candidate[] = [];
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const key = entries[i].key[entries[i].key.length - 1] as string;
+      if (this.#before === null || key < this.#before) {
+        buffer.push(candidateOf(key, entries[i].value));
+      }
+    }
+    this.#buffer = buffer;
+    this.#at = 0;
+    this.#done = true;
   }
 }
 
@@ -282,14 +310,17 @@ export class UnionStream {
    * dry, a sparse geo page took ~7 sequential round trips at 1M bench tasks.
    */
   #refills(empty: PrefixStream[], need: number): Promise<void>[] {
-    const fills = empty.map((s) => s.fill(need));
-    if (need === Infinity) return fills;
     const taken = this.streams.reduce((sum, s) => sum + s.taken, 0);
-    if (taken === 0) return fills;
+    if (need === Infinity || taken === 0) return empty.map((s) => s.fill(need));
+    const fills: Promise<void>[] = [];
     for (const s of this.streams) {
-      if (s.needsFill || !s.more) continue;
+      if (!s.more) continue;
       const expected = need * s.taken / taken;
-      if (s.buffered < expected) fills.push(s.fill(expected - s.buffered));
+      if (s.needsFill) fills.push(s.fill(need, expected));
+      else if (s.buffered < expected) {
+        const want = expected - s.buffered;
+        fills.push(s.fill(want, want));
+      }
     }
     return fills;
   }

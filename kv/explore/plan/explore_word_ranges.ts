@@ -1,0 +1,114 @@
+/**
+ * A word's zones in few lists: zones next to each other in key order that hold few entries are
+ * read whole in one list, the others newest first alone, whichever the dictionary says costs less.
+ */
+import { explore } from "../../keyspace.ts";
+import { MAX_BATCH, PrefixStream, type Work } from "../scan/explore_stream.ts";
+import { RangeRead } from "../scan/explore_range.ts";
+import type { ZoneCount } from "./explore_plan_memory.ts";
+
+/** What the zone streams of a query word are made from. */
+export interface ZoneStreams {
+  /** The dictionary's (word, zone) counts, in key order (as listed). */
+  expansion: ZoneCount[];
+  /** True for a zone the query reads (all without a circle). */
+  reached: (zone: ZoneCount) => boolean;
+  /** The first batch a zone read alone lists. */
+  batch: (zone: ZoneCount) => number;
+  before: string | null;
+  work: Work;
+}
+
+/**
+ * What a list costs in listed entries, for the split: a KV call of the local backend costs about
+ * as much as this many entries of a word zone (bench/results/explore_reads.md, the rare word).
+ */
+const RANGE_LIST_COST = 12;
+
+/** One list: a zone alone (`from === to`, newest first), or zones `from` to `to` whole. */
+interface Segment {
+  from: number;
+  to: number;
+  whole: boolean;
+}
+
+/**
+ * The streams of the reached zones, one each, whose first reads are the segments that cost
+ * least in listed entries plus `RANGE_LIST_COST` a list: a zone of a few entries costs less read with
+ * its neighbours than alone, and a rare word without a circle spans a hundred zones at 1M tasks.
+ */
+export function zoneStreams(kv: Deno.Kv, plan: ZoneStreams): PrefixStream[] {
+  const { expansion, before, work } = plan;
+  const streams: PrefixStream[] = [];
+  for (const segment of cheapestSegments(plan)) {
+    const zones = expansion.slice(segment.from, segment.to + 1).filter(plan.reached);
+    const prefixes = zones.map((z) => explore.byWordZonePrefix(z.word, z.zone));
+    if (!segment.whole) {
+      streams.push(
+        new PrefixStream(kv, { prefix: prefixes[0], before, work, batch: plan.batch(zones[0]) }),
+      );
+      continue;
+    }
+    const first = expansion[segment.from];
+    const last = expansion[segment.to];
+    const read = new RangeRead(kv, {
+      start: explore.byWordZonePrefix(first.word, first.zone),
+      // The least key after every key of the last zone: its zone followed by the least character.
+      end: explore.byWordZonePrefix(last.word, `${last.zone}\u0000`),
+      members: prefixes,
+      size: expansion.slice(segment.from, segment.to + 1).reduce((n, z) => n + z.size, 0),
+      work,
+    });
+    prefixes.forEach((prefix, index) =>
+      streams.push(new PrefixStream(kv, { prefix, before, work, range: { read, index } }))
+    );
+  }
+  return streams;
+}
+
+/** How many lists the zone streams' first reads take. */
+export function zoneLists(plan: ZoneStreams): number {
+  return cheapestSegments(plan).length;
+}
+
+/** The cheapest split of the reached zones into lists (a dynamic program over key order). */
+function cheapestSegments(plan: ZoneStreams): Segment[] {
+  const { expansion, reached, batch } = plan;
+  const n = expansion.length;
+  const cost = new Array<number>(n + 1).fill(Infinity);
+  const choice = new Array<Segment | null>(n + 1).fill(null);
+  cost[0] = 0;
+  for (let i = 1; i <= n; i++) {
+    const zone = expansion[i - 1];
+    if (!reached(zone)) {
+      cost[i] = cost[i - 1];
+    } else {
+      cost[i] = cost[i - 1] + RANGE_LIST_COST + batch(zone);
+      choice[i] = { from: i - 1, to: i - 1, whole: false };
+    }
+    // Whole ranges end and start at reached zones: an unreached one at either end is dropped.
+    if (!reached(zone)) continue;
+    let size = 0;
+    for (let j = i - 1; j >= 0; j--) {
+      size += expansion[j].size;
+      if (size >= MAX_BATCH) break;
+      if (j === i - 1 || !reached(expansion[j])) continue;
+      const whole = cost[j] + RANGE_LIST_COST + size + 1;
+      if (whole < cost[i]) {
+        cost[i] = whole;
+        choice[i] = { from: j, to: i - 1, whole: true };
+      }
+    }
+  }
+  const segments: Segment[] = [];
+  for (let i = n; i > 0;) {
+    const segment = choice[i];
+    if (segment === null) {
+      i--;
+      continue;
+    }
+    segments.push(segment);
+    i = segment.from;
+  }
+  return segments.reverse();
+}

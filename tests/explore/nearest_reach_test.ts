@@ -1,0 +1,43 @@
+/**
+ * A nearest-first page in a city reads the cells within the density's reach of the point, not out
+ * to the page's last match among the probes' tasks (the first in key order of cells up to 39 km
+ * wide), and still answers nearest first exactly.
+ */
+import assert from "node:assert/strict";
+import type { ExploreFilters } from "../../domain/explore.ts";
+import { exploreByDistance } from "../../kv/explore/nearest/explore_distance.ts";
+import { withLatency } from "../../kv/store/latency.ts";
+import { seededRandom } from "../../scripts/seeded_random.ts";
+import { generateTasks, reference, writeTask } from "./explore_fixtures.ts";
+
+Deno.test("explore nearest first in a city reads within the density's reach", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const rnd = seededRandom(13);
+  const tasks = generateTasks(91, 2000).map((task) => ({
+    ...task,
+    status: "published" as const,
+    location: {
+      type: "city" as const,
+      name: "Town",
+      // Evenly over about 10 x 10 km.
+      coordinates: [4.93 + rnd() * 0.14, 47.955 + rnd() * 0.09] as [number, number],
+    },
+  }));
+  for (const task of tasks) await writeTask(kv, null, task);
+  const slow = withLatency(kv, 0);
+  for (const [lon, lat] of [[5, 48], [5.02, 48.01], [4.97, 47.99]]) {
+    const filters: ExploreFilters = { search: [], geo: { lon, lat, radiusKm: 10 } };
+    const { value, trips } = await slow.traced(() =>
+      exploreByDistance(slow.kv, { filters, limit: 20 })
+    );
+    const want = reference(tasks, filters)
+      .sort((a, b) => a.distanceKm! - b.distanceKm!)
+      .slice(0, 20);
+    assert.deepEqual(value.items.map((i) => i.distanceKm), want.map((i) => i.distanceKm));
+    const what =
+      `${value.work.entries} entries, ${value.work.lists} lists, ${trips.sequential} round trips`;
+    assert.ok(trips.sequential <= 2, what);
+    // Out to the 21st nearest of the probes' tasks, the first batch read 263-282 entries here.
+    assert.ok(value.work.entries <= 200, what);
+  }
+});
