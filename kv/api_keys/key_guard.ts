@@ -18,6 +18,9 @@ const MAX_KEY_ROUNDS = 5;
 
 type KeyEntry = Deno.KvEntryMaybe<ApiKeyRecord>;
 type GuardEntry = Deno.KvEntryMaybe<unknown>;
+
+const ignore = () => {};
+const first = <T>(entries: T[]) => entries[0];
 type Consistency = { consistency?: Deno.KvConsistencyLevel };
 
 export interface KeyGuardOptions {
@@ -71,18 +74,25 @@ export class KeyGuard {
    * guard here.
    */
   confirm(): Promise<void> {
-    return this.#confirmed ??= this.#settle(this.#inner.get(this.#guard));
+    return this.#confirmed ??= this.#settle(this.#inner.getMany([this.#guard]), 0);
   }
 
-  #settle(read: Promise<GuardEntry>): Promise<void> {
-    const settled = read.then((entry) => this.#judge(entry));
-    settled.catch(() => {}); // answered by confirm() and by every commit, not unhandled here
+  /** The confirmation from `read`, whose entry `at` is the guard. */
+  #settle(read: Promise<GuardEntry[]>, at: number): Promise<void> {
+    const settled = read.then((entries) => this.#judge(entries[at]));
+    settled.catch(ignore); // answered by confirm() and by every commit, not unhandled here
     return settled;
   }
 
-  /** Nothing to do while the guard has not moved; else the record is read and judged again. */
-  async #judge(entry: GuardEntry) {
-    if (entry.versionstamp === this.#expected) return;
+  /**
+   * Nothing to do while the guard has not moved (no promise: this runs on every keyed request);
+   * else the record is read and judged again.
+   */
+  #judge(entry: GuardEntry): Promise<void> | undefined {
+    return entry.versionstamp === this.#expected ? undefined : this.#judgeMoved();
+  }
+
+  async #judgeMoved() {
     // The guard with the record, in one snapshot: the versionstamp held to is the judged one's.
     const [guard, record] = await this.#inner.getMany<[unknown, ApiKeyRecord]>([
       this.#guard,
@@ -105,8 +115,18 @@ export class KeyGuard {
     }
     const count = keys.length;
     const both = inner.getMany([...keys, this.#guard], options);
-    this.#confirmed = this.#settle(both.then((entries) => entries[count]));
-    return both.then((entries) => entries.slice(0, count));
+    this.#confirmed = this.#settle(both, count);
+    return both.then((entries) => (entries.length = count, entries));
+  }
+
+  /** `read` of one key, answering its entry without a promise more. */
+  readOne(key: Deno.KvKey, options?: Consistency): Promise<Deno.KvEntryMaybe<unknown>> {
+    if (this.#confirmed || options?.consistency === "eventual") {
+      return this.read([key], options).then(first);
+    }
+    const both = this.#inner.getMany([key, this.#guard], options);
+    this.#confirmed = this.#settle(both, 1);
+    return both.then(first);
   }
 
   /** The check every commit of the request carries. */
@@ -122,7 +142,7 @@ export class KeyGuard {
   async keyMoved(checked: Deno.AtomicCheck): Promise<boolean> {
     const entry = await this.#inner.get(this.#guard);
     if (entry.versionstamp === checked.versionstamp) return false;
-    await this.#judge(entry);
+    await this.#judgeMoved();
     return true;
   }
 
@@ -158,7 +178,7 @@ class GuardedStore implements Pick<Deno.Kv, StoreMethods> {
   }
 
   get<T = unknown>(key: Deno.KvKey, options?: Consistency): Promise<Deno.KvEntryMaybe<T>> {
-    return this.guard.read([key], options).then((entries) => entries[0] as Deno.KvEntryMaybe<T>);
+    return this.guard.readOne(key, options) as Promise<Deno.KvEntryMaybe<T>>;
   }
 
   getMany<T extends readonly unknown[]>(
