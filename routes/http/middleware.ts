@@ -57,6 +57,8 @@ export function requestLifecycle(
   return async (c, next) => {
     const started = performance.now();
     const id = assignRequestId(c);
+    const answerHeaders: Record<string, string> = { "X-Request-Id": id };
+    c.set("answerHeaders", answerHeaders);
     c.set("deps", deps);
     c.set("principal", null);
     c.set("keyInUse", null);
@@ -68,7 +70,7 @@ export function requestLifecycle(
       if (thrown instanceof Error) throw thrown;
       c.res = onError(asError(thrown), c);
     }
-    finishHeaders(c, id);
+    finishHeaders(c, answerHeaders);
     const keyId = c.get("keyInUse");
     if (keyId !== null) deps.usage.note(keyId, c.res.status, deps.now());
     // Before the HEAD fix-up, so that a HEAD announces the length of what its GET sends.
@@ -85,14 +87,11 @@ export function requestLifecycle(
   };
 }
 
-/** Takes the client's X-Request-Id when it is sane, else mints a ULID, and echoes it back. */
+/** Takes the client's X-Request-Id when it is sane, else mints a ULID (echoed on the answer). */
 function assignRequestId(c: Context<AppEnv>): string {
   const sent = c.req.header("X-Request-Id");
   const id = sent && SANE_REQUEST_ID.test(sent) ? sent : newUlid();
   c.set("requestId", id);
-  // Set before the response exists, it is built in; set after, Hono copies the whole response
-  // for each header (bench/http.ts). Only a response made by hand needs it added afterwards.
-  c.header("X-Request-Id", id);
   return id;
 }
 
@@ -102,14 +101,16 @@ function presentsCredential(c: Context<AppEnv>): boolean {
 }
 
 /**
- * The request id on a response made by hand, and JSON labelled `application/json;
- * charset=utf-8`, as the contract fixes (docs/contract.md §1). No response is sniffed into another type,
- * and none to a request that presented a credential may be stored by any cache: it was answered
- * for that credential (see docs/security.md, "Cache headers").
+ * The request's own headers (its id, its budget's) on whichever answer it gets, and JSON labelled
+ * `application/json; charset=utf-8`, as the contract fixes (docs/contract.md §1). No response is
+ * sniffed into another type, and none to a request that presented a credential may be stored by
+ * any cache: it was answered for that credential (see docs/security.md, "Cache headers").
+ * Set on the finished answer, not with `c.header` before it exists: Hono copies such headers into
+ * every response it builds, one by one, and a Headers copy costs several times a set.
  */
-function finishHeaders(c: Context<AppEnv>, id: string) {
+function finishHeaders(c: Context<AppEnv>, answerHeaders: Record<string, string>) {
   const headers = c.res.headers;
-  if (headers.get("X-Request-Id") !== id) setHeader(c, "X-Request-Id", id);
+  for (const name in answerHeaders) setHeader(c, name, answerHeaders[name]);
   if (headers.get("Content-Type") === "application/json") {
     setHeader(c, "Content-Type", "application/json; charset=utf-8");
   }
