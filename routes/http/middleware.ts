@@ -42,6 +42,15 @@ function setHeader(c: Context<AppEnv>, name: string, value: string) {
   }
 }
 
+/** `setHeader`, adding to the header's values. */
+function appendHeader(c: Context<AppEnv>, name: string, value: string) {
+  try {
+    c.res.headers.append(name, value);
+  } catch {
+    c.header(name, value, { append: true });
+  }
+}
+
 /**
  * Everything the app does around every request, in one layer (each Hono layer is a closure, a
  * promise and an await per request): the request id, the client address and the deps before the
@@ -87,6 +96,18 @@ export function requestLifecycle(
   };
 }
 
+/**
+ * Sets a header of the request's answer, whichever answer leaves (`answerHeaders`, put on it by
+ * the request lifecycle); `Vary` adds to what the answer already varies on. Without the
+ * lifecycle, through `c.header`.
+ */
+export function answerHeader(c: Context<AppEnv>, name: string, value: string) {
+  const answerHeaders = c.get("answerHeaders");
+  if (!answerHeaders) return c.header(name, value, { append: name === "Vary" });
+  const before = name === "Vary" ? answerHeaders[name] : undefined;
+  answerHeaders[name] = before ? `${before}, ${value}` : value;
+}
+
 /** Takes the client's X-Request-Id when it is sane, else mints a ULID (echoed on the answer). */
 function assignRequestId(c: Context<AppEnv>): string {
   const sent = c.req.header("X-Request-Id");
@@ -110,7 +131,10 @@ function presentsCredential(c: Context<AppEnv>): boolean {
  */
 function finishHeaders(c: Context<AppEnv>, answerHeaders: Record<string, string>) {
   const headers = c.res.headers;
-  for (const name in answerHeaders) setHeader(c, name, answerHeaders[name]);
+  for (const name in answerHeaders) {
+    if (name === "Vary") appendHeader(c, name, answerHeaders[name]);
+    else setHeader(c, name, answerHeaders[name]);
+  }
   if (headers.get("Content-Type") === "application/json") {
     setHeader(c, "Content-Type", "application/json; charset=utf-8");
   }
