@@ -138,8 +138,12 @@ function finishHeaders(c: Context<AppEnv>, answerHeaders: Record<string, string>
   if (headers.get("Content-Type") === "application/json") {
     setHeader(c, "Content-Type", "application/json; charset=utf-8");
   }
-  if (!headers.has("X-Content-Type-Options")) setHeader(c, "X-Content-Type-Options", "nosniff");
-  if (presentsCredential(c)) setHeader(c, "Cache-Control", "no-store");
+  // nosniff is the header's only value: set whether or not a handler set it.
+  setHeader(c, "X-Content-Type-Options", "nosniff");
+  // An authenticated caller presented a credential: its headers need not be read again.
+  if (c.get("principal") !== null || presentsCredential(c)) {
+    setHeader(c, "Cache-Control", "no-store");
+  }
 }
 
 /** Responses whose body is streamed as it is read: their length is unknown until the end. */
