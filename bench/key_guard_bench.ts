@@ -308,7 +308,7 @@ async function main() {
       }
     }
     const cpuRows = (["base", "guard"] as const).map((name) => [
-      name === "base" ? `A: ${ref.slice(0, 7)} (cache only)` : "B: this commit (key guard)",
+      name === "base" ? `A: ${ref.slice(0, 7)}` : "B: this code",
       Math.min(...perRequest[name]).toFixed(1),
       median(perRequest[name]).toFixed(1),
     ]);

@@ -13,6 +13,7 @@ import { validationProblem } from "./problem.ts";
 import { assertStrict } from "./http/request_members.ts";
 import { RouteTable, type TableRoute } from "./route_table.ts";
 import { NoQuery, servedRoute } from "./http/served_route.ts";
+import { ShapeRouter } from "./http/shape_router.ts";
 
 // deno-lint-ignore no-explicit-any
 type AnyHook = Hook<any, AppEnv, any, any>;
@@ -75,7 +76,7 @@ export class Router extends OpenAPIHono<AppEnv> {
    * (createApp asks `methodsFor`), which has tested each path parameter against its schema.
    */
   constructor(options: { pathsChecked?: boolean } = {}) {
-    super({ defaultHook: validationHook });
+    super({ defaultHook: validationHook, router: new ShapeRouter() });
     this.#pathsChecked = options.pathsChecked ?? false;
   }
 

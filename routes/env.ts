@@ -53,6 +53,11 @@ export interface AppEnv {
      * a password hash waits for it.
      */
     admitted?: Promise<void>;
+    /**
+     * Headers every answer to the request carries (its id, its budget's), put on the finished
+     * answer by the request lifecycle (routes/http/middleware.ts), whichever answer that is.
+     */
+    answerHeaders?: Record<string, string>;
     /** The last body built through `c.body` or `c.json` (routes/http/compress.ts), and its length. */
     builtBody?: { res: Response; length: number };
   };

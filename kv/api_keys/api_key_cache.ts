@@ -3,7 +3,7 @@
  * KV read nor a SHA-256 per request. Every change that matters to authentication (patch,
  * regenerate, revoke, account deletion) rewrites `apiKeys.changed()`, which every instance polls
  * to keep the cache fresh; what makes a change hold at once is the request's own check of the
- * record (kv/api_keys/key_guard.ts).
+ * key's guard (kv/api_keys/key_guard.ts).
  */
 import { keyDigest, type KeyMatch } from "../../domain/api_key.ts";
 import { findApiKeyByDigest, type KeyRef } from "./api_keys.ts";
@@ -19,8 +19,11 @@ import { PolledCache } from "../polled_cache.ts";
  */
 export type ApiKeyCache = PolledCache<CachedKey>;
 
-/** A key's record as read, with its versionstamp: a request acting for it confirms that. */
-export type CachedKey = KeyMatch & { versionstamp: string };
+/**
+ * A key's record as read, with its guard's versionstamp read in the same snapshot (null while the
+ * key never changed): a request acting for it confirms that.
+ */
+export type CachedKey = KeyMatch & { versionstamp: string | null };
 
 /**
  * `onRef` hears the key's owner and id once its digest index is read, so that what the request

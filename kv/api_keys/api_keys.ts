@@ -82,28 +82,33 @@ export async function getApiKey(
   return entry.value && entry.value.revokedAt === null ? entry.value : null;
 }
 
-/**
- * Resolves a presented key by its digest to its record (revoked or not), its versionstamp (what a
- * request acting for it checks), and which of its values it is; null when unknown.
- */
 /** What a digest index entry names. */
 export interface KeyRef {
   userId: string;
   keyId: string;
 }
 
+/**
+ * Resolves a presented key by its digest to its record (revoked or not), its guard's versionstamp
+ * (what a request acting for it checks; null while the key never changed), and which of its
+ * values it is; null when unknown.
+ */
 export async function findApiKeyByDigest(
   kv: Deno.Kv,
   digest: string,
   onRef: (ref: KeyRef) => void = () => {},
-): Promise<(KeyMatch & { versionstamp: string }) | null> {
+): Promise<(KeyMatch & { versionstamp: string | null }) | null> {
   const ref = await kv.get<KeyRef>(apiKeys.byDigest(digest));
   if (!ref.value) return null;
   // What else the request will need of the key's owner and budget can be read beside its record.
   onRef(ref.value);
-  const entry = await kv.get<ApiKeyRecord>(apiKeys.record(ref.value.userId, ref.value.keyId));
+  // The record and its guard in one read: the guard's versionstamp is that of this record.
+  const [entry, guard] = await kv.getMany<[ApiKeyRecord, unknown]>([
+    apiKeys.record(ref.value.userId, ref.value.keyId),
+    apiKeys.guard(ref.value.keyId),
+  ]);
   const match = entry.value ? matchDigest(entry.value, digest) : null;
-  return match && { ...match, versionstamp: entry.versionstamp! };
+  return match && { ...match, versionstamp: guard.versionstamp };
 }
 
 // A previous value's index entry outlives its deadline by this much before KV drops it: expiry
@@ -143,8 +148,9 @@ function moveDigestIndex(op: Deno.AtomicOperation, before: ApiKeyRecord, after: 
 
 /**
  * Rewrites a live key under versionstamp checks, moving its digest index entries (its value and
- * its previous one) in the same atomic when they change, and bumps the account version so every
- * cached copy of the key is dropped.
+ * its previous one) in the same atomic when they change, bumps the account version so every
+ * cached copy of the key is dropped, and rewrites the key's guard so that no request in flight
+ * or yet to start acts on what the change removed (kv/api_keys/key_guard.ts).
  * Returns null when the key does not exist or is revoked.
  */
 export function updateApiKey(
@@ -175,11 +181,13 @@ export function changeApiKey(kv: Deno.Kv, request: ApiKeyChange): Promise<ApiKey
     // revokes every key after marking the account deleted.
     const owner = next.revokedAt === null ? await liveUserEntry(kv, userId) : null;
     if (next.revokedAt === null && !owner) throw accountGone();
-    // The change marker is written blind (no check): concurrent changes never conflict on it,
-    // and any write moves its versionstamp, which is all that cached copies watch.
+    // The change marker and the key's guard are written blind (no check): concurrent changes
+    // never conflict on them, and any write moves their versionstamps, which is all that cached
+    // copies and requests in flight watch.
     const op = kv.atomic().check(entry).set(apiKeys.record(userId, keyId), next)
       .set(apiKeys.version(userId), crypto.randomUUID())
-      .set(apiKeys.changed(), userId);
+      .set(apiKeys.changed(), userId)
+      .set(apiKeys.guard(keyId), true);
     moveDigestIndex(op, entry.value, next);
     if (owner) op.check(owner);
     if (request.effects) {

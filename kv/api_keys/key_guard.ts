@@ -1,8 +1,10 @@
 /**
- * A request's view of the store while it acts for a cached API key: the key's record rides on the
- * request's first read (in the same `getMany`, or beside a `list`), and every atomic the request
- * commits checks the record's versionstamp. A change to the key since it was cached is seen
- * before any answer leaves, and no write commits under it, without a read of its own in sequence.
+ * A request's view of the store while it acts for a cached API key: the key's guard (a key every
+ * change to what the key may do rewrites, kv/keyspace/api_keys.ts) rides on the request's first
+ * read (in the same `getMany`, or beside a `list`), and every atomic the request commits checks
+ * its versionstamp. A change to the key since it was cached is seen before any answer leaves, and
+ * no write commits under it, without a read of its own in sequence. Only after a change is the
+ * record read, to judge the key as it is now.
  */
 import type { ApiKeyRecord } from "../../domain/api_key.ts";
 import { apiKeys } from "../keyspace.ts";
@@ -15,22 +17,30 @@ const MAX_CHECKS = KV_LIMITS.checks;
 const MAX_KEY_ROUNDS = 5;
 
 type KeyEntry = Deno.KvEntryMaybe<ApiKeyRecord>;
+type GuardEntry = Deno.KvEntryMaybe<unknown>;
+
+const ignore = () => {};
+const first = <T>(entries: T[]) => entries[0];
 type Consistency = { consistency?: Deno.KvConsistencyLevel };
 
 export interface KeyGuardOptions {
   userId: string;
   keyId: string;
-  /** The versionstamp of the record the request was authenticated with. */
-  versionstamp: string;
+  /**
+   * The versionstamp of the key's guard read with the record the request was authenticated
+   * with; null when the key had never changed.
+   */
+  versionstamp: string | null;
   /** True when that record was read by this request: nothing to confirm before answering. */
   fresh: boolean;
   /** Settles when the request is counted in its budget: no commit goes before; rejects on 429. */
   admitted?: Promise<unknown>;
   /**
-   * Judges the record as it is now, when it changed since it was cached: throws the answer of
-   * the first check it fails (401, 403), returns when the request is still allowed.
+   * Judges the record as it is now, when the key changed since it was cached: throws the answer
+   * of the first check it fails (401, 403), returns when the request is still allowed. `guard`
+   * is the guard's versionstamp read with that record.
    */
-  rejudge: (entry: KeyEntry) => Promise<void>;
+  rejudge: (entry: KeyEntry, guard: string | null) => Promise<void>;
 }
 
 export class KeyGuard {
@@ -38,9 +48,10 @@ export class KeyGuard {
   readonly kv: Deno.Kv;
   readonly #inner: Deno.Kv;
   readonly #record: Deno.KvKey;
-  readonly #rejudge: (entry: KeyEntry) => Promise<void>;
-  /** The record's versionstamp the request holds to: every commit checks it. */
-  #expected: string;
+  readonly #guard: Deno.KvKey;
+  readonly #rejudge: KeyGuardOptions["rejudge"];
+  /** The guard's versionstamp the request holds to: every commit checks it. */
+  #expected: string | null;
   /** Settles once the record has been read since the request began; rejects with the refusal. */
   #confirmed: Promise<void> | null;
   readonly admitted: Promise<unknown>;
@@ -48,6 +59,7 @@ export class KeyGuard {
   constructor(inner: Deno.Kv, options: KeyGuardOptions) {
     this.#inner = inner;
     this.#record = apiKeys.record(options.userId, options.keyId);
+    this.#guard = apiKeys.guard(options.keyId);
     this.#expected = options.versionstamp;
     this.#rejudge = options.rejudge;
     this.#confirmed = options.fresh ? Promise.resolve() : null;
@@ -59,25 +71,38 @@ export class KeyGuard {
   /**
    * Resolves once the key is known to allow the request as the store is now; rejects with the
    * refusal when a change took away what it needs. A request that has read nothing yet reads the
-   * record here.
+   * guard here.
    */
   confirm(): Promise<void> {
-    return this.#confirmed ??= this.#settle(this.#inner.get<ApiKeyRecord>(this.#record));
+    return this.#confirmed ??= this.#settle(this.#inner.getMany([this.#guard]), 0);
   }
 
-  #settle(read: Promise<KeyEntry>): Promise<void> {
-    const settled = read.then((entry) => this.#judge(entry));
-    settled.catch(() => {}); // answered by confirm() and by every commit, not unhandled here
+  /** The confirmation from `read`, whose entry `at` is the guard. */
+  #settle(read: Promise<GuardEntry[]>, at: number): Promise<void> {
+    const settled = read.then((entries) => this.#judge(entries[at]));
+    settled.catch(ignore); // answered by confirm() and by every commit, not unhandled here
     return settled;
   }
 
-  async #judge(entry: KeyEntry) {
-    if (entry.versionstamp === this.#expected) return;
-    await this.#rejudge(entry);
-    this.#expected = entry.versionstamp!;
+  /**
+   * Nothing to do while the guard has not moved (no promise: this runs on every keyed request);
+   * else the record is read and judged again.
+   */
+  #judge(entry: GuardEntry): Promise<void> | undefined {
+    return entry.versionstamp === this.#expected ? undefined : this.#judgeMoved();
   }
 
-  /** Reads `keys` with the key's record when nothing has read it yet and there is room. */
+  async #judgeMoved() {
+    // The guard with the record, in one snapshot: the versionstamp held to is the judged one's.
+    const [guard, record] = await this.#inner.getMany<[unknown, ApiKeyRecord]>([
+      this.#guard,
+      this.#record,
+    ]);
+    await this.#rejudge(record, guard.versionstamp);
+    this.#expected = guard.versionstamp;
+  }
+
+  /** Reads `keys` with the key's guard when nothing has read it yet and there is room. */
   read(
     keys: readonly Deno.KvKey[],
     options?: Consistency,
@@ -89,29 +114,39 @@ export class KeyGuard {
       return inner.getMany(keys, options);
     }
     const count = keys.length;
-    const both = inner.getMany([...keys, this.#record], options);
-    this.#confirmed = this.#settle(both.then((entries) => entries[count] as KeyEntry));
-    return both.then((entries) => entries.slice(0, count));
+    const both = inner.getMany([...keys, this.#guard], options);
+    this.#confirmed = this.#settle(both, count);
+    return both.then((entries) => (entries.length = count, entries));
+  }
+
+  /** `read` of one key, answering its entry without a promise more. */
+  readOne(key: Deno.KvKey, options?: Consistency): Promise<Deno.KvEntryMaybe<unknown>> {
+    if (this.#confirmed || options?.consistency === "eventual") {
+      return this.read([key], options).then(first);
+    }
+    const both = this.#inner.getMany([key, this.#guard], options);
+    this.#confirmed = this.#settle(both, 1);
+    return both.then(first);
   }
 
   /** The check every commit of the request carries. */
   keyCheck(): Deno.AtomicCheck {
-    return { key: this.#record, versionstamp: this.#expected };
+    return { key: this.#guard, versionstamp: this.#expected };
   }
 
   /**
-   * After a commit failed a check: true when the key's record moved (and still allows the
+   * After a commit failed a check: true when the key's guard moved (and the key still allows the
    * request, else the refusal is thrown), so the commit may go again under its new versionstamp;
    * false when the failed check was the caller's own.
    */
   async keyMoved(checked: Deno.AtomicCheck): Promise<boolean> {
-    const entry = await this.#inner.get<ApiKeyRecord>(this.#record);
+    const entry = await this.#inner.get(this.#guard);
     if (entry.versionstamp === checked.versionstamp) return false;
-    await this.#judge(entry);
+    await this.#judgeMoved();
     return true;
   }
 
-  /** A commit checked the record: the key allowed the request when it committed. */
+  /** A commit checked the guard: the key allowed the request when it committed. */
   committed() {
     this.#confirmed ??= Promise.resolve();
   }
@@ -132,7 +167,7 @@ type StoreMethods =
 
 /**
  * The store as a request's handler sees it under its key: reads go through the guard (the first
- * carries the key's record) and commits check it; the rest is the store's own. One plain object a
+ * carries the key's guard) and commits check it; the rest is the store's own. One plain object a
  * request: a Proxy with its handler and methods made per request cost every keyed request.
  */
 class GuardedStore implements Pick<Deno.Kv, StoreMethods> {
@@ -143,7 +178,7 @@ class GuardedStore implements Pick<Deno.Kv, StoreMethods> {
   }
 
   get<T = unknown>(key: Deno.KvKey, options?: Consistency): Promise<Deno.KvEntryMaybe<T>> {
-    return this.guard.read([key], options).then((entries) => entries[0] as Deno.KvEntryMaybe<T>);
+    return this.guard.readOne(key, options) as Promise<Deno.KvEntryMaybe<T>>;
   }
 
   getMany<T extends readonly unknown[]>(
@@ -157,7 +192,7 @@ class GuardedStore implements Pick<Deno.Kv, StoreMethods> {
     selector: Deno.KvListSelector,
     options?: Deno.KvListOptions,
   ): Deno.KvListIterator<T> {
-    this.guard.confirm(); // a list cannot carry the record: it is read beside it
+    this.guard.confirm(); // a list cannot carry the guard: it is read beside it
     return this.inner.list<T>(selector, options);
   }
 

@@ -33,6 +33,19 @@ export class UsageCounter implements FlushRider {
   /** When the oldest count not yet sent was noted; null when none is held. */
   #heldSince: number | null = null;
   #released = false;
+  /**
+   * The buckets the last request was counted in, and the map holding them: the next request of
+   * the same key, outcome and hour (most of them, on a busy key) is counted without building
+   * two ids and looking them up.
+   */
+  #last: {
+    keyId: string;
+    outcome: Outcome;
+    hour: number;
+    of: Map<string, Pending>;
+    hourly: Pending;
+    daily: Pending;
+  } | null = null;
 
   constructor(
     private readonly kv: Deno.Kv,
@@ -44,15 +57,32 @@ export class UsageCounter implements FlushRider {
   note(keyId: string, status: number, now: number) {
     this.#heldSince ??= now;
     const outcome = outcomeOf(status);
-    this.#add(keyId, "hour", bucketStart("hour", now), outcome);
-    this.#add(keyId, "day", bucketStart("day", now), outcome);
+    const hour = bucketStart("hour", now);
+    const last = this.#last;
+    // A UTC hour lies within one UTC day: the same hour is the same two buckets.
+    if (
+      last !== null && last.keyId === keyId && last.outcome === outcome && last.hour === hour &&
+      last.of === this.#pending
+    ) {
+      last.hourly.count++;
+      last.daily.count++;
+      return;
+    }
+    const hourly = this.#add(keyId, "hour", hour, outcome);
+    const daily = this.#add(keyId, "day", bucketStart("day", now), outcome);
+    this.#last = { keyId, outcome, hour, of: this.#pending, hourly, daily };
   }
 
-  #add(keyId: string, unit: UsageUnit, start: number, outcome: Outcome) {
+  #add(keyId: string, unit: UsageUnit, start: number, outcome: Outcome): Pending {
     const id = `${keyId}\u0000${unit}\u0000${start}\u0000${outcome}`;
     const pending = this.#pending.get(id);
-    if (pending) pending.count++;
-    else this.#pending.set(id, { keyId, unit, start, outcome, count: 1 });
+    if (pending) {
+      pending.count++;
+      return pending;
+    }
+    const added = { keyId, unit, start, outcome, count: 1 };
+    this.#pending.set(id, added);
+    return added;
   }
 
   /** Counts not yet handed to a flush, for tests. */

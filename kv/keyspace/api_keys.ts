@@ -8,6 +8,12 @@ export const apiKeys = {
   version: (userId: string): Deno.KvKey => ["api_keys_version", userId],
   /** Rewritten by every change that matters to authentication; instances poll it (key cache). */
   changed: (): Deno.KvKey => ["api_keys_changed"],
+  /**
+   * One key's guard: rewritten by every change to what the key may do (in the change's atomic),
+   * never by its last-use writes, and absent until its first change. A request acting for a
+   * cached key reads it beside its first read and every commit checks its versionstamp.
+   */
+  guard: (keyId: string): Deno.KvKey => ["api_key_guards", keyId],
 };
 
 /**

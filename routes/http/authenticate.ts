@@ -147,8 +147,9 @@ async function apiKeyPrincipal(deps: Deps, value: string, clientIp: string) {
 }
 
 /**
- * The request's view of the store under its key (kv/api_keys/key_guard.ts): when the key's record moved
- * since it was cached, it is judged again as it is now, by the same checks in the same order.
+ * The request's view of the store under its key (kv/api_keys/key_guard.ts): when the key changed
+ * since it was cached, its record is judged again as it is now, by the same checks in the same
+ * order.
  */
 function guardKey(
   c: Context<AppEnv>,
@@ -164,11 +165,11 @@ function guardKey(
     versionstamp: key.versionstamp,
     fresh: key.loaded,
     admitted,
-    rejudge: async (entry) => {
+    rejudge: async (entry, versionstamp) => {
       const match = entry.value ? matchDigest(entry.value, await keyDigest(value)) : null;
-      // The newer read replaces the cached one: a change that still allows the key (its last
-      // use written, a new name) costs the next request nothing.
-      deps.apiKeyCache.renew(value, match && { ...match, versionstamp: entry.versionstamp! });
+      // The newer read replaces the cached one: a change that still allows the key (a new name,
+      // a wider whitelist) costs the next request nothing.
+      deps.apiKeyCache.renew(value, match && { ...match, versionstamp });
       const { key: record } = checkKey(match, deps.now(), c.get("clientIp"));
       checkScope({ ...key.principal, scopes: record.scopes }, access);
     },
@@ -178,7 +179,7 @@ function guardKey(
 interface KeyInUse {
   value: string;
   principal: Principal;
-  versionstamp: string;
+  versionstamp: string | null;
   loaded: boolean;
 }
 

@@ -42,6 +42,15 @@ function setHeader(c: Context<AppEnv>, name: string, value: string) {
   }
 }
 
+/** `setHeader`, adding to the header's values. */
+function appendHeader(c: Context<AppEnv>, name: string, value: string) {
+  try {
+    c.res.headers.append(name, value);
+  } catch {
+    c.header(name, value, { append: true });
+  }
+}
+
 /**
  * Everything the app does around every request, in one layer (each Hono layer is a closure, a
  * promise and an await per request): the request id, the client address and the deps before the
@@ -57,6 +66,8 @@ export function requestLifecycle(
   return async (c, next) => {
     const started = performance.now();
     const id = assignRequestId(c);
+    const answerHeaders: Record<string, string> = { "X-Request-Id": id };
+    c.set("answerHeaders", answerHeaders);
     c.set("deps", deps);
     c.set("principal", null);
     c.set("keyInUse", null);
@@ -68,7 +79,7 @@ export function requestLifecycle(
       if (thrown instanceof Error) throw thrown;
       c.res = onError(asError(thrown), c);
     }
-    finishHeaders(c, id);
+    finishHeaders(c, answerHeaders);
     const keyId = c.get("keyInUse");
     if (keyId !== null) deps.usage.note(keyId, c.res.status, deps.now());
     // Before the HEAD fix-up, so that a HEAD announces the length of what its GET sends.
@@ -85,14 +96,23 @@ export function requestLifecycle(
   };
 }
 
-/** Takes the client's X-Request-Id when it is sane, else mints a ULID, and echoes it back. */
+/**
+ * Sets a header of the request's answer, whichever answer leaves (`answerHeaders`, put on it by
+ * the request lifecycle); `Vary` adds to what the answer already varies on. Without the
+ * lifecycle, through `c.header`.
+ */
+export function answerHeader(c: Context<AppEnv>, name: string, value: string) {
+  const answerHeaders = c.get("answerHeaders");
+  if (!answerHeaders) return c.header(name, value, { append: name === "Vary" });
+  const before = name === "Vary" ? answerHeaders[name] : undefined;
+  answerHeaders[name] = before ? `${before}, ${value}` : value;
+}
+
+/** Takes the client's X-Request-Id when it is sane, else mints a ULID (echoed on the answer). */
 function assignRequestId(c: Context<AppEnv>): string {
   const sent = c.req.header("X-Request-Id");
   const id = sent && SANE_REQUEST_ID.test(sent) ? sent : newUlid();
   c.set("requestId", id);
-  // Set before the response exists, it is built in; set after, Hono copies the whole response
-  // for each header (bench/http.ts). Only a response made by hand needs it added afterwards.
-  c.header("X-Request-Id", id);
   return id;
 }
 
@@ -102,19 +122,28 @@ function presentsCredential(c: Context<AppEnv>): boolean {
 }
 
 /**
- * The request id on a response made by hand, and JSON labelled `application/json;
- * charset=utf-8`, as the contract fixes (docs/contract.md §1). No response is sniffed into another type,
- * and none to a request that presented a credential may be stored by any cache: it was answered
- * for that credential (see docs/security.md, "Cache headers").
+ * The request's own headers (its id, its budget's) on whichever answer it gets, and JSON labelled
+ * `application/json; charset=utf-8`, as the contract fixes (docs/contract.md §1). No response is
+ * sniffed into another type, and none to a request that presented a credential may be stored by
+ * any cache: it was answered for that credential (see docs/security.md, "Cache headers").
+ * Set on the finished answer, not with `c.header` before it exists: Hono copies such headers into
+ * every response it builds, one by one, and a Headers copy costs several times a set.
  */
-function finishHeaders(c: Context<AppEnv>, id: string) {
+function finishHeaders(c: Context<AppEnv>, answerHeaders: Record<string, string>) {
   const headers = c.res.headers;
-  if (headers.get("X-Request-Id") !== id) setHeader(c, "X-Request-Id", id);
+  for (const name in answerHeaders) {
+    if (name === "Vary") appendHeader(c, name, answerHeaders[name]);
+    else setHeader(c, name, answerHeaders[name]);
+  }
   if (headers.get("Content-Type") === "application/json") {
     setHeader(c, "Content-Type", "application/json; charset=utf-8");
   }
-  if (!headers.has("X-Content-Type-Options")) setHeader(c, "X-Content-Type-Options", "nosniff");
-  if (presentsCredential(c)) setHeader(c, "Cache-Control", "no-store");
+  // nosniff is the header's only value: set whether or not a handler set it.
+  setHeader(c, "X-Content-Type-Options", "nosniff");
+  // An authenticated caller presented a credential: its headers need not be read again.
+  if (c.get("principal") !== null || presentsCredential(c)) {
+    setHeader(c, "Cache-Control", "no-store");
+  }
 }
 
 /** Responses whose body is streamed as it is read: their length is unknown until the end. */

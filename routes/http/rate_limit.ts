@@ -137,11 +137,17 @@ export async function drawRequest(
 }
 
 /**
- * Puts a drawn request's headers on its answer: on the finished answer itself once it is set, or
- * among the headers every answer built from now on starts with. Never between the two: an answer
- * built but not yet set would leave without them.
+ * Puts a drawn request's headers on its answer: among the headers the request lifecycle puts on
+ * whichever answer the request gets (routes/http/middleware.ts). Without that lifecycle, on the
+ * finished answer itself once it is set, or among the headers every answer built from now on
+ * starts with; never between the two: an answer built but not yet set would leave without them.
  */
 export function giveBudgetHeaders(c: Context<AppEnv>, headers: Record<string, string>) {
+  const answerHeaders = c.get("answerHeaders");
+  if (answerHeaders) {
+    for (const name in headers) answerHeaders[name] = headers[name];
+    return;
+  }
   // The finished answer's own headers, not `c.header`, which would rebuild it around a stream.
   if (c.finalized) {
     const finished = c.res.headers;

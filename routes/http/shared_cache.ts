@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import type { AppEnv } from "../env.ts";
 import { noneMatchHits } from "./http_lists.ts";
 import { documentedHeaders } from "./served_route.ts";
+import { answerHeader } from "./middleware.ts";
 
 /**
  * The request headers a shared answer varies on besides the URL: a cache must not hand the
@@ -66,7 +67,8 @@ export function sharedAnswer(
   c: Context<AppEnv>,
   { body, contentType, nextCursor }: SharedBody,
 ): Response {
-  c.header("Vary", CREDENTIAL_HEADERS, { append: true });
+  // On the answer as it leaves: set before it is built, Hono copies them into it one by one.
+  answerHeader(c, "Vary", CREDENTIAL_HEADERS);
   if (c.get("principal") !== null) return c.body(body, 200, { "Content-Type": contentType });
   const seconds = c.get("deps").settings.PUBLIC_CACHE_SECONDS;
   // node:crypto's digest runs in the call; WebCrypto's is a trip to another thread and back,
@@ -76,8 +78,12 @@ export function sharedAnswer(
   const tag = createHash("sha256").update(nextCursor ?? "").update("\n").update(body)
     .digest("hex");
   const etag = `"${tag.slice(0, 32)}"`;
-  c.header("ETag", etag);
-  c.header("Cache-Control", seconds > 0 ? `public, max-age=0, s-maxage=${seconds}` : "no-cache");
+  answerHeader(c, "ETag", etag);
+  answerHeader(
+    c,
+    "Cache-Control",
+    seconds > 0 ? `public, max-age=0, s-maxage=${seconds}` : "no-cache",
+  );
   if (noneMatchHits(c.req.header("If-None-Match"), etag)) return c.body(null, 304);
   return c.body(body, 200, { "Content-Type": contentType });
 }

@@ -193,16 +193,19 @@ Deno.test("a keyed read of a task by id is one KV read, the key's record in it",
   assert.equal(metered.usage.commits, 0);
 });
 
-Deno.test("no commit under a key whose record changed while the request ran", async (t) => {
+Deno.test("no commit under a key that changed while the request ran", async (t) => {
   await using kv = await Deno.openKv(":memory:");
   const record = apiKeys.record("u1", "k1");
   const base = { id: "k1", userId: "u1", name: "k" } as unknown as ApiKeyRecord;
+  /** A change as kv/api_keys/api_keys.ts writes one: the record and the key's guard together. */
+  const change = (key: ApiKeyRecord) =>
+    kv.atomic().set(record, key).set(apiKeys.guard("k1"), true).commit();
   const guardFor = async (allow: (key: ApiKeyRecord | null) => boolean) => {
-    const entry = await kv.get(record);
+    const entry = await kv.get(apiKeys.guard("k1"));
     return new KeyGuard(kv, {
       userId: "u1",
       keyId: "k1",
-      versionstamp: entry.versionstamp!,
+      versionstamp: entry.versionstamp,
       fresh: false,
       rejudge: (now) => {
         if (!allow(now.value)) throw new AppError("API_KEY_INVALID", "revoked");
@@ -214,7 +217,7 @@ Deno.test("no commit under a key whose record changed while the request ran", as
 
   await t.step("a refusing change: the commit throws the refusal and writes nothing", async () => {
     const guard = await guardFor((key) => key?.name !== "revoked");
-    await kv.set(record, { ...base, name: "revoked" });
+    await change({ ...base, name: "revoked" });
     await assert.rejects(
       guard.kv.atomic().set(["written"], 1).commit(),
       (error: AppError) => error.code === "API_KEY_INVALID",
@@ -226,9 +229,9 @@ Deno.test("no commit under a key whose record changed while the request ran", as
   await t.step(
     "an allowing change: the commit goes through under the new versionstamp",
     async () => {
-      await kv.set(record, base);
+      await change(base);
       const guard = await guardFor(() => true);
-      await kv.set(record, { ...base, name: "renamed" });
+      await change({ ...base, name: "renamed" });
       assert.ok((await guard.kv.atomic().set(["written"], 2).commit()).ok);
       assert.equal((await kv.get(["written"])).value, 2);
       await guard.confirm();

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { ApiKeyRecord } from "../../domain/api_key.ts";
-import { apiKeys } from "../../kv/keyspace.ts";
+import { updateApiKey } from "../../kv/api_keys/api_keys.ts";
 import { call, fleetSignUp, startService } from "./fleet.ts";
 import { taskBody } from "../tasks/task_fixtures.ts";
 
@@ -93,22 +93,21 @@ interface Account {
   taskId: string;
 }
 
-/** Rewrites a key's record in the store as a change through the service would, marker included. */
+/**
+ * Changes a key in the store by the service's own write of a key change (record, account version,
+ * change marker and the key's guard), which every change through the API also takes.
+ */
 async function changeInStore(
   account: Account,
   keyId: string,
   change: (key: ApiKeyRecord) => ApiKeyRecord,
 ) {
   using kv = await Deno.openKv(`${account.cwd}/data/marketplace.sqlite3`);
-  const record = apiKeys.record(account.userId, keyId);
   for (let attempt = 0; attempt < 50; attempt++) {
     try {
-      const entry = await kv.get<ApiKeyRecord>(record);
-      const res = await kv.atomic().check(entry).set(record, change(entry.value!))
-        .set(apiKeys.version(account.userId), crypto.randomUUID())
-        .set(apiKeys.changed(), account.userId)
-        .commit();
-      if (res.ok) return;
+      const changed = await updateApiKey(kv, { userId: account.userId, keyId }, change);
+      assert.ok(changed, "the key is live");
+      return;
     } catch (error) {
       if (!/database is locked/.test((error as Error).message)) throw error;
     }
