@@ -121,6 +121,9 @@ function presentsCredential(c: Context<AppEnv>): boolean {
   return !!(c.req.header("X-API-Key")?.trim() || c.req.header("Authorization")?.trim());
 }
 
+/** Headers that describe the handler's own answer (routes/http/shared_cache.ts), not the request. */
+const HANDLER_ANSWER_HEADERS = new Set(["ETag", "Cache-Control"]);
+
 /**
  * The request's own headers (its id, its budget's) on whichever answer it gets, and JSON labelled
  * `application/json; charset=utf-8`, as the contract fixes (docs/contract.md §1). No response is
@@ -131,7 +134,13 @@ function presentsCredential(c: Context<AppEnv>): boolean {
  */
 function finishHeaders(c: Context<AppEnv>, answerHeaders: Record<string, string>) {
   const headers = c.res.headers;
+  const status = c.res.status;
+  // An error that replaced the handler's answer (a 429 decided after a page was built, since a
+  // request may run ahead of its budget's grant) is not that answer: its shared-cache headers
+  // would let a CDN hand one caller's refusal to every anonymous reader.
+  const replaced = status >= 400;
   for (const name in answerHeaders) {
+    if (replaced && HANDLER_ANSWER_HEADERS.has(name)) continue;
     if (name === "Vary") appendHeader(c, name, answerHeaders[name]);
     else setHeader(c, name, answerHeaders[name]);
   }
@@ -140,8 +149,9 @@ function finishHeaders(c: Context<AppEnv>, answerHeaders: Record<string, string>
   }
   // nosniff is the header's only value: set whether or not a handler set it.
   setHeader(c, "X-Content-Type-Options", "nosniff");
-  // An authenticated caller presented a credential: its headers need not be read again.
-  if (c.get("principal") !== null || presentsCredential(c)) {
+  // A 429 speaks of one caller's budget. An authenticated caller presented a credential: its
+  // headers need not be read again.
+  if (status === 429 || c.get("principal") !== null || presentsCredential(c)) {
     setHeader(c, "Cache-Control", "no-store");
   }
 }

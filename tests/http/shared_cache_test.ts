@@ -166,3 +166,23 @@ Deno.test("nothing but a found, published task is shared: a 404 carries no share
   assert.notEqual(gone.headers.get("Cache-Control"), SHARED);
   assert.equal(gone.headers.get("ETag"), null);
 });
+
+Deno.test("a 429 is the caller's own: never shared, even when it replaces a page already built", async () => {
+  // Requests run ahead of their budget's grant (docs/rate-limits.md): a burst over the budget is
+  // refused after its pages were built, and the page's shared headers must not go with the 429.
+  await using svc = await setup({ settings: { ANON_RATE_LIMIT_PER_HOUR: 3 } });
+  const answers = await Promise.all(
+    Array.from({ length: 12 }, () => svc.request("/api/v1/tasks/explore").then(read)),
+  );
+  const refused = answers.filter((a) => a.status === 429);
+  assert.equal(answers.length - refused.length, 3);
+  for (const { headers } of refused) {
+    assert.equal(headers.get("Cache-Control"), "no-store");
+    assert.equal(headers.get("ETag"), null);
+    assert.ok(headers.get("Retry-After"));
+  }
+  for (const { status, headers } of answers.filter((a) => a.status !== 429)) {
+    assert.equal(status, 200);
+    assert.equal(headers.get("Cache-Control"), SHARED);
+  }
+});
