@@ -121,15 +121,25 @@ export async function lookForListeners(kv: Deno.Kv): Promise<boolean> {
   return memoryOf(kv).built = mark.value !== null;
 }
 
+/** True when two shard values hold the same accounts (or both overflowed). */
+function sameShard(a: ListenerShard | null, b: ListenerShard): boolean {
+  if (!a) return false;
+  if (a.overflow || b.overflow) return !!a.overflow && !!b.overflow;
+  return a.ids.length === b.ids.length && a.ids.every((id, i) => id === b.ids[i]);
+}
+
 /**
  * Fills the shards from every subscription, then marks them complete. Each shard is read before
  * the subscriptions are listed and written under a check of that reading, holding what it held
  * (accounts changed since endpoint changes began keeping it) and every listener listed: a change
- * in between fails the check, and the whole pass runs again.
+ * in between fails the check, and the whole pass runs again. Workers starting together on one
+ * store build at once: a shard another builder already wrote as this one would is no change, and
+ * a store another instance marked built meanwhile is left as it is.
  */
 export async function buildListeners(kv: Deno.Kv): Promise<void> {
   const keys = Array.from({ length: SHARDS }, (_, s) => webhooks.matchedListeners(s));
   for (let pass = 0; pass < 10; pass++) {
+    if (await lookForListeners(kv)) return;
     const before = await getEntries<ListenerShard>(kv, keys);
     const listed = new Map<number, string[]>();
     for await (const entry of kv.list<Subscription>({ prefix: webhooks.subscriptionsRoot() })) {
@@ -141,7 +151,10 @@ export async function buildListeners(kv: Deno.Kv): Promise<void> {
     for (const [shard, entry] of before.entries()) {
       if (entry.value?.overflow) continue;
       const value = shardValue([...entry.value?.ids ?? [], ...listed.get(shard) ?? []]);
-      if (!(await commit(kv.atomic().check(entry).set(entry.key, value))).ok) whole = false;
+      if ((await commit(kv.atomic().check(entry).set(entry.key, value))).ok) continue;
+      // Only a shard now holding something else (an endpoint change since the reading) needs
+      // the pass again.
+      if (!sameShard((await kv.get<ListenerShard>(entry.key)).value, value)) whole = false;
     }
     if (whole) {
       await commit(kv.atomic().set(webhooks.matchedListenersBuilt(), true));

@@ -68,3 +68,33 @@ Deno.test("a store written before the shards has them built from its subscriptio
   assert.equal(await lookForListeners(again), false, "another store: not built");
   assert.equal(await lookForListeners(kv), true);
 });
+
+Deno.test("workers starting together on such a store all build the shards, none fails", async () => {
+  // `deno task dev` starts a worker per core on one file: each finds the shards unbuilt.
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/kv.sqlite3`;
+    const ids = Array.from({ length: 300 }, () => crypto.randomUUID());
+    {
+      await using kv = await Deno.openKv(path);
+      const op = kv.atomic();
+      for (const [i, id] of ids.entries()) {
+        const events = i % 3 === 0 ? ["task.created"] : ["task.matched"];
+        op.set(webhooks.subscription(id), { events, revision: "r" } satisfies Subscription);
+      }
+      assert.ok((await op.commit()).ok);
+    }
+    const workers = await Promise.all([0, 1, 2].map(() => Deno.openKv(path)));
+    try {
+      for (const kv of workers) assert.equal(await lookForListeners(kv), false);
+      await Promise.all(workers.map((kv) => buildListeners(kv)));
+      for (const kv of workers) assert.equal(listenersBuilt(kv), true);
+      const read = await hearingAmong(workers[0], ids);
+      assert.deepEqual(read.hears, new Map(ids.map((id, i) => [id, i % 3 !== 0])));
+    } finally {
+      for (const kv of workers) kv.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
