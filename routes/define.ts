@@ -200,10 +200,12 @@ export const emptyBodyIsNone: MiddlewareHandler<AppEnv> = async (c, next) => {
   const empty = raw.body === null || raw.headers.get("Content-Length") === "0";
   if (empty && raw.headers.has("Content-Type")) {
     // A served request's headers are immutable: the request is replaced by a bodiless copy.
+    // Without the served request's signal: reading it makes Deno print a notice on its legacy
+    // abort, and nothing downstream watches it.
     const headers = new Headers(raw.headers);
     headers.delete("Content-Type");
     headers.delete("Content-Length");
-    c.req.raw = new Request(raw.url, { method: raw.method, headers, signal: raw.signal });
+    c.req.raw = new Request(raw.url, { method: raw.method, headers });
   }
   await next();
 };
