@@ -198,3 +198,41 @@ Deno.test("a store filed in layout 1 is read as such while an instance knows of 
   });
   assert.deepEqual(await indexPlaces(kv, old[2].id), []);
 });
+
+Deno.test("workers starting together on a layout 1 store all bring it up, none fails", async () => {
+  // `deno task dev` starts a worker per core on one file: each finds the store in layout 1.
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/kv.sqlite3`;
+    const old: AlertRecord[] = [];
+    {
+      await using kv = await openTestKv(path);
+      // Layout 1's lists (words were on pages already: fileAsLayout1 writes one alert a page).
+      const kinds = [{ cityName: "Paris" }, { countryCode: "FR" }, PARIS];
+      for (let a = 0; a < 3; a++) {
+        const userId = await account(kv, a + 1);
+        for (let i = 0; i < 8; i++) {
+          const alert = alertOf(a * 100 + i + 1, userId, kinds[i % kinds.length]);
+          await fileAsLayout1(kv, alert);
+          old.push(alert);
+        }
+        await kv.set(alerts.count(userId), 8);
+      }
+    }
+    const workers = await Promise.all([0, 1, 2].map(() => openTestKv(path)));
+    try {
+      for (const kv of workers) assert.equal(await lookForLegacyAlerts(kv), true);
+      await Promise.all(workers.map((kv) => moveLegacyAlerts(kv)));
+      for (const kv of workers) assert.equal(await lookForLegacyAlerts(kv), false);
+      const found = (await findCandidates(workers[0], taskProbes(parisTask))).alerts.map((a) =>
+        a.id
+      );
+      // The task's city, country and point: every alert is a candidate, each once.
+      assert.deepEqual(found.sort(), old.map((a) => a.id).sort());
+    } finally {
+      for (const kv of workers) kv.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
