@@ -1,6 +1,7 @@
 /** Shared test fixtures: a fresh app on an in-memory KV, and shortcuts to sign up and get keys. */
 import { testSettings } from "./settings_fixtures.ts";
-import type { SettingsInput } from "../domain/settings.ts";
+import { deliveryPolicy, type SettingsInput } from "../domain/settings.ts";
+import { startJobs } from "../kv/jobs/start.ts";
 import { createApp } from "../routes/app.ts";
 import { createDeps } from "../routes/deps.ts";
 import type { Deps } from "../routes/env.ts";
@@ -148,19 +149,35 @@ export async function sharedInstances(
   };
 }
 
+/** What `serveApp` starts beside the app: settings and deps as `setup` takes, and the jobs. */
+export interface ServeOptions {
+  settings?: Partial<SettingsInput>;
+  deps?: Partial<Deps>;
+  /** Runs the background jobs (webhook deliveries), stopped with the server. */
+  jobs?: boolean;
+}
+
 /** The app on a real socket (127.0.0.1) over a fresh in-memory store: what only real HTTP shows. */
-export async function serveApp(): Promise<{ base: string } & AsyncDisposable> {
+export async function serveApp(
+  options: ServeOptions = {},
+): Promise<{ base: string; deps: Deps } & AsyncDisposable> {
   const kv = await Deno.openKv(":memory:");
-  const deps = await createDeps(kv, testSettings());
+  const settings = testSettings(options.settings);
+  const deps = await createDeps(kv, settings, options.deps);
+  const jobs = options.jobs
+    ? startJobs({ kv, now: deps.now, webhooks: deliveryPolicy(settings) })
+    : null;
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     createApp(deps).fetch,
   );
   return {
     base: `http://127.0.0.1:${server.addr.port}`,
+    deps,
     async [Symbol.asyncDispose]() {
       await server.shutdown();
       await deps.lastUsed.flush();
+      await jobs?.stop();
       kv.close();
     },
   };

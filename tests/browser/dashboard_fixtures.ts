@@ -1,34 +1,19 @@
 /** Shared by the dashboard's browser tests: the server, screenshots and page helpers. */
 import { type Locator, type Page } from "playwright-core";
-import { testSettings } from "../settings_fixtures.ts";
-import { createApp } from "../../routes/app.ts";
-import { createDeps } from "../../routes/deps.ts";
+import { serveApp } from "../helpers.ts";
 
 export const SHOTS = new URL("../../test-output/dashboard/", import.meta.url);
 export const KEY_SHAPE = /^svc_[0-9a-f]{64}$/;
 
 /** A real server on 127.0.0.1 and a free port, on a fresh :memory: KV, with a settable clock. */
 export async function startServer() {
-  const kv = await Deno.openKv(":memory:");
   const clock = { offsetMs: 0 };
   // A low key-creation limit, so that the page meets a real 429 (the test creates 13 keys before).
-  const deps = await createDeps(kv, testSettings({ KEY_CREATION_PER_MINUTE: 15 }), {
-    now: () => Date.now() - clock.offsetMs,
+  const served = await serveApp({
+    settings: { KEY_CREATION_PER_MINUTE: 15 },
+    deps: { now: () => Date.now() - clock.offsetMs },
   });
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    createApp(deps).fetch,
-  );
-  return {
-    base: `http://127.0.0.1:${server.addr.port}`,
-    deps,
-    clock,
-    async [Symbol.asyncDispose]() {
-      await server.shutdown();
-      await deps.lastUsed.flush();
-      kv.close();
-    },
-  };
+  return Object.assign(served, { clock });
 }
 
 export async function shot(page: Page, name: string, fullPage = false) {

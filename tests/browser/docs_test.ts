@@ -3,50 +3,38 @@
  * CSP that allows no other inline code, and a pasted credential never outlives the page.
  */
 import assert from "node:assert/strict";
-import { testSettings } from "../settings_fixtures.ts";
-import { createApp } from "../../routes/app.ts";
-import { createDeps } from "../../routes/deps.ts";
+import { serveApp } from "../helpers.ts";
 import { launchChromium } from "./chromium.ts";
 
 Deno.test("/docs keeps a pasted credential in memory only, runs its script under a hash CSP and refuses framing", async () => {
-  const kv = await Deno.openKv(":memory:");
-  const deps = await createDeps(kv, testSettings());
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    createApp(deps).fetch,
-  );
-  const base = `http://127.0.0.1:${server.addr.port}`;
+  await using served = await serveApp();
+  const { base } = served;
   await using browser = await launchChromium();
-  try {
-    const page = await browser.context.newPage();
-    const refused: string[] = [];
-    page.on("console", (message) => {
-      if (/Content Security Policy/i.test(message.text())) refused.push(message.text());
-    });
-    const res = await page.goto(`${base}/docs`);
-    const csp = (await res!.allHeaders())["content-security-policy"];
-    assert.ok(csp.includes("frame-ancestors 'none'"), csp);
-    assert.ok(!csp.includes("unsafe-inline"), csp);
+  const page = await browser.context.newPage();
+  const refused: string[] = [];
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) refused.push(message.text());
+  });
+  const res = await page.goto(`${base}/docs`);
+  const csp = (await res!.allHeaders())["content-security-policy"];
+  assert.ok(csp.includes("frame-ancestors 'none'"), csp);
+  assert.ok(!csp.includes("unsafe-inline"), csp);
 
-    const secret = "svc_" + "ab".repeat(32);
-    await page.fill("#credential", secret);
-    await page.dispatchEvent("#credential", "change");
-    await page.selectOption("#scheme", "Bearer");
+  const secret = "svc_" + "ab".repeat(32);
+  await page.fill("#credential", secret);
+  await page.dispatchEvent("#credential", "change");
+  await page.selectOption("#scheme", "Bearer");
 
-    // The script ran (the CSP allowed it): a try-it form answers in the page.
-    const health = page.locator("#getHealth");
-    await health.locator("summary").click();
-    await health.locator("button[type=submit]").click();
-    await health.locator(".result").filter({ hasText: "200" }).waitFor({ timeout: 5000 });
+  // The script ran (the CSP allowed it): a try-it form answers in the page.
+  const health = page.locator("#getHealth");
+  await health.locator("summary").click();
+  await health.locator("button[type=submit]").click();
+  await health.locator(".result").filter({ hasText: "200" }).waitFor({ timeout: 5000 });
 
-    const stored = await page.evaluate<string>(`JSON.stringify({ ...localStorage })`);
-    assert.ok(!stored.includes(secret), `the credential was stored: ${stored}`);
-    await page.reload();
-    assert.equal(await page.inputValue("#credential"), "", "the credential outlived the page");
-    assert.equal(await page.inputValue("#scheme"), "Bearer", "the scheme is remembered");
-    assert.deepEqual(refused, []);
-  } finally {
-    await server.shutdown();
-    kv.close();
-  }
+  const stored = await page.evaluate<string>(`JSON.stringify({ ...localStorage })`);
+  assert.ok(!stored.includes(secret), `the credential was stored: ${stored}`);
+  await page.reload();
+  assert.equal(await page.inputValue("#credential"), "", "the credential outlived the page");
+  assert.equal(await page.inputValue("#scheme"), "Bearer", "the scheme is remembered");
+  assert.deepEqual(refused, []);
 });

@@ -6,36 +6,12 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { deliveryPolicy } from "../../domain/settings.ts";
-import { testSettings } from "../settings_fixtures.ts";
-import { startJobs } from "../../kv/jobs/start.ts";
-import { createApp } from "../../routes/app.ts";
-import { createDeps } from "../../routes/deps.ts";
+import { serveApp } from "../helpers.ts";
 import { startReceiver } from "../webhooks/webhook_receiver.ts";
 import { accessibilityViolations } from "./axe.ts";
 import { launchChromium } from "./chromium.ts";
 
 const SHOTS = new URL("../../test-output/dashboard/", import.meta.url);
-
-async function startServer() {
-  const kv = await Deno.openKv(":memory:");
-  const settings = testSettings({ WEBHOOK_ALLOW_PRIVATE: "true" });
-  const deps = await createDeps(kv, settings);
-  const jobs = startJobs({ kv, now: deps.now, webhooks: deliveryPolicy(settings) });
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    createApp(deps).fetch,
-  );
-  return {
-    base: `http://127.0.0.1:${server.addr.port}`,
-    async [Symbol.asyncDispose]() {
-      await server.shutdown();
-      await deps.lastUsed.flush();
-      await jobs.stop();
-      kv.close();
-    },
-  };
-}
 
 async function shot(page: Page, name: string) {
   await Deno.mkdir(SHOTS, { recursive: true });
@@ -51,7 +27,7 @@ async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs 
 }
 
 Deno.test("the dashboard manages webhook endpoints and shows the security log", async (t) => {
-  await using svc = await startServer();
+  await using svc = await serveApp({ settings: { WEBHOOK_ALLOW_PRIVATE: "true" }, jobs: true });
   await using receiver = startReceiver();
   await using browser = await launchChromium();
   const { base } = svc;
