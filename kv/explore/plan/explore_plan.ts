@@ -3,8 +3,8 @@
  * counters give it), and the cheapest drives the scan; the others are checked on the facet.
  */
 import { type CounterReader, deepBatch, type Driver, type PlanQuery } from "./explore_driver.ts";
-import { geoDriver } from "./explore_plan_geo.ts";
-import { bboxDriver } from "./explore_bbox.ts";
+import { geoDriver } from "./geo/explore_plan_geo.ts";
+import { bboxDriver } from "./geo/explore_bbox.ts";
 import {
   DOC_COST,
   FIRST_BATCH,
@@ -13,7 +13,7 @@ import {
   PrefixStream,
 } from "../scan/explore_stream.ts";
 import { Payment } from "../../../domain/tasks/task.ts";
-import { wordDrivers } from "./explore_plan_words.ts";
+import { wordDrivers } from "./words/explore_plan_words.ts";
 import { indexCovers } from "../index/explore_words.ts";
 import { explore } from "../../keyspace.ts";
 import {

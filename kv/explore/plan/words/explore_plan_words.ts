@@ -2,16 +2,16 @@
  * The planner's word part: a query word drives by the dictionary words it starts, each read in
  * the zones that can reach the query's circle (all of them without one), merged newest first.
  */
-import type { GeoFilter } from "../../../domain/explore.ts";
-import { coverCircle } from "../../../domain/geo/geohash_cover.ts";
+import type { GeoFilter } from "../../../../domain/explore.ts";
+import { coverCircle } from "../../../../domain/geo/geohash_cover.ts";
 import {
   COUNT_PRECISION,
   FAR_ZONE_MARK,
   FAR_ZONE_PRECISION,
   GEO_LAYERS,
   NEAR_REACH_KM,
-} from "../index/explore_index.ts";
-import { deepBatch, type Driver } from "./explore_driver.ts";
+} from "../../index/explore_index.ts";
+import { deepBatch, type Driver } from "../explore_driver.ts";
 import {
   type EntryValue,
   FIRST_BATCH,
@@ -19,10 +19,10 @@ import {
   MAX_BATCH,
   PrefixStream,
   type Work,
-} from "../scan/explore_stream.ts";
-import { indexCovers } from "../index/explore_words.ts";
-import { explore } from "../../keyspace.ts";
-import type { PlanMemory, ZoneCount } from "./explore_plan_memory.ts";
+} from "../../scan/explore_stream.ts";
+import { indexCovers } from "../../index/explore_words.ts";
+import { explore } from "../../../keyspace.ts";
+import type { PlanMemory, ZoneCount } from "../explore_plan_memory.ts";
 import { zoneLists, type ZoneStreams, zoneStreams } from "./explore_word_ranges.ts";
 
 /** A query word expanding to more dictionary words than this drives no scan. */

@@ -2,23 +2,23 @@
  * The planner's geographic part: the cells of each geo layer that a search circle reaches, read at
  * the precision that costs least.
  */
-import { cellAreaKm2 } from "../../../domain/geo/geohash.ts";
-import { coverCircle } from "../../../domain/geo/geohash_cover.ts";
-import { capAreaKm2 } from "../../../domain/geo/geo.ts";
-import type { GeoFilter } from "../../../domain/explore.ts";
-import { COUNT_PRECISION, GEO_LAYERS, type GeoLayer } from "../index/explore_index.ts";
-import type { CounterReader, Driver, PlanQuery } from "./explore_driver.ts";
+import { cellAreaKm2 } from "../../../../domain/geo/geohash.ts";
+import { coverCircle } from "../../../../domain/geo/geohash_cover.ts";
+import { capAreaKm2 } from "../../../../domain/geo/geo.ts";
+import type { GeoFilter } from "../../../../domain/explore.ts";
+import { COUNT_PRECISION, GEO_LAYERS, type GeoLayer } from "../../index/explore_index.ts";
+import type { CounterReader, Driver, PlanQuery } from "../explore_driver.ts";
 import {
   ENTRY_COST,
   FIRST_BATCH,
   LIST_COST,
   MAX_FIRST_BATCH,
   PrefixStream,
-} from "../scan/explore_stream.ts";
-import { explore } from "../../keyspace.ts";
-import { countId, Density, type Probe, probeAround } from "../nearest/explore_plan_distance.ts";
+} from "../../scan/explore_stream.ts";
+import { explore } from "../../../keyspace.ts";
+import { countId, Density, type Probe, probeAround } from "../../nearest/explore_plan_distance.ts";
 import { geoDepthKey, learnDepth, learnedBatch } from "./explore_geo_depth.ts";
-import { planMemory } from "./explore_plan_memory.ts";
+import { planMemory } from "../explore_plan_memory.ts";
 
 /** Most cells a finer cover may take before the planner stops considering it (CPU bound). */
 export const MAX_FINE_CELLS = 32;

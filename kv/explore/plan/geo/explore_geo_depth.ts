@@ -3,9 +3,9 @@
  * sized by: measured by each full first page of a circle alone and remembered by the instance,
  * per radius band, so that the next circle's first lists are read that much deeper (or shallower).
  */
-import type { ExploreFilters } from "../../../domain/explore.ts";
-import type { PrefixStream } from "../scan/explore_stream.ts";
-import type { PlanMemory } from "./explore_plan_memory.ts";
+import type { ExploreFilters } from "../../../../domain/explore.ts";
+import type { PrefixStream } from "../../scan/explore_stream.ts";
+import type { PlanMemory } from "../explore_plan_memory.ts";
 
 /** The learned depth's bounds: a page far off once should not size every later one. */
 const MIN_DEPTH = 0.25;

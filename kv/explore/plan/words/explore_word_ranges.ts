@@ -2,10 +2,10 @@
  * A word's zones in few lists: zones next to each other in key order that hold few entries are
  * read whole in one list, the others newest first alone, whichever the dictionary says costs less.
  */
-import { explore } from "../../keyspace.ts";
-import { MAX_BATCH, PrefixStream, type Work } from "../scan/explore_stream.ts";
-import { RangeRead } from "../scan/explore_range.ts";
-import type { ZoneCount } from "./explore_plan_memory.ts";
+import { explore } from "../../../keyspace.ts";
+import { MAX_BATCH, PrefixStream, type Work } from "../../scan/explore_stream.ts";
+import { RangeRead } from "../../scan/explore_range.ts";
+import type { ZoneCount } from "../explore_plan_memory.ts";
 
 /** What the zone streams of a query word are made from. */
 export interface ZoneStreams {

@@ -3,20 +3,20 @@
  * of the antimeridian), read newest first; every candidate is then checked on its facet, so the
  * cells only have to hold every task in the box, never only those.
  */
-import { bboxParts, type BoundingBox } from "../../../domain/geo/bbox.ts";
-import { cellAreaKm2, geohashBounds, geohashEncode } from "../../../domain/geo/geohash.ts";
-import { EARTH_RADIUS_KM, type GeoBox } from "../../../domain/geo/geo.ts";
-import { COUNT_PRECISION, GEO_LAYERS } from "../index/explore_index.ts";
-import type { CounterReader, Driver, PlanQuery } from "./explore_driver.ts";
-import { countId, Density, probeAround } from "../nearest/explore_plan_distance.ts";
+import { bboxParts, type BoundingBox } from "../../../../domain/geo/bbox.ts";
+import { cellAreaKm2, geohashBounds, geohashEncode } from "../../../../domain/geo/geohash.ts";
+import { EARTH_RADIUS_KM, type GeoBox } from "../../../../domain/geo/geo.ts";
+import { COUNT_PRECISION, GEO_LAYERS } from "../../index/explore_index.ts";
+import type { CounterReader, Driver, PlanQuery } from "../explore_driver.ts";
+import { countId, Density, probeAround } from "../../nearest/explore_plan_distance.ts";
 import {
   ENTRY_COST,
   FIRST_BATCH,
   LIST_COST,
   MAX_FIRST_BATCH,
   PrefixStream,
-} from "../scan/explore_stream.ts";
-import { explore } from "../../keyspace.ts";
+} from "../../scan/explore_stream.ts";
+import { explore } from "../../../keyspace.ts";
 
 /** Past this many counter cells per layer the box is no narrower than a whole scan: no driver. */
 export const MAX_BOX_CELLS = 64;
