@@ -10,11 +10,11 @@ import {
   type SlotCounts,
   slotIndex,
   slotLeavesAt,
-  slotMs,
   tally,
   type WindowDecision,
   type WindowTally,
 } from "./rate_window.ts";
+import { backsOf, blockSize, freedBy, paceWant } from "./lease_sizing.ts";
 import { type LeaseRecord, nextClaim, type Reclaim, reclaimable, sliceOf } from "./lease_claims.ts";
 
 import type { GiveBack, Grant, Lease, LeaseRules } from "./lease_ledger_types.ts";
@@ -136,14 +136,14 @@ export class LeaseLedger {
     },
   ): Grant | WindowDecision {
     const { counts, now, limit } = read;
-    const { windowMs, share } = this.rules;
+    const { windowMs } = this.rules;
     this.#counts = new Map(counts);
     this.#tally = null;
     this.#readAt = now;
     // This instance's ended leases go back in the grant's atomic; its unspent units of a live
     // lease (none: a request gets here when every live one is spent) would stay counted.
     const ended = this.#leases.filter((l) => !l.claiming && now >= l.until);
-    const backs = this.#backsOf(ended, now);
+    const backs = backsOf(ended, this.rules, now);
     // Leases of any instance (this one's included) that ran out: their unclaimed units go back;
     // when the window is full even so, other instances' live leases give up their unclaimed units.
     const at = { now, windowMs, keepMs: this.rules.keepMs, max: this.rules.maxReclaims ?? 0 };
@@ -170,26 +170,17 @@ export class LeaseLedger {
       return { slot, block: 0, claim: 0, reclaims, backs, ended, lasting: false, until: now };
     }
     this.#refusal = null;
-    this.#learnPace(now);
-    // A subject's first block on this instance, far from the limit, covers more than one request:
-    // starting from one unit made its first few requests wait for a grant each (two round trips
-    // on Deno Deploy). Small next to what is left, so late instances still find units.
-    const first = this.#last === null ? Math.floor(left / (share * share)) : 0;
-    // Far from the limit a block is at least a `lastingShare` part of what is left and lasts to
-    // its slot's end: a subject used now and then waits for a grant about once a slot instead of
-    // once a request. Near the limit that part is under one unit, and leases are short again.
-    const lastingShare = this.rules.lastingShare;
-    const far = lastingShare ? Math.floor(left / lastingShare) : 0;
-    const block = Math.max(
-      1,
-      Math.min(Math.max(this.#want, first, far), Math.floor(left / share)),
-    );
-    this.#capped = block < this.#want;
+    if (this.#last) this.#want = paceWant(this.#last, now, this.rules.leaseMs);
+    const size = blockSize(this.rules, {
+      now,
+      slot,
+      left,
+      want: this.#want,
+      firstLease: this.#last === null,
+    });
+    this.#capped = size.capped;
     this.#leases = this.#leases.filter((l) => !ended.includes(l));
-    const lasting = far >= 1 && block <= far;
-    const slotEnd = slotLeavesAt(slot, windowMs) - windowMs + slotMs(windowMs);
-    const until = lasting ? slotEnd : Math.min(slotEnd, now + this.rules.leaseMs);
-    const claim = sliceOf(block, this.rules.slices);
+    const { block, claim, lasting, until } = size;
     return { slot, block, claim, reclaims, backs, ended, lasting, until };
   }
 
@@ -287,7 +278,7 @@ export class LeaseLedger {
     const ended = this.#leases.filter((l) => !l.claiming && (all || now >= l.until));
     if (ended.length === 0) return { backs: [], records: [], settle() {} };
     this.#leases = this.#leases.filter((l) => !ended.includes(l));
-    const backs = this.#backsOf(ended, now);
+    const backs = backsOf(ended, this.rules, now);
     for (const back of backs) this.#returning += back.count;
     const { windowMs, keepMs } = this.rules;
     const records = all
@@ -312,19 +303,6 @@ export class LeaseLedger {
         else this.#leases.push(...ended);
       },
     };
-  }
-
-  /** The unspent units of `leases` by slot, leaving out slots too close to leaving the window. */
-  #backsOf(leases: Lease[], now: number): GiveBack[] {
-    const { windowMs, keepMs } = this.rules;
-    const bySlot = new Map<number, number>();
-    for (const lease of leases) {
-      // The unclaimed rest, if any, goes back with the lease's record (`reclaimable`).
-      const unspent = lease.claimed - lease.spent;
-      if (unspent <= 0 || slotLeavesAt(lease.slot, windowMs) - now < keepMs) continue;
-      bySlot.set(lease.slot, (bySlot.get(lease.slot) ?? 0) + unspent);
-    }
-    return [...bySlot].map(([slot, count]) => ({ slot, count }));
   }
 
   /** A record this instance reclaimed itself (at a pause) is out of the window. */
@@ -354,22 +332,6 @@ export class LeaseLedger {
     return lease.until - now < aheadMs || left < pace * aheadMs;
   }
 
-  /**
-   * Sets the next block from the newest lease: twice it when spent out (a burst's blocks grow
-   * 1, 2, 4, ...), else what its pace spends in a lease's time, never more than twice it.
-   */
-  #learnPace(now: number) {
-    const last = this.#last;
-    if (!last) return;
-    if (last.spent >= last.granted) {
-      this.#want = 2 * last.granted;
-      return;
-    }
-    const elapsed = Math.max(1, Math.min(now, last.until) - last.grantedAt);
-    const pace = Math.ceil((last.spent / elapsed) * this.rules.leaseMs);
-    this.#want = Math.max(1, Math.min(pace, 2 * last.granted));
-  }
-
   #add(slot: number, count: number) {
     const next = (this.#counts.get(slot) ?? 0) + count;
     if (next > 0) this.#counts.set(slot, next);
@@ -385,11 +347,4 @@ export class LeaseLedger {
     }
     return window;
   }
-}
-
-/** The window's counts less what `backs` take off. */
-function freedBy(counts: SlotCounts, backs: readonly GiveBack[]): Map<number, number> {
-  const freed = new Map(counts);
-  for (const { slot, count } of backs) freed.set(slot, (freed.get(slot) ?? 0) - count);
-  return freed;
 }

@@ -6,55 +6,30 @@
  */
 import { AsyncResource } from "node:async_hooks";
 import { commit } from "../commit.ts";
-import { type Grant, LeaseLedger } from "../../domain/rate_limit/lease_ledger.ts";
+import type { Grant } from "../../domain/rate_limit/lease_ledger.ts";
 import type { SliceRule } from "../../domain/rate_limit/lease_claims.ts";
 import type { WindowDecision } from "../../domain/rate_limit/rate_window.ts";
 import { readWindow } from "./exact_limit.ts";
-import {
-  giveBack,
-  grantAtomic,
-  type LeaseSubject,
-  raiseClaim,
-  reclaimOwn,
-} from "./lease_records.ts";
+import { commitFlushGroups } from "./flush_groups.ts";
+import { giveBack, grantAtomic, raiseClaim, reclaimOwn } from "./lease_records.ts";
+import { leaseSubject, newSubject, type Subject } from "./rate_subject.ts";
 import { sweepRateSlots } from "./rate_sweep.ts";
 import {
   ACTIVE_MS,
+  type FlushGroup,
   type FlushRider,
   GRANT_ROUNDS,
   GRANTS_IN_FLIGHT,
-  KEEP_MS,
-  LASTING_SHARE,
   LEASE_MS,
   type LimitPolicy,
-  MAX_RECLAIMS,
-  MUTATIONS_PER_ATOMIC,
   PREFETCH_MS,
   RENEW_AHEAD_MS,
-  SHARE,
   SLICES,
   SWEEP_INTERVAL_MS,
   SYNC_INTERVAL_MS,
 } from "./rate_limit_rules.ts";
 
 export { type FlushRider, LEASE_MS, type LimitPolicy, SLICES, SYNC_INTERVAL_MS };
-
-/** A subject in memory: its leases and view of the window (see `LeaseLedger`). */
-interface Subject {
-  policy: LimitPolicy;
-  id: string;
-  ledger: LeaseLedger;
-  /** When it was last used: while that is recent, the background renews its lease ahead. */
-  usedAt: number;
-  /** The grant under way, which every request of the subject waits on. */
-  granting: Promise<WindowDecision | null> | null;
-  /** The newest slot this instance has granted into (and so given a sweep marker). */
-  marked: number;
-  /** A read of the window started ahead of the subject's first decision (`prefetch`). */
-  prefetched: { at: number; read: ReturnType<typeof readWindow> } | null;
-  /** The raise of a lease's claim mark under way, which requests out of claimed units wait on. */
-  claiming: Promise<void> | null;
-}
 
 /**
  * Request budgets shared by every instance, exact on any number of them, without a KV write or
@@ -142,24 +117,7 @@ export class SharedRateLimiter {
     const id = `${policy.name}\u0000${subjectId}`;
     let subject = this.#subjects.get(id);
     if (!subject) {
-      subject = {
-        policy,
-        id: subjectId,
-        ledger: new LeaseLedger({
-          windowMs: policy.windowMs,
-          leaseMs: LEASE_MS,
-          share: SHARE,
-          lastingShare: LASTING_SHARE,
-          keepMs: KEEP_MS,
-          slices: this.options.slices === undefined ? SLICES : this.options.slices ?? undefined,
-          maxReclaims: MAX_RECLAIMS,
-        }),
-        usedAt: -Infinity,
-        granting: null,
-        marked: -Infinity,
-        prefetched: null,
-        claiming: null,
-      };
+      subject = newSubject(policy, subjectId, this.options.slices);
       this.#subjects.set(id, subject);
     }
     return subject;
@@ -328,7 +286,7 @@ export class SharedRateLimiter {
   /** Gives back the unspent units of ended leases, with the riders' mutations. */
   async #flush(all: boolean) {
     const now = this.now();
-    const groups: { mutations: Deno.KvMutation[]; settle(ok: boolean): void }[] = [];
+    const groups: FlushGroup[] = [];
     const own: Promise<void>[] = [];
     if (all) await Promise.all([...this.#subjects.values()].map((s) => s.claiming));
     for (const subject of this.#subjects.values()) {
@@ -346,44 +304,12 @@ export class SharedRateLimiter {
       groups.push({ mutations, settle });
     }
     for (const rider of this.#riders) groups.push(rider.send());
-    // A group is never split across atomics unless it alone is too large (a rider's counts, which
-    // then may be counted twice: the safe direction for usage); a give-back never is.
-    let next = 0;
     try {
-      while (next < groups.length) {
-        const chunk = [groups[next++]];
-        let size = chunk[0].mutations.length;
-        while (
-          next < groups.length && size + groups[next].mutations.length <= MUTATIONS_PER_ATOMIC
-        ) {
-          size += groups[next].mutations.length;
-          chunk.push(groups[next++]);
-        }
-        try {
-          const mutations = chunk.flatMap((g) => g.mutations);
-          for (let i = 0; i < mutations.length; i += MUTATIONS_PER_ATOMIC) {
-            const op = this.kv.atomic().mutate(...mutations.slice(i, i + MUTATIONS_PER_ATOMIC));
-            if (!(await commit(op)).ok) throw new Error("rate-limit give-backs were not committed");
-          }
-        } catch (error) {
-          next -= chunk.length;
-          throw error;
-        }
-        for (const group of chunk) group.settle(true);
-      }
-    } catch (error) {
-      // What was not committed goes again at the next flush.
-      for (const group of groups.slice(next)) group.settle(false);
-      throw error;
+      await commitFlushGroups(this.kv, groups);
     } finally {
       await Promise.allSettled(own);
     }
   }
-}
-
-/** The names a subject's keys are built from. */
-function leaseSubject({ policy, id }: Subject): LeaseSubject {
-  return { policy: policy.name, subject: id, windowMs: policy.windowMs };
 }
 
 function isGrant(plan: Grant | WindowDecision): plan is Grant {

@@ -15,7 +15,13 @@ export interface LimitPolicy extends WindowLimit {
  * usage): each flush takes their mutations into its atomics and settles them with the outcome.
  */
 export interface FlushRider {
-  send(): { mutations: Deno.KvMutation[]; settle(ok: boolean): void };
+  send(): FlushGroup;
+}
+
+/** Mutations that commit together, and what to do once they did or did not. */
+export interface FlushGroup {
+  mutations: Deno.KvMutation[];
+  settle(ok: boolean): void;
 }
 
 /** How often a running limiter gives back ended leases and renews the leases in use. */
