@@ -29,15 +29,12 @@ import { taskFilter, taskFilterFields, taskFilterScope } from "../domain/tasks/t
 import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
 import { requestFingerprint } from "../kv/idempotency.ts";
 import { orderKey } from "../kv/order_key.ts";
+import { changeTask, createTask, createTaskOnce, getTask } from "../kv/tasks/tasks.ts";
 import {
-  changeTask,
-  createTask,
-  createTaskOnce,
   filteredUserTasks,
-  getTask,
   listUserTasks,
   pageUserTasksByStatus,
-} from "../kv/tasks/tasks.ts";
+} from "../kv/tasks/task_listings.ts";
 import { taskEffects } from "./task_effects.ts";
 import { authorOf } from "./reviews/author.ts";
 import {
