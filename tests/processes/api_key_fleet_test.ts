@@ -61,10 +61,13 @@ Deno.test("a rolled key's both values work on every instance, and only the new o
   await t.step(
     "the old value fails on both at its deadline, with no change marker moving after it is cached",
     async () => {
-      // Stands in for an hour passing: the stored deadline is moved closer. Each member's next
-      // request reads the changed record with its own first read (kv/api_keys/key_guard.ts) and caches
-      // it; the deadline is then judged from the cached record alone. Tried again further out
-      // when the machine is too loaded to cache it on both members before the deadline.
+      // Stands in for an hour passing: the stored deadline is moved closer, with the key's guard
+      // and the change marker written as every change to a key writes them (changeApiKey). Each
+      // member's next request sees the guard move with its own first read (kv/api_keys/key_guard.ts),
+      // reads the record and caches it; the deadline is then judged from the cached record alone.
+      // Tried again further out when the machine is too loaded to cache it on both members before
+      // the deadline. (Without the guard, a member that had cached the record since its last poll
+      // kept the old deadline: the test then failed on a loaded machine, not the service.)
       await using kv = await Deno.openKv(`${fleet.cwd}/data/marketplace.sqlite3`);
       const userId = (await call(`${a}/v1/users/me`, { headers: bearer(token) })).body.id;
       const key = apiKeys.record(userId, created.body.id);
@@ -74,6 +77,8 @@ Deno.test("a rolled key's both values work on every instance, and only the new o
         const at = Date.now() + lead;
         const res = await kv.atomic().check(entry)
           .set(key, { ...entry.value!, previousExpiresAt: new Date(at).toISOString() })
+          .set(apiKeys.guard(created.body.id), true)
+          .set(apiKeys.changed(), userId)
           .commit();
         if (!res.ok) continue; // a last-use write came between
         const statuses = [await meStatus(a, old), await meStatus(b, old)];
