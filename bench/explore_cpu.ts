@@ -1,9 +1,12 @@
 /**
- * `deno task bench:explore-cpu [--tasks=20000] [--seconds=8] [--runs=3] [--connections=8]`: the
- * server CPU one anonymous explore page costs, per filter kind, against an anonymous GET
- * /tasks/:id on the same server, under wrk (the service as `deno task serve` runs it, on CPU 1;
- * wrk on CPU 0). Tasks: bench/explore_data.ts's everyday tasks, one live author. Kinds are
- * measured in interleaved rounds; each figure is the median of the runs.
+ * `deno task bench:explore-cpu [--tasks=20000] [--seconds=8] [--runs=3] [--connections=8]
+ * [--base=<checkout>]`: the server CPU one anonymous explore page costs, per filter kind, against
+ * an anonymous GET /tasks/:id on the same server, under wrk (the service as `deno task serve`
+ * runs it, on CPU 1; wrk on CPU 0). Tasks: bench/explore_data.ts's everyday tasks, one live
+ * author. Kinds are measured in interleaved rounds; each figure is the median of the runs. With
+ * `--base`, a second server runs the code of that checkout (another commit's worktree) on the
+ * same store, measured in turn with this one, kind by kind, in every round: an A/B under the same
+ * load, which runs far apart on this shared machine are not.
  */
 import { generateTask } from "./explore_data.ts";
 import { queryKinds, queryString } from "./explore_data_queries.ts";
@@ -20,6 +23,7 @@ const TASKS = flag("tasks", 20_000);
 const SECONDS = flag("seconds", 8);
 const RUNS = flag("runs", 3);
 const CONNECTIONS = flag("connections", 8);
+const BASE = Deno.args.find((a) => a.startsWith("--base="))?.slice("--base=".length);
 const QUERIES = 200;
 const ROOT = new URL("..", import.meta.url).pathname;
 const HUGE_LIMIT = "1000000000";
@@ -28,6 +32,8 @@ interface Kind {
   name: string;
   pathsFile: string;
   runs: { cpuUs: number; rps: number; p50Ms: number; p99Ms: number }[];
+  /** The base checkout's server's runs (`--base`), interleaved with `runs`. */
+  baseRuns: { cpuUs: number }[];
   /** What one page reads (bench:explore-reads' counts, in process on the same store). */
   reads?: KindReads;
 }
@@ -62,6 +68,7 @@ async function main() {
   await run("taskset", ["-a", "-cp", "0", String(Deno.pid)]);
   const dir = await Deno.makeTempDir({ prefix: "bench-explore-cpu-" });
   let server: Server | null = null;
+  let base: Server | null = null;
   const kinds: Kind[] = [];
   try {
     const kvPath = `${dir}/store.sqlite3`;
@@ -83,6 +90,7 @@ async function main() {
       name: "GET /tasks/:id (the reference)",
       pathsFile: await file("by-id", ids.map((id) => `/api/v1/tasks/${id}`)),
       runs: [],
+      baseRuns: [],
     });
     const explore = queryKinds(QUERIES).filter((kind) =>
       !/500 km|region viewport|antimeridian/.test(kind.name)
@@ -96,31 +104,48 @@ async function main() {
           kind.queries.map((query) => `/api/v1/tasks/explore?${queryString(query)}`),
         ),
         runs: [],
+        baseRuns: [],
       });
     }
 
     const args = taskRunArgs("serve").map((word) => word.replace(/=\.\/data$/, `=${dir}`));
-    server = await startServer({
-      name: "service",
-      args,
-      env: {
-        KV_PATH: kvPath,
-        RATE_LIMIT_PER_HOUR: HUGE_LIMIT,
-        ANON_RATE_LIMIT_PER_HOUR: HUGE_LIMIT,
-        LOG_LEVEL: "info",
-      },
-      cpus: "1",
-      cwd: ROOT,
-    });
-    for (const kind of kinds) await measure(server, kind, 2); // warm code and caches
+    const serve = (name: string, cwd: string) =>
+      startServer({
+        name,
+        args,
+        env: {
+          KV_PATH: kvPath,
+          RATE_LIMIT_PER_HOUR: HUGE_LIMIT,
+          ANON_RATE_LIMIT_PER_HOUR: HUGE_LIMIT,
+          LOG_LEVEL: "info",
+        },
+        cpus: "1",
+        cwd,
+      });
+    server = await serve("service", ROOT);
+    if (BASE) base = await serve("base", BASE);
+    for (const kind of kinds) {
+      await measure(server, kind, 2); // warm code and caches
+      if (base) await measure(base, kind, 2);
+    }
     for (let round = 0; round < RUNS; round++) {
       console.log(`round ${round + 1} of ${RUNS}…`);
-      for (const kind of kinds) kind.runs.push(await measure(server, kind, SECONDS));
+      for (const kind of kinds) {
+        // Which server goes first alternates, so that neither always follows the other's load.
+        const order: (Server | null)[] = round % 2 === 0 ? [server, base] : [base, server];
+        for (const s of order) {
+          if (!s) continue;
+          const measured = await measure(s, kind, SECONDS);
+          if (s === server) kind.runs.push(measured);
+          else kind.baseRuns.push(measured);
+        }
+      }
     }
   } finally {
-    if (server) {
-      server.process.kill("SIGTERM");
-      await server.process.status;
+    for (const s of [server, base]) {
+      if (!s) continue;
+      s.process.kill("SIGTERM");
+      await s.process.status;
     }
     await Deno.remove(dir, { recursive: true });
   }
@@ -129,12 +154,18 @@ async function main() {
 
 async function report(kinds: Kind[]) {
   const reference = median(kinds[0].runs.map((r) => r.cpuUs));
+  const baseReference = BASE ? median(kinds[0].baseRuns.map((r) => r.cpuUs)) : 0;
   const rows = kinds.map((kind) => {
     const cpu = median(kind.runs.map((r) => r.cpuUs));
+    const baseCpu = BASE ? median(kind.baseRuns.map((r) => r.cpuUs)) : 0;
+    const vsBase = BASE
+      ? [baseCpu.toFixed(0), (baseCpu / baseReference).toFixed(2), (cpu / baseCpu).toFixed(2)]
+      : [];
     return [
       kind.name,
       cpu.toFixed(0),
       (cpu / reference).toFixed(2),
+      ...vsBase,
       median(kind.runs.map((r) => r.rps)).toFixed(0),
       median(kind.runs.map((r) => r.p50Ms)).toFixed(2),
       median(kind.runs.map((r) => r.p99Ms)).toFixed(2),
@@ -147,6 +178,7 @@ async function report(kinds: Kind[]) {
       "request (anonymous)",
       "server CPU µs / request",
       "× GET by id",
+      ...(BASE ? ["base: CPU µs", "base: × GET by id", "CPU / base's"] : []),
       "req/s",
       "p50 ms",
       "p99 ms",
@@ -159,7 +191,9 @@ async function report(kinds: Kind[]) {
   const path = await writeResults({
     name: "explore_cpu",
     command:
-      `deno task bench:explore-cpu --tasks=${TASKS} --seconds=${SECONDS} --runs=${RUNS} --connections=${CONNECTIONS}`,
+      `deno task bench:explore-cpu --tasks=${TASKS} --seconds=${SECONDS} --runs=${RUNS} --connections=${CONNECTIONS}${
+        BASE ? ` --base=${BASE}` : ""
+      }`,
     comparedWith: "an anonymous GET /tasks/:id on the same server in the same rounds (issue 28's " +
       "target: an explore page at most 3x its CPU)",
     body: [
@@ -168,6 +202,12 @@ async function report(kinds: Kind[]) {
       `median of ${RUNS} interleaved ${SECONDS} s runs. CPU from /proc (user + system) over the run.`,
       "KV calls and entries a page: bench:explore-reads' load-independent counts (means over the",
       "same queries, in process on the same store, the handle warmed first).",
+      ...(BASE
+        ? [
+          `Base: the checkout at ${BASE} (${await baseCommit()}), served on the same store and CPU,`,
+          "measured right before or after this server, kind by kind, in every round.",
+        ]
+        : []),
       "",
       table,
       "",
@@ -175,6 +215,16 @@ async function report(kinds: Kind[]) {
     ].join("\n"),
   });
   console.log(`written to ${path}`);
+}
+
+/** The commit of the base checkout, as `git` names it. */
+async function baseCommit(): Promise<string> {
+  const out = await new Deno.Command("git", {
+    args: ["-C", BASE!, "rev-parse", "--short", "HEAD"],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  return new TextDecoder().decode(out.stdout).trim() || "unknown commit";
 }
 
 if (import.meta.main) await main();

@@ -23,7 +23,9 @@ import {
 } from "../index/explore_index.ts";
 import { packedFacet } from "../index/explore_packed_facet.ts";
 import { DEFAULT_BUDGET } from "../explore_query.ts";
-import { countId, Density, probeAround } from "./explore_plan_distance.ts";
+import { countId, Density } from "./explore_plan_distance.ts";
+import { probeRemembered } from "./explore_probes.ts";
+import { planMemory } from "../plan/explore_plan_memory.ts";
 import { facetMatch } from "../scan/explore_scan.ts";
 import { explore } from "../../keyspace.ts";
 import { pendingPurges } from "../../users/users.ts";
@@ -97,13 +99,12 @@ export async function exploreByDistance(
       extraKm: layer.maxRadiusKm,
     }).cells.map((hash) => ({ layer, hash }))
   );
-  const probeCells = probeAround(kv, geo, { limit: splitAbove });
-  work.lists += probeCells.length;
   const [hidden, sizes, probes] = await Promise.all([
     pendingPurges(kv),
     readCounts(kv, seeds.map((s) => explore.count("cell", s.layer.name, s.hash))),
-    Promise.all(probeCells),
+    probeRemembered(kv, planMemory(kv), geo, { limit: splitAbove }),
   ]);
+  work.lists += probes.length;
   const counts = new Map<string, number>();
   const seeded: CellNode[] = [];
   seeds.forEach((s, i) => {

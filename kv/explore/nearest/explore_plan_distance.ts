@@ -18,7 +18,7 @@ import { explore } from "../../keyspace.ts";
  * of about 39, 4.9 and 1.2 km): the coarsest one read whole gives the local density, which the
  * coarse counters cannot (a city is hundreds of times denser than its precision-2 cell).
  */
-const PROBE_PRECISIONS = [4, 5, 6];
+export const PROBE_PRECISIONS = [4, 5, 6];
 /**
  * A batch reads the cells expected to hold this many times the matches the page still needs, so
  * that a density a little off still finds the page in one batch.

@@ -22,6 +22,8 @@ const MAX_COUNTERS = 8192;
 const MAX_EXPANSIONS = 512;
 /** Most searches by undriven words whose measured share is remembered. */
 const MAX_SHARES = 512;
+/** Most probe cells whose last count is remembered (up to three a page). */
+const MAX_PROBES = 4096;
 /** Most (word, zone) counts over every remembered expansion (one expansion holds up to 1,000). */
 const MAX_ZONE_COUNTS = 32768;
 
@@ -42,6 +44,12 @@ export class PlanMemory {
   readonly shares = new Recent<number>(MAX_SHARES, MAX_SHARES, () => 1);
   /** How deep circles' first pages read against their even-spread estimate (`explore_geo_depth.ts`). */
   readonly depths = new Recent<number>(MAX_SHARES, MAX_SHARES, () => 1);
+  /**
+   * The entries a probe (a nearest walk's, a small circle's or box's) last found in its cell, by
+   * geohash (Infinity where it overflowed): `explore_probes.ts` leaves out the finer probes that
+   * would add nothing.
+   */
+  readonly probes = new Recent<number>(MAX_PROBES, MAX_PROBES, () => 1);
 }
 
 /** The memory key of a search by undriven words alone (with `hasSpots`, which the share counts). */

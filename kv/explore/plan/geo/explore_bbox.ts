@@ -8,7 +8,9 @@ import { cellAreaKm2, geohashBounds, geohashEncode } from "../../../../domain/ge
 import { EARTH_RADIUS_KM, type GeoBox } from "../../../../domain/geo/geo.ts";
 import { COUNT_PRECISION, GEO_LAYERS } from "../../index/explore_index.ts";
 import type { CounterReader, Driver, PlanQuery } from "../explore_driver.ts";
-import { countId, Density, probeAround } from "../../nearest/explore_plan_distance.ts";
+import { countId, Density } from "../../nearest/explore_plan_distance.ts";
+import { probeRemembered } from "../../nearest/explore_probes.ts";
+import { planMemory } from "../explore_plan_memory.ts";
 import {
   ENTRY_COST,
   FIRST_BATCH,
@@ -101,7 +103,10 @@ export async function bboxDriver(
     ? { lon: (bbox.minLon + bbox.maxLon) / 2, lat: (bbox.minLat + bbox.maxLat) / 2, radiusKm: 0 }
     : null;
   const probing = centre
-    ? Promise.all(probeAround(kv, centre, { limit: PROBE_LIMIT, precisions: PROBE_PRECISIONS }))
+    ? probeRemembered(kv, planMemory(kv), centre, {
+      limit: PROBE_LIMIT,
+      precisions: PROBE_PRECISIONS,
+    })
     : null;
   const [n, probes] = await Promise.all([
     counts(

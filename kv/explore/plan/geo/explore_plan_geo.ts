@@ -16,7 +16,8 @@ import {
   PrefixStream,
 } from "../../scan/explore_stream.ts";
 import { explore } from "../../../keyspace.ts";
-import { countId, Density, type Probe, probeAround } from "../../nearest/explore_plan_distance.ts";
+import { countId, Density, type Probe } from "../../nearest/explore_plan_distance.ts";
+import { probeRemembered } from "../../nearest/explore_probes.ts";
 import { geoDepthKey, learnDepth, learnedBatch } from "./explore_geo_depth.ts";
 import { planMemory } from "../explore_plan_memory.ts";
 
@@ -114,9 +115,10 @@ export async function geoDriver(
   for (const { layer, coarse } of layers) {
     for (const cell of coarse) counterKeys.push(explore.count("cell", layer.name, cell));
   }
+  const memory = planMemory(kv);
   const probed = geo.radiusKm <= PROBED_RADIUS_KM && after === null;
   const probing = probed && !query.dry
-    ? Promise.all(probeAround(kv, geo, { limit: PROBE_LIMIT, precisions: PROBE_PRECISIONS }))
+    ? probeRemembered(kv, memory, geo, { limit: PROBE_LIMIT, precisions: PROBE_PRECISIONS })
     : null;
   const [n, probes] = await Promise.all([counts(counterKeys), probing]);
   if (probes) {
@@ -152,7 +154,6 @@ export async function geoDriver(
   // An unprobed circle alone sizes its first lists by how deep the instance's last such pages
   // read against the even spread: far deeper outside cities, where a page refilled its streams
   // one round trip after another.
-  const memory = planMemory(kv);
   const depthKey = after === null ? geoDepthKey(query.filters, probed) : null;
   const depth = depthKey === null ? undefined : memory.depths.get(depthKey);
   const plans: { prefix: Deno.KvKey; batch: number; expected: number }[] = [];

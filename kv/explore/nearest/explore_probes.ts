@@ -1,0 +1,39 @@
+/**
+ * The city cells a nearest-first walk, a small circle or a small box probes around its point
+ * (`probeAround`), read with its counters: every precision asked for, less the finer ones the
+ * instance knows would add nothing.
+ */
+import type { GeoFilter } from "../../../domain/explore.ts";
+import { geohashEncode } from "../../../domain/geo/geohash.ts";
+import { type Probe, PROBE_PRECISIONS, probeAround } from "./explore_plan_distance.ts";
+import type { PlanMemory } from "../plan/explore_plan_memory.ts";
+
+/**
+ * Reads the probes of `precisions` (coarsest first) around the point, each up to `limit`
+ * entries. A finer probe adds nothing once a coarser one is read whole: `Density` takes the
+ * coarsest whole probe and looks no further, and the nearest walk holds every task of that cell
+ * already (the finer cell's are among them). So a finer probe is left out where this instance
+ * last read the coarser cell whole with room to spare (at most half the limit): a list of its own
+ * for nothing. Where the cell has filled up since, the coarser probe overflows, bounds the
+ * density from below and leaves the finer cell to the walk or the streams, as for any cell denser
+ * than a probe reads; the memory then keeps the finer probe from the next page on. What a page
+ * answers does not depend on the probes, only how deep or far it first reads.
+ */
+export async function probeRemembered(
+  kv: Deno.Kv,
+  memory: PlanMemory,
+  centre: GeoFilter,
+  { limit, precisions = PROBE_PRECISIONS }: { limit: number; precisions?: number[] },
+): Promise<Probe[]> {
+  const wanted: number[] = [];
+  for (const precision of precisions) {
+    wanted.push(precision);
+    const seen = memory.probes.get(geohashEncode(centre.lon, centre.lat, precision));
+    if (seen !== undefined && seen <= limit / 2) break;
+  }
+  const probes = await Promise.all(probeAround(kv, centre, { limit, precisions: wanted }));
+  for (const probe of probes) {
+    memory.probes.set(probe.hash, probe.whole ? probe.entries.length : Infinity);
+  }
+  return probes;
+}

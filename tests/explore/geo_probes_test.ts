@@ -1,0 +1,97 @@
+/**
+ * A small circle or box probes the city cells around its centre with its counters; the finer
+ * probe is only read where the coarser one last overflowed (the plan never uses it otherwise),
+ * and the answers stay the brute force's.
+ */
+import assert from "node:assert/strict";
+import type { ExploreFilters } from "../../domain/explore.ts";
+import type { Location } from "../../domain/tasks/task.ts";
+import { exploreTasks } from "../../kv/explore/explore_query.ts";
+import { exploreByDistance } from "../../kv/explore/nearest/explore_distance.ts";
+import { seededRandom } from "../../scripts/seeded_random.ts";
+import { generateTasks, near, reference, writeTask } from "./explore_fixtures.ts";
+
+/** A store handle that counts the probe lists (`xp_by_point` ranges) read through it. */
+function countingProbes(kv: Deno.Kv): { kv: Deno.Kv; probes: () => number } {
+  let probes = 0;
+  const counted = new Proxy(kv, {
+    get(target, name) {
+      const original = Reflect.get(target, name, target);
+      if (typeof original !== "function") return original;
+      if (name !== "list") return original.bind(target);
+      return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
+        const start = (selector as { start?: Deno.KvKey }).start;
+        if (start?.[0] === "xp_by_point") probes++;
+        return (original as Deno.Kv["list"]).call(target, selector, options);
+      };
+    },
+  });
+  return { kv: counted, probes: () => probes };
+}
+
+async function townOf(kv: Deno.Kv, sigmaKm: number, n: number) {
+  const rnd = seededRandom(29);
+  const location = (): Location => ({
+    type: "city",
+    name: "Town",
+    coordinates: near(rnd, { name: "Town", lon: 5, lat: 48, sigmaKm }),
+  });
+  const tasks = generateTasks(41, n).map((task) => ({
+    ...task,
+    status: "published" as const,
+    location: location(),
+  }));
+  for (const task of tasks) await writeTask(kv, null, task);
+  return tasks;
+}
+
+const circle: ExploreFilters = { search: [], geo: { lon: 5.001, lat: 48.001, radiusKm: 10 } };
+const box: ExploreFilters = {
+  search: [],
+  bbox: { minLon: 4.9, minLat: 47.94, maxLon: 5.1, maxLat: 48.06 },
+};
+
+Deno.test("a small circle or box in a sparse town reads its finer probe once", async () => {
+  for (const filters of [circle, box]) {
+    // A store each: the instance's memory is kept on the handle, and both probe one cell.
+    await using kv = await Deno.openKv(":memory:");
+    // Spread over some 60 km: the 4.9 km cell around the centre holds a few tasks.
+    const tasks = await townOf(kv, 30, 300);
+    const reads = countingProbes(kv);
+    const pages = [];
+    for (let i = 0; i < 3; i++) pages.push(await exploreTasks(reads.kv, { filters, limit: 20 }));
+    for (const page of pages) assert.deepEqual(page.items, reference(tasks, filters).slice(0, 20));
+    // Two probes on the first page, one on each after it.
+    assert.equal(reads.probes(), 4, JSON.stringify(filters));
+  }
+});
+
+Deno.test("a small circle or box in a dense town keeps both probes", async () => {
+  for (const filters of [circle, box]) {
+    await using kv = await Deno.openKv(":memory:");
+    // Packed within a few km: the 4.9 km cell around the centre holds more than a probe reads.
+    const tasks = await townOf(kv, 1.5, 300);
+    const reads = countingProbes(kv);
+    for (let i = 0; i < 3; i++) {
+      const page = await exploreTasks(reads.kv, { filters, limit: 20 });
+      assert.deepEqual(page.items, reference(tasks, filters).slice(0, 20));
+    }
+    assert.equal(reads.probes(), 6, JSON.stringify(filters));
+  }
+});
+
+Deno.test("a nearest-first page reads a finer probe only where the coarser one overflowed", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const tasks = await townOf(kv, 30, 300);
+  const filters = circle;
+  const want = reference(tasks, filters).sort((a, b) => a.distanceKm! - b.distanceKm!)
+    .slice(0, 20);
+  const lists: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const page = await exploreByDistance(kv, { filters, limit: 20 });
+    assert.deepEqual(page.items.map((i) => i.distanceKm), want.map((i) => i.distanceKm));
+    lists.push(page.work.lists);
+  }
+  // The 4.9 km cell around the point holds a few tasks: its 1.2 km cell is not probed again.
+  assert.ok(lists[1] < lists[0] && lists[2] === lists[1], `lists a page: ${lists}`);
+});
