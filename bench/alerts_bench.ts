@@ -105,11 +105,7 @@ for (const [size, spread] of SIZES.flatMap((n) => SPREAD_NAMES.map((sp) => [n, s
       await recordMatches(kv, { task, matched: found.matched, now: 0 });
       const packed = await packFloor(kv, {
         taskId: task.id,
-        matched: found.matched.map(({ alert: { id, userId, filters } }) => ({
-          id,
-          userId,
-          filters,
-        })),
+        matched: found.matched.map((m) => m.alert),
       });
       await readFloor(kv, packed.keys);
       await packed.clear();
@@ -140,7 +136,7 @@ for (const [size, spread] of SIZES.flatMap((n) => SPREAD_NAMES.map((sp) => [n, s
       // The floor of the same task, timed right after (interleaved: the same load).
       const packed = await packFloor(kv, {
         taskId: task.id,
-        matched: matches.map(({ alert: { id, userId, filters } }) => ({ id, userId, filters })),
+        matched: matches.map((m) => m.alert),
       });
       metered.reset();
       const floorFind = await timed(() => readFloor(metered.kv, packed.keys));
