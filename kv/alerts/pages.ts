@@ -161,9 +161,9 @@ interface Held {
 
 /**
  * The pages one atomic reads and rewrites, each read once, and their places' stamps: a changed
- * page is written back with a new token in its place's stamp, under a check of the stamp as read
- * (every write of a place's pages rewrites it), or for geo pages, of their quarter's lock (read
- * before them, bumped by every write).
+ * page is written back with a new token in its place's stamp, under a check of the stamp and the
+ * page as read (every write of a place's pages rewrites its stamp), or for geo pages, of their
+ * quarter's lock (read before them, bumped by every write).
  */
 export class Pages {
   readonly #kv: Deno.Kv;
@@ -261,6 +261,9 @@ export class Pages {
       const { place, n, entry, page } = this.#pages.get(id)!;
       const at = changed.get(placeId(place)) ?? { place, pages: new Set<number>() };
       changed.set(placeId(place), at.pages.add(n) && at);
+      // Read beside its stamp, not with it: a write between the two readings changed the page
+      // and the stamp read after it would not say so. A geo page's lock is read before it.
+      if (place.family !== "g") op.check(entry);
       // The stamp keeps counting an emptied page: it reads as empty.
       if (page.entries.length === 0 && !page.more) op.delete(entry.key);
       else op.set(entry.key, encodePage(page));

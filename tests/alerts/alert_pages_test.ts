@@ -281,3 +281,33 @@ Deno.test("an alert is filed with its criteria normalized; an entry filed before
   const [atCell] = (await findCandidates(kv, taskProbes(parisTask))).alerts;
   assert.deepEqual(atCell, { id: noWords.id, userId, ...alertCriteria(noWords.filters) });
 });
+
+Deno.test("a page read before another alert's filing, and its stamp after, is not written over it", async () => {
+  await using kv = await openTestKv();
+  const userId = await account(kv, 1);
+  const first = await createAlert(kv, alertOf(1, userId, { cityName: "Paris" }));
+  // Another account's: nothing else of the two writes is shared.
+  const third = alertOf(3, await account(kv, 2), { cityName: "Paris", payment: "Paid" });
+  // A writer whose stamp read comes after its page read and after another alert's commit (two
+  // getMany calls, not one reading): the other alert must survive its write.
+  let other: Promise<unknown> | null = null;
+  let pageRead: Promise<unknown> = Promise.resolve();
+  const late = new Proxy(kv, {
+    get(target, name) {
+      if (name !== "getMany") {
+        const value = Reflect.get(target, name);
+        return typeof value === "function" ? value.bind(target) : value;
+      }
+      return (keys: Deno.KvKey[]) => {
+        if (keys[0]?.[0] === "alert_pages") return pageRead = target.getMany(keys);
+        if (keys[0]?.[0] !== "alert_stamps" || other) return target.getMany(keys);
+        other = pageRead.then(() => createAlert(kv, third));
+        return other.then(() => target.getMany(keys));
+      };
+    },
+  });
+  const second = await createAlert(late, alertOf(2, userId, { cityName: "Paris", minBudget: 5 }));
+  assert.ok(other, "the other alert was filed in between");
+  const ids = (await findCandidates(kv, taskProbes(parisTask))).alerts.map((a) => a.id).sort();
+  assert.deepEqual(ids, [first.id, second.id, third.id].sort());
+});
