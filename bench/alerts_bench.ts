@@ -5,6 +5,10 @@
  * candidates (index reads and explore's predicate) and recording the matches (their events).
  * The two sizes are the comparison: reads and examined-per-matched must not grow with the total;
  * each task's output-bound floor (bench/alerts_floor.ts) is the other: what its matches alone cost.
+ * The issue's goal (at most 10 reads, p99 under 20 ms per task in-process, at 100,000 explore-like
+ * alerts) is the lead's to read as matching = finding the candidates and checking them, what the
+ * job does before it records; recording the matched pairs is bound by its output (every match
+ * writes at least its key, whatever the index) and is reported beside it, not held to 20 ms.
  * Usage: deno task bench:alerts [--sizes=10000,100000] [--spreads=explore-like,placed] [--tasks=500]
  */
 import { numberFlag } from "./flags.ts";
@@ -105,11 +109,7 @@ for (const [size, spread] of SIZES.flatMap((n) => SPREAD_NAMES.map((sp) => [n, s
       await recordMatches(kv, { task, matched: found.matched, now: 0 });
       const packed = await packFloor(kv, {
         taskId: task.id,
-        matched: found.matched.map(({ alert: { id, userId, filters } }) => ({
-          id,
-          userId,
-          filters,
-        })),
+        matched: found.matched.map((m) => m.alert),
       });
       await readFloor(kv, packed.keys);
       await packed.clear();
@@ -140,7 +140,7 @@ for (const [size, spread] of SIZES.flatMap((n) => SPREAD_NAMES.map((sp) => [n, s
       // The floor of the same task, timed right after (interleaved: the same load).
       const packed = await packFloor(kv, {
         taskId: task.id,
-        matched: matches.map(({ alert: { id, userId, filters } }) => ({ id, userId, filters })),
+        matched: matches.map((m) => m.alert),
       });
       metered.reset();
       const floorFind = await timed(() => readFloor(metered.kv, packed.keys));
@@ -252,7 +252,8 @@ const path = await writeResults({
     SPREAD_NAMES.join(",")
   } --tasks=${TASKS}`,
   comparedWith: `the same ${TASKS} new tasks against ${SIZES.join(" and ")} alerts ` +
-    "(goals: at most 10 reads, p99 under 20 ms, no growth but the candidates')",
+    "(goals for finding, at 100,000 explore-like alerts: at most 10 reads, p99 under 20 ms; no " +
+    "growth but the candidates'; recording, bound by its output, reported beside)",
   body: [
     `${TASKS} new tasks per set, each matched in-process on an in-memory store, in the job's two ` +
     "steps timed apart. CPU ms: the process's CPU time (all threads, user and system) over the " +
@@ -261,6 +262,11 @@ const path = await writeResults({
     "Alerts: explore-like, spread like the explore bench's tasks (a tenth of them without a " +
     "place: worldwide on a word, or payment and minBudget only); placed, every alert with a " +
     "place and the same shares otherwise (bench/alerts_data.ts).",
+    "",
+    "**The goal** (issue 23, as the lead decided): at most 10 reads and p99 under 20 ms per task " +
+    "for matching = finding the candidates and checking them (the first table, first pass, at " +
+    "100,000 explore-like alerts; placed alerts reported too). Recording the matched pairs is " +
+    "bound by its output (the floor, last table) and is reported beside, not held to 20 ms.",
     "",
     "**Finding the candidates** (`findMatches`: the index reads, then explore's predicate on " +
     "each candidate). Reads: KV read calls (kv/store/meter.ts: a list is one call, a getMany of " +

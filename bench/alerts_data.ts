@@ -9,7 +9,6 @@ import { anchorsOf } from "../domain/alerts/anchors.ts";
 import {
   encodePage,
   entryBytes,
-  type IndexedAlert,
   type Page,
   PAGE_BYTES,
   pageCap,
@@ -19,6 +18,8 @@ import {
   placeOf,
   type Stamp,
   stampKey,
+  type StoredAlert,
+  storedAlert,
 } from "../kv/alerts/pages.ts";
 import type { Subscription } from "../kv/effects.ts";
 import { alerts, webhooks } from "../kv/keyspace.ts";
@@ -126,7 +127,7 @@ export async function loadAlerts(
   n: number,
   spread: Spread = "explore-like",
 ): Promise<{ entries: number; pages: number }> {
-  const byPlace = new Map<string, { place: Place; list: { alert: IndexedAlert; cap: number }[] }>();
+  const byPlace = new Map<string, { place: Place; list: { alert: StoredAlert; cap: number }[] }>();
   let op = kv.atomic();
   let mutations = 0;
   let entries = 0;
@@ -137,7 +138,7 @@ export async function loadAlerts(
   };
   for (let i = 0; i < n; i++) {
     const alert = benchAlert(i, n, spread);
-    const indexed: IndexedAlert = { id: alert.id, userId: alert.userId, filters: alert.filters };
+    const indexed = storedAlert(alert);
     op.set(alerts.record(alert.userId, alert.id), alert);
     if (++mutations >= 500) await flush();
     const places = anchorsOf(alertCriteria(alert.filters)).map(placeOf);

@@ -6,7 +6,13 @@
  */
 import { newEvent } from "../domain/webhooks/event.ts";
 import type { TaskRecord } from "../domain/tasks/task.ts";
-import { decodePage, encodePage, type IndexedAlert, PAGE_BYTES } from "../kv/alerts/pages.ts";
+import {
+  decodePage,
+  encodePage,
+  type IndexedAlert,
+  indexedOf,
+  PAGE_BYTES,
+} from "../kv/alerts/pages.ts";
 import type { Match } from "../kv/alerts/match_parts.ts";
 import { commit } from "../kv/commit.ts";
 import { queueEvent } from "../kv/effects.ts";
@@ -55,7 +61,7 @@ export async function readFloor(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<Indexe
   const groups: Deno.KvKey[][] = [];
   for (let i = 0; i < keys.length; i += GETMANY_MAX) groups.push(keys.slice(i, i + GETMANY_MAX));
   const read = await Promise.all(groups.map((g) => kv.getMany<Uint8Array[]>(g)));
-  return read.flat().flatMap((e) => decodePage(e.value).entries);
+  return read.flat().flatMap((e) => decodePage(e.value).entries.map(indexedOf));
 }
 
 type Mutation = { name: "set" | "delete"; args: unknown[]; keyBytes: number; bytes: number };

@@ -108,16 +108,18 @@ export function toAlertView(alert: AlertRecord): AlertView {
   };
 }
 
-/** What matching reads of an alert: its normalized explore filters and its budget floor. */
-export interface AlertCriteria {
-  explore: ExploreFilters;
+/**
+ * What matching reads of an alert: its explore filters, normalized, and its budget floor, in one
+ * object (the index's pages hold it as it is, kv/alerts/pages.ts).
+ */
+export interface AlertCriteria extends ExploreFilters {
   minBudget?: number;
 }
 
 /** The criteria of validated filters, normalized by explore's own function. */
 export function alertCriteria(filters: AlertFilters): AlertCriteria {
   const { minBudget, ...query } = filters;
-  const criteria: AlertCriteria = { explore: exploreFilters(query) };
+  const criteria: AlertCriteria = exploreFilters(query);
   if (minBudget !== undefined) criteria.minBudget = minBudget;
   return criteria;
 }

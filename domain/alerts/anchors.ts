@@ -36,8 +36,7 @@ const MAX_COVER_CELLS = 8;
 export const WORD_PREFIX = 3;
 
 /** Where an alert is filed: one family, its most selective filter. */
-export function anchorsOf(criteria: AlertCriteria): Anchor[] {
-  const f = criteria.explore;
+export function anchorsOf(f: AlertCriteria): Anchor[] {
   if (f.cityName !== undefined) return [{ kind: "name", name: f.cityName }];
   if (f.regionName !== undefined) return [{ kind: "name", name: f.regionName }];
   if (f.geo) {

@@ -24,13 +24,13 @@ export function exploreItemOf(task: ExploreTask, distanceKm?: number): ExploreIt
 export function alertMatcher(
   task: ExploreTask,
   terms: readonly string[],
-): (alert: { ownerId: string; criteria: AlertCriteria }) => ExploreItem | null {
+): (ownerId: string, criteria: AlertCriteria) => ExploreItem | null {
   let item: ExploreItem | undefined;
-  return (alert) => {
-    if (task.userId === alert.ownerId) return null;
-    const { minBudget } = alert.criteria;
+  return (ownerId, criteria) => {
+    if (task.userId === ownerId) return null;
+    const { minBudget } = criteria;
     if (minBudget !== undefined && task.budget < minBudget) return null;
-    const found = matchExplore(task, terms, alert.criteria.explore);
+    const found = matchExplore(task, terms, criteria);
     if (!found) return null;
     item ??= exploreItemOf(task);
     return found.distanceKm === undefined

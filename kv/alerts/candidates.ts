@@ -9,12 +9,20 @@ import type { TaskProbes } from "../../domain/alerts/anchors.ts";
 import { getEntries } from "../store/get_all.ts";
 import { GETMANY_MAX } from "../store/limits.ts";
 import { legacyCandidates, legacyPresent } from "./legacy.ts";
-import { type Candidate, type DecodedPage, decodedPage, rememberedPage } from "./page_memo.ts";
-import { ANY_PAGE, pageKey, type Place, placeId, type Stamp, stampKey } from "./pages.ts";
+import { type DecodedPage, decodedPage, rememberedPage } from "./page_memo.ts";
+import {
+  ANY_PAGE,
+  type IndexedAlert,
+  pageKey,
+  type Place,
+  placeId,
+  type Stamp,
+  stampKey,
+} from "./pages.ts";
 
 /** What a lookup found, and what it cost. */
 export interface Candidates {
-  alerts: Candidate[];
+  alerts: IndexedAlert[];
   /** Store reads: getMany calls, and list batches where entries of layout 1 remain. */
   reads: number;
 }
@@ -88,7 +96,7 @@ export async function findCandidates(kv: Deno.Kv, probes: TaskProbes): Promise<C
       reads += calls(further.length);
     }
   }
-  const unique = new Map<string, Candidate>();
+  const unique = new Map<string, IndexedAlert>();
   for (const page of found) {
     for (const alert of page.entries) unique.set(alert.id, alert);
   }

@@ -4,7 +4,7 @@
  */
 import { alertCriteria, type AlertRecord } from "../../domain/alerts/alert.ts";
 import { anchorsOf } from "../../domain/alerts/anchors.ts";
-import { type IndexedAlert, pageCap, type Pages, type Place, placeOf } from "./pages.ts";
+import { pageCap, type Pages, type Place, placeOf, storedAlert } from "./pages.ts";
 
 /** Where an enabled alert is filed, kept on its record so that a change removes exactly that. */
 export interface Placement {
@@ -18,7 +18,7 @@ export interface Placement {
 
 /** Files an enabled alert in `op` (through `pages`); returns where. */
 export async function fileAlert(pages: Pages, alert: AlertRecord): Promise<Placement> {
-  const indexed: IndexedAlert = { id: alert.id, userId: alert.userId, filters: alert.filters };
+  const indexed = storedAlert(alert);
   const places = anchorsOf(alertCriteria(alert.filters)).map(placeOf);
   await pages.loadTails(places);
   const filed: Placement["pages"] = [];

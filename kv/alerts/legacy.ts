@@ -8,8 +8,15 @@ import { AppError } from "../../domain/errors.ts";
 import { commit } from "../commit.ts";
 import { alerts } from "../keyspace.ts";
 import { keptOnHandle } from "../store/handle.ts";
-import { type Candidate, candidateOf } from "./page_memo.ts";
-import { decodePage, type IndexedAlert, type Place, type Stamp, stampKey } from "./pages.ts";
+import {
+  decodePage,
+  type IndexedAlert,
+  indexedOf,
+  type Place,
+  type Stamp,
+  stampKey,
+  type StoredAlert,
+} from "./pages.ts";
 import { changeAlert } from "./store.ts";
 
 const LIST_BATCH = 1_000;
@@ -41,12 +48,12 @@ function legacyPrefixes(probes: TaskProbes): Deno.KvKey[] {
 export async function legacyCandidates(
   kv: Deno.Kv,
   probes: TaskProbes,
-): Promise<{ alerts: Candidate[]; reads: number }> {
+): Promise<{ alerts: IndexedAlert[]; reads: number }> {
   const lists = await Promise.all(
     legacyPrefixes(probes).map(async (prefix) => {
-      const found: Candidate[] = [];
-      for await (const entry of kv.list<IndexedAlert>({ prefix }, { batchSize: LIST_BATCH })) {
-        found.push(candidateOf(entry.value));
+      const found: IndexedAlert[] = [];
+      for await (const entry of kv.list<StoredAlert>({ prefix }, { batchSize: LIST_BATCH })) {
+        found.push(indexedOf(entry.value));
       }
       return found;
     }),
@@ -102,7 +109,7 @@ async function stampWordPlace(kv: Deno.Kv, head: Deno.KvEntry<Uint8Array>): Prom
  */
 export async function moveLegacyAlerts(kv: Deno.Kv): Promise<number> {
   const moved = new Set<string>();
-  for await (const entry of kv.list<IndexedAlert>({ prefix: alerts.legacyRoot() })) {
+  for await (const entry of kv.list<StoredAlert>({ prefix: alerts.legacyRoot() })) {
     const { id, userId } = entry.value;
     if (moved.has(id)) {
       // Its move removed what its record named; an entry left is one the record no longer names.

@@ -25,12 +25,12 @@ export async function listMatches(
   const groups: Deno.KvKey[][] = [];
   for (let i = 0; i < keys.length; i += GETMANY_MAX) groups.push(keys.slice(i, i + GETMANY_MAX));
   const found = (await Promise.all(groups.map((g) => kv.getMany<TaskRecord[]>(g)))).flat();
-  const explore = alertCriteria(page.alert.filters).explore;
+  const criteria = alertCriteria(page.alert.filters);
   const items = found.flatMap(({ value: task }) => {
     if (!task || !isExplorable(task)) return [];
     // The distance from the alert's circle as it now stands, as explore would show it.
-    const distance = explore.geo
-      ? matchExplore(task, searchTerms(task), explore)?.distanceKm
+    const distance = criteria.geo
+      ? matchExplore(task, searchTerms(task), criteria)?.distanceKm
       : undefined;
     return [exploreItemOf(task, distance)];
   });

@@ -35,7 +35,7 @@ export async function findMatches(kv: Deno.Kv, task: TaskRecord): Promise<TaskMa
   const check = alertMatcher(task, searchTerms(task));
   const matched: TaskMatches["matched"] = [];
   for (const alert of candidates.alerts) {
-    const item = check({ ownerId: alert.userId, criteria: alert.criteria });
+    const item = check(alert.userId, alert);
     if (item) matched.push({ alert, item });
   }
   return { matched, examined: candidates.alerts.length, reads: candidates.reads };

@@ -1,43 +1,34 @@
 /**
  * Index pages as last decoded, kept on the store handle: every task reads the same hot pages
- * (`*`, common word starts, busy cities and cells), so each is parsed and its filters normalized
- * once, not once per task. Kept under the page's token in its place's stamp (new with every write
- * of the page), or for a place written before stamps, under the page's versionstamp.
+ * (`*`, common word starts, busy cities and cells), so each is parsed once, not once per task.
+ * Kept under the page's token in its place's stamp (new with every write of the page), or for a
+ * place written before stamps, under the page's versionstamp.
  */
-import { type AlertCriteria, alertCriteria } from "../../domain/alerts/alert.ts";
 import { Recent } from "../store/recent.ts";
-import { decodePage, type IndexedAlert } from "./pages.ts";
+import { decodePage, type IndexedAlert, indexedOf } from "./pages.ts";
 import { keptOnHandle } from "../store/handle.ts";
 
-/** An alert the index gave, with the criteria explore's predicate reads (normalized once). */
-export interface Candidate extends IndexedAlert {
-  criteria: AlertCriteria;
-}
-
-/** A page decoded: the number of further pages (page 0) and its candidates. */
+/** A page decoded: the number of further pages (page 0), its candidates and its stored size. */
 export interface DecodedPage {
   more: number;
-  entries: readonly Candidate[];
+  entries: readonly IndexedAlert[];
+  bytes: number;
 }
 
-/** Pages and alerts remembered: the hot pages of a large index, tens of MB of heap. */
+/**
+ * Pages remembered, bounded by their stored bytes (the heap a decoded page keeps follows them):
+ * the hot pages of a large index.
+ */
 const MAX_PAGES = 65_536;
-const MAX_ENTRIES = 200_000;
+const MAX_BYTES = 32 * 1024 * 1024;
 const MEMO = Symbol("alert index pages");
-const EMPTY: DecodedPage = { more: 0, entries: [] };
-
-/** `alert`, as decoded from the store (so ours to change), with its criteria. */
-export function candidateOf(alert: IndexedAlert): Candidate {
-  const candidate = alert as Candidate;
-  candidate.criteria = alertCriteria(alert.filters);
-  return candidate;
-}
+const EMPTY: DecodedPage = { more: 0, entries: [], bytes: 0 };
 
 function memoryOf(kv: Deno.Kv): Recent<DecodedPage> {
   return keptOnHandle(
     kv,
     MEMO,
-    () => new Recent<DecodedPage>(MAX_PAGES, MAX_ENTRIES, (p) => 1 + p.entries.length),
+    () => new Recent<DecodedPage>(MAX_PAGES, MAX_BYTES, (p) => p.bytes),
   );
 }
 
@@ -61,7 +52,11 @@ export function decodedPage(
   let page = memo.get(at);
   if (page === undefined) {
     const read = decodePage(entry.value);
-    page = { more: read.more ?? 0, entries: read.entries.map(candidateOf) };
+    page = {
+      more: read.more ?? 0,
+      entries: read.entries.map(indexedOf),
+      bytes: entry.value.byteLength,
+    };
     memo.set(at, page);
   }
   return page;

@@ -2,7 +2,7 @@
  * The alerts' index pages (docs/alerts.md): values of JSON under 60,000 bytes holding the alerts
  * filed at one place, page 0 counting the pages after it; and one atomic's writes to them.
  */
-import type { AlertFilters } from "../../domain/alerts/alert.ts";
+import { type AlertCriteria, alertCriteria, type AlertFilters } from "../../domain/alerts/alert.ts";
 import type { Anchor } from "../../domain/alerts/anchors.ts";
 import { getEntries } from "../store/get_all.ts";
 import { alerts } from "../keyspace.ts";
@@ -13,11 +13,43 @@ import { alerts } from "../keyspace.ts";
  */
 export const ANY_PAGE = "*";
 
-/** An alert as the index holds it: enough to decide a match without reading its record. */
-export interface IndexedAlert {
+/**
+ * An alert as the index holds it: its id, its owner and its criteria (normalized explore filters
+ * and budget floor), members of one object, so that a page read cold costs its parse and hardly
+ * more: no alert's filters are normalized again, and each alert is few objects to keep.
+ */
+export interface IndexedAlert extends AlertCriteria {
   id: string;
   userId: string;
-  filters: AlertFilters;
+}
+
+/**
+ * An entry as a page (or a list of layout 1) holds it: an alert's criteria without an empty
+ * `search`; or, filed before the criteria were stored, the filters as given (normalized when read).
+ */
+export type StoredAlert =
+  | (Omit<IndexedAlert, "search"> & { search?: string[] })
+  | { id: string; userId: string; filters: AlertFilters };
+
+/** The entry a page holds for `alert`. */
+export function storedAlert(
+  alert: { id: string; userId: string; filters: AlertFilters },
+): StoredAlert {
+  const { search, ...criteria } = alertCriteria(alert.filters);
+  const entry = { id: alert.id, userId: alert.userId, ...criteria };
+  return search.length > 0 ? { ...entry, search } : entry;
+}
+
+/** Shared by every alert without search words: nothing changes it. */
+const NO_WORDS = Object.freeze([]) as unknown as string[];
+
+/** `entry` as read from the store (so ours to change), as matching reads it. */
+export function indexedOf(entry: StoredAlert): IndexedAlert {
+  if ("filters" in entry) {
+    return { id: entry.id, userId: entry.userId, ...alertCriteria(entry.filters) };
+  }
+  entry.search ??= NO_WORDS;
+  return entry as IndexedAlert;
 }
 
 /** A place alerts are filed at: a word start or "*" (w), a name (n), a country (c), a geo cell (g). */
@@ -34,7 +66,7 @@ export interface Place {
 export interface Page {
   more?: number;
   cap?: number;
-  entries: IndexedAlert[];
+  entries: StoredAlert[];
 }
 
 export const placeId = (place: Place): string => `${place.family}/${place.at}`;
@@ -115,7 +147,7 @@ export function decodePage(bytes: Uint8Array | null): Page {
 }
 
 /** Bytes `alert` takes on a page, with its comma. */
-export function entryBytes(alert: IndexedAlert): number {
+export function entryBytes(alert: StoredAlert): number {
   return encoder.encode(JSON.stringify(alert)).byteLength + 1;
 }
 
@@ -129,9 +161,9 @@ interface Held {
 
 /**
  * The pages one atomic reads and rewrites, each read once, and their places' stamps: a changed
- * page is written back with a new token in its place's stamp, under a check of the stamp as read
- * (every write of a place's pages rewrites it), or for geo pages, of their quarter's lock (read
- * before them, bumped by every write).
+ * page is written back with a new token in its place's stamp, under a check of the stamp and the
+ * page as read (every write of a place's pages rewrites its stamp), or for geo pages, of their
+ * quarter's lock (read before them, bumped by every write).
  */
 export class Pages {
   readonly #kv: Deno.Kv;
@@ -195,7 +227,7 @@ export class Pages {
    * Files `alert` on the last page of `place` if it stays within both its cap and `cap`, else on
    * a new page; returns the page's number.
    */
-  async add(place: Place, alert: IndexedAlert, cap: number): Promise<number> {
+  async add(place: Place, alert: StoredAlert, cap: number): Promise<number> {
     const size = entryBytes(alert);
     await this.#held(place, 0);
     const last = this.#count(place) - 1;
@@ -229,6 +261,9 @@ export class Pages {
       const { place, n, entry, page } = this.#pages.get(id)!;
       const at = changed.get(placeId(place)) ?? { place, pages: new Set<number>() };
       changed.set(placeId(place), at.pages.add(n) && at);
+      // Read beside its stamp, not with it: a write between the two readings changed the page
+      // and the stamp read after it would not say so. A geo page's lock is read before it.
+      if (place.family !== "g") op.check(entry);
       // The stamp keeps counting an emptied page: it reads as empty.
       if (page.entries.length === 0 && !page.more) op.delete(entry.key);
       else op.set(entry.key, encodePage(page));

@@ -132,9 +132,10 @@ function sameShard(a: ListenerShard | null, b: ListenerShard): boolean {
  * Fills the shards from every subscription, then marks them complete. Each shard is read before
  * the subscriptions are listed and written under a check of that reading, holding what it held
  * (accounts changed since endpoint changes began keeping it) and every listener listed: a change
- * in between fails the check, and the whole pass runs again. Workers starting together on one
- * store build at once: a shard another builder already wrote as this one would is no change, and
- * a store another instance marked built meanwhile is left as it is.
+ * in between fails the check, and the whole pass runs again; a shard that would hold what it holds
+ * is not written (a store without subscriptions gets its mark alone). Workers starting together on
+ * one store build at once: a shard another builder already wrote as this one would is no change,
+ * and a store another instance marked built meanwhile is left as it is.
  */
 export async function buildListeners(kv: Deno.Kv): Promise<void> {
   const keys = Array.from({ length: SHARDS }, (_, s) => webhooks.matchedListeners(s));
@@ -151,6 +152,7 @@ export async function buildListeners(kv: Deno.Kv): Promise<void> {
     for (const [shard, entry] of before.entries()) {
       if (entry.value?.overflow) continue;
       const value = shardValue([...entry.value?.ids ?? [], ...listed.get(shard) ?? []]);
+      if (sameShard(entry.value ?? { ids: [] }, value)) continue;
       if ((await commit(kv.atomic().check(entry).set(entry.key, value))).ok) continue;
       // Only a shard now holding something else (an endpoint change since the reading) needs
       // the pass again.

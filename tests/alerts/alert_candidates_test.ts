@@ -10,19 +10,20 @@ import { lookForLegacyAlerts } from "../../kv/alerts/legacy.ts";
 import {
   ANY_PAGE,
   encodePage,
-  type IndexedAlert,
   pageKey,
   type Place,
   stampKey,
+  type StoredAlert,
+  storedAlert,
 } from "../../kv/alerts/pages.ts";
 import { openTestKv } from "../helpers.ts";
 
-function alert(n: number): IndexedAlert {
-  return {
+function alert(n: number): StoredAlert {
+  return storedAlert({
     id: `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`,
     userId: "00000000-0000-4000-b000-000000000001",
     filters: { payment: "Paid" },
-  };
+  });
 }
 
 const word = (at: string): Place => ({ family: "w", at });

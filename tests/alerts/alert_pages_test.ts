@@ -17,11 +17,12 @@ import {
 } from "../../kv/alerts/legacy.ts";
 import {
   encodePage,
-  type IndexedAlert,
   PAGE_BYTES,
   pageKey,
   placeOf,
   stampKey,
+  type StoredAlert,
+  storedAlert,
 } from "../../kv/alerts/pages.ts";
 import { changeAlert, createAlert, deleteAlert } from "../../kv/alerts/store.ts";
 import { alerts, users } from "../../kv/keyspace.ts";
@@ -110,9 +111,9 @@ Deno.test("a geo alert on 31 places whose last pages are full starts new pages, 
   assert.equal(places.length, 31);
   // Each place's one page nearly full (by alerts on few places, so with no cap of their own).
   for (const [k, place] of places.entries()) {
-    const entries: IndexedAlert[] = [];
+    const entries: StoredAlert[] = [];
     for (let i = 0; encodePage({ entries }).byteLength < PAGE_BYTES - 600; i++) {
-      entries.push({ id: `filler-${k}-${i}`, userId, filters: { payment: "Paid" } });
+      entries.push(storedAlert({ id: `filler-${k}-${i}`, userId, filters: { payment: "Paid" } }));
     }
     await kv.set(pageKey(place, 0), encodePage({ entries }));
     await kv.set(stampKey(place), { seq: 1, pages: [1] });
@@ -130,7 +131,8 @@ Deno.test("a geo alert on 31 places whose last pages are full starts new pages, 
 
 /** Files `alert` as layout 1 did: list entries for names, countries and cells, word pages else. */
 async function fileAsLayout1(kv: Deno.Kv, alert: AlertRecord): Promise<void> {
-  const indexed: IndexedAlert = { id: alert.id, userId: alert.userId, filters: alert.filters };
+  // Layout 1 stored the filters as given.
+  const indexed: StoredAlert = { id: alert.id, userId: alert.userId, filters: alert.filters };
   const placement: { keys: Deno.KvKey[]; word?: { prefix: string; page: number } } = { keys: [] };
   const op = kv.atomic();
   for (const anchor of anchorsOf(alertCriteria(alert.filters))) {
@@ -235,4 +237,77 @@ Deno.test("workers starting together on a layout 1 store all bring it up, none f
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("an alert is filed with its criteria normalized; an entry filed before, with its filters only, is normalized when read", async () => {
+  await using kv = await openTestKv();
+  const userId = await account(kv, 1);
+  // The older shape, as filed before the criteria were stored.
+  const older: StoredAlert = {
+    id: "00000000-0000-4000-8000-0000000000a1",
+    userId,
+    filters: { search: "Kitchen Sink", cityName: "Zürich", minBudget: 20 },
+  };
+  const place = { family: "w" as const, at: "kit" };
+  await kv.set(pageKey(place, 0), encodePage({ entries: [older] }));
+  await kv.set(stampKey(place), { seq: 1, pages: [1] });
+  const newer = await createAlert(kv, alertOf(2, userId, { search: "kitten rescue" }));
+  const noWords = await createAlert(kv, alertOf(3, userId, { ...PARIS, payment: "Paid" }));
+  const entriesAt = async (key: Deno.KvKey) => {
+    const page = await kv.get<Uint8Array>(key);
+    return JSON.parse(new TextDecoder().decode(page.value!)).entries as StoredAlert[];
+  };
+  assert.deepEqual(await entriesAt(pageKey(place, 0)), [
+    older,
+    { id: newer.id, userId, search: ["kitten", "rescue"] },
+  ], "the older entry kept as it was, the new one with its criteria and no filters");
+  const cell = placeOf(anchorsOf(alertCriteria(noWords.filters))[0]);
+  assert.deepEqual(await entriesAt(pageKey(cell, 0)), [{
+    id: noWords.id,
+    userId,
+    payment: "Paid",
+    geo: { lon: PARIS.longitude, lat: PARIS.latitude, radiusKm: PARIS.radiusKm },
+  }], "no empty search stored");
+  const found = await findCandidates(kv, { names: [], countries: [], geo: [], words: ["kit"] });
+  const byId = new Map(found.alerts.map((a) => [a.id, a]));
+  assert.deepEqual(byId.get(older.id), {
+    id: older.id,
+    userId,
+    search: ["kitchen", "sink"],
+    cityName: "zurich",
+    minBudget: 20,
+  });
+  assert.deepEqual(byId.get(newer.id), { id: newer.id, userId, ...alertCriteria(newer.filters) });
+  const [atCell] = (await findCandidates(kv, taskProbes(parisTask))).alerts;
+  assert.deepEqual(atCell, { id: noWords.id, userId, ...alertCriteria(noWords.filters) });
+});
+
+Deno.test("a page read before another alert's filing, and its stamp after, is not written over it", async () => {
+  await using kv = await openTestKv();
+  const userId = await account(kv, 1);
+  const first = await createAlert(kv, alertOf(1, userId, { cityName: "Paris" }));
+  // Another account's: nothing else of the two writes is shared.
+  const third = alertOf(3, await account(kv, 2), { cityName: "Paris", payment: "Paid" });
+  // A writer whose stamp read comes after its page read and after another alert's commit (two
+  // getMany calls, not one reading): the other alert must survive its write.
+  let other: Promise<unknown> | null = null;
+  let pageRead: Promise<unknown> = Promise.resolve();
+  const late = new Proxy(kv, {
+    get(target, name) {
+      if (name !== "getMany") {
+        const value = Reflect.get(target, name);
+        return typeof value === "function" ? value.bind(target) : value;
+      }
+      return (keys: Deno.KvKey[]) => {
+        if (keys[0]?.[0] === "alert_pages") return pageRead = target.getMany(keys);
+        if (keys[0]?.[0] !== "alert_stamps" || other) return target.getMany(keys);
+        other = pageRead.then(() => createAlert(kv, third));
+        return other.then(() => target.getMany(keys));
+      };
+    },
+  });
+  const second = await createAlert(late, alertOf(2, userId, { cityName: "Paris", minBudget: 5 }));
+  assert.ok(other, "the other alert was filed in between");
+  const ids = (await findCandidates(kv, taskProbes(parisTask))).alerts.map((a) => a.id).sort();
+  assert.deepEqual(ids, [first.id, second.id, third.id].sort());
 });

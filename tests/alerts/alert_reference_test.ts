@@ -73,12 +73,12 @@ Deno.test(`task.matched goes exactly where explore lists the task (ALERT_SEED=${
   const byId = new Map(tasks.map((t) => [t.id, t]));
   const expected = new Map<string, ExploreItem>();
   for (const alert of alerts) {
-    const criteria = alertCriteria(AlertFilters.parse(alert.filters));
-    const { items } = await allPages(svc.kv, { filters: criteria.explore, limit: 50 });
+    const { minBudget, ...filters } = alertCriteria(AlertFilters.parse(alert.filters));
+    const { items } = await allPages(svc.kv, { filters, limit: 50 });
     for (const item of items) {
       const task = byId.get(item.id)!;
       if (task.userId === alert.userId) continue;
-      if (criteria.minBudget !== undefined && task.budget < criteria.minBudget) continue;
+      if (minBudget !== undefined && task.budget < minBudget) continue;
       expected.set(`${alert.id}/${item.id}`, item);
     }
   }

@@ -69,6 +69,20 @@ Deno.test("a store written before the shards has them built from its subscriptio
   assert.equal(await lookForListeners(kv), true);
 });
 
+Deno.test("a store without subscriptions is marked built without writing a shard", async () => {
+  await using kv = await openTestKv();
+  await buildListeners(kv);
+  assert.equal(listenersBuilt(kv), true);
+  const written: string[] = [];
+  for await (const entry of kv.list({ prefix: webhooks.matchedListeners(0).slice(0, -1) })) {
+    written.push(String(entry.key));
+  }
+  assert.deepEqual(written, [], "no shard written");
+  assert.equal(await lookForListeners(kv), true, "marked");
+  const read = await hearingAmong(kv, ["00000000-0000-4000-b000-00000000000a"]);
+  assert.deepEqual(read.hears, new Map([["00000000-0000-4000-b000-00000000000a", false]]));
+});
+
 Deno.test("workers starting together on such a store all build the shards, none fails", async () => {
   // `deno task dev` starts a worker per core on one file: each finds the shards unbuilt.
   const dir = await Deno.makeTempDir();
