@@ -4,10 +4,9 @@
  * search reads per kind under layout 8 and under epochs of each size, and what its counters cost.
  * Layout 8's modelled reads are checked against the same pages run on the cached store, if any.
  */
-import { exploreTasks } from "../kv/explore/explore_query.ts";
 import { exploreFilters } from "../domain/explore.ts";
 import { INDEX_LAYOUT } from "../kv/tasks/index_layout.ts";
-import { kvPath, readManifest } from "./explore_cache.ts";
+import { readManifest } from "./explore_cache.ts";
 import { COMMON_WORDS, RARE_WORDS } from "./explore_data.ts";
 import { everydayTask } from "./everyday_data.ts";
 import { queryKinds } from "./explore_data_queries.ts";
@@ -15,13 +14,13 @@ import {
   buildIndex,
   counterKeys,
   docsScan,
-  epochReads,
   NEED,
   type Reads,
-  todayReads,
   type WordIndex,
   wordSize,
 } from "./explore_words_model.ts";
+import { epochReads, todayReads } from "./explore_words_reads.ts";
+import { measure, type Query } from "./explore_words_measure.ts";
 import { DOC_COST, FIRST_BATCH, LIST_COST } from "../kv/explore/scan/explore_stream.ts";
 import { DOCS_TRIP_COST } from "../kv/explore/plan/explore_plan.ts";
 import { loadAverage, markdownTable, writeResults } from "./results.ts";
@@ -41,79 +40,8 @@ function listFlag(name: string, fallback: number[]): number[] {
   return arg ? arg.slice(name.length + 3).split(",").map(Number) : fallback;
 }
 
-type Query = ReturnType<typeof queryKinds>[number]["queries"][number];
-
 const mean = (rows: Reads[], f: (r: Reads) => number) =>
   rows.reduce((n, r) => n + f(r), 0) / Math.max(1, rows.length);
-
-/** What a page of today's service reads, by the family its keys start with. */
-interface Measured {
-  dict: number;
-  entries: number;
-  docs: number;
-  lists: number;
-  other: number;
-}
-
-/** Runs the kinds' pages on the cached layout-8 store (warm handle), reads counted by family. */
-async function measure(n: number, kinds: Map<string, Query[]>) {
-  const kv = await Deno.openKv(kvPath(n));
-  const counts: Measured = { dict: 0, entries: 0, docs: 0, lists: 0, other: 0 };
-  const add = (root: unknown, entries: number, list: boolean) => {
-    if (root === "xp_words") counts.dict += entries;
-    else if (root === "xp_w") counts.entries += entries;
-    else if (root === "xp_tasks") counts.docs += entries;
-    else counts.other += entries;
-    if (list && (root === "xp_words" || root === "xp_w")) counts.lists++;
-  };
-  const counted = new Proxy(kv, {
-    get(target, name) {
-      const original = Reflect.get(target, name, target);
-      if (name === "getMany") {
-        return (keys: Deno.KvKey[], ...rest: unknown[]) => {
-          add(keys[0]?.[0], keys.length, false);
-          return (original as Deno.Kv["getMany"]).apply(target, [keys, ...rest] as never);
-        };
-      }
-      if (name === "get") {
-        return (k: Deno.KvKey, ...rest: unknown[]) => {
-          add(k[0], 1, false);
-          return (original as Deno.Kv["get"]).apply(target, [k, ...rest] as never);
-        };
-      }
-      if (name === "list") {
-        return async function* (selector: Deno.KvListSelector, options?: Deno.KvListOptions) {
-          const first = "prefix" in selector ? selector.prefix : selector.start;
-          const root = (first ?? [])[0];
-          add(root, 0, true);
-          for await (const entry of kv.list(selector, options)) {
-            add(root, 1, false);
-            yield entry;
-          }
-        };
-      }
-      return typeof original === "function" ? original.bind(target) : original;
-    },
-  }) as Deno.Kv;
-  const page = (q: Query, store: Deno.Kv) =>
-    exploreTasks(store, { filters: exploreFilters(q), limit: NEED - 1 });
-  const out = new Map<string, Measured>();
-  for (const [name, queries] of kinds) {
-    for (const q of queries) await page(q, kv);
-    Object.assign(counts, { dict: 0, entries: 0, docs: 0, lists: 0, other: 0 });
-    for (const q of queries) await page(q, counted);
-    const per = (v: number) => v / queries.length;
-    out.set(name, {
-      dict: per(counts.dict),
-      entries: per(counts.entries),
-      docs: per(counts.docs),
-      lists: per(counts.lists),
-      other: per(counts.other),
-    });
-  }
-  kv.close();
-  return out;
-}
 
 const f0 = (v: number) => v.toFixed(0);
 const f1 = (v: number) => v.toFixed(1);
