@@ -5,6 +5,7 @@
  * listing shows the tasks still published; an account's purge removes its alerts and index.
  */
 import assert from "node:assert/strict";
+import { alertCriteria } from "../../domain/alerts/alert.ts";
 import { matchTask } from "../../kv/alerts/matching.ts";
 import { bearer, signUp } from "../helpers.ts";
 import { postTask } from "../tasks/task_fixtures.ts";
@@ -129,4 +130,40 @@ Deno.test("an account's purge removes its alerts and their index entries; they m
       assert.fail(`match left: ${String(entry.key)}`);
     }
   }
+});
+
+// Pages keep each alert's criteria as explore normalized them at filing (docs/alerts.md), and the
+// anchors it is filed under come from them too. A change to explore's normalization therefore
+// leaves filed alerts matching by the old rule until they are filed again: this test is there to
+// fail first, so that such a change comes with a new ALERT_INDEX_LAYOUT and its refiling.
+Deno.test("filed criteria are explore's normalization as it was when they were filed", () => {
+  assert.deepEqual(
+    alertCriteria({
+      search: "Piano MOVERS, déménagement",
+      cityName: "  São Paulo ",
+      payment: "Paid",
+      minBudget: 50,
+    }),
+    {
+      search: ["piano", "movers", "demenagement"],
+      payment: "Paid",
+      cityName: "sao paulo",
+      minBudget: 50,
+    },
+  );
+  assert.deepEqual(
+    alertCriteria({
+      latitude: 48.86,
+      longitude: 2.35,
+      radiusKm: 20,
+      regionName: "Île-de-France",
+      countryCode: "FR",
+    }),
+    {
+      search: [],
+      geo: { lon: 2.35, lat: 48.86, radiusKm: 20 },
+      regionName: "ile-de-france",
+      countryCode: "FR",
+    },
+  );
 });
