@@ -20,3 +20,15 @@ export function orderKey(createdAtMs: number, id: string): string {
   const idBits = BigInt(`0x${id.replaceAll("-", "").slice(0, 20)}`);
   return base32(BigInt(createdAtMs), 10) + base32(idBits, 16);
 }
+
+/** The creation time (ms since the epoch) an order key starts with. */
+export function orderKeyTime(key: string): number {
+  let ms = 0;
+  for (let i = 0; i < 10; i++) ms = ms * 32 + CROCKFORD.indexOf(key[i]);
+  return ms;
+}
+
+/** `value` in the order keys' base 32, `length` digits (sorting as the number does). */
+export function base32Digits(value: number, length: number): string {
+  return base32(BigInt(value), length);
+}

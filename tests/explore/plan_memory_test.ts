@@ -28,7 +28,7 @@ Deno.test("explore's plan memory is bounded and keeps what was used last", async
     () => {
       const memory = new PlanMemory();
       const zones = (word: string) =>
-        Array.from({ length: 900 }, (_, i) => ({ word, zone: `z${i}`, size: 1 }));
+        Array.from({ length: 900 }, (_, i) => ({ word, epoch: "000", zone: `z${i}`, size: 1 }));
       for (let i = 0; i < 100; i++) memory.expansions.set(`w${i}`, zones(`w${i}`));
       assert.ok(memory.expansions.weight <= 32768, `${memory.expansions.weight} counts`);
       assert.ok(memory.expansions.size < 100);

@@ -22,6 +22,7 @@ import {
 } from "../../scan/explore_stream.ts";
 import { indexCovers } from "../../index/explore_words.ts";
 import { explore } from "../../../keyspace.ts";
+import { epochOf } from "../../index/explore_epochs.ts";
 import type { PlanMemory, ZoneCount } from "../explore_plan_memory.ts";
 import { zoneLists, type ZoneStreams, zoneStreams } from "./explore_word_ranges.ts";
 
@@ -36,11 +37,39 @@ const MAX_DICTIONARY = 1000;
 export const WHOLE_WORD = 128;
 const WORD_END = "\u{10FFFF}";
 
-/** The dictionary (word, zone) counts a query word starts; null past the caps. */
+/**
+ * The (word, epoch, zone) cells of the words a query word starts, in key order; null past the
+ * caps. The dictionary counts by (word, zone) and by (word, epoch) apart: a cell's size is its
+ * zone's count at its epoch's share of the word.
+ */
 async function expandWord(kv: Deno.Kv, prefix: string, work: Work): Promise<ZoneCount[] | null> {
-  const found: ZoneCount[] = [];
-  const words = new Set<string>();
-  const root = explore.wordsPrefix();
+  const [zones, epochs] = await Promise.all([
+    listCounts(kv, explore.wordsPrefix(), prefix, work),
+    listCounts(kv, explore.wordEpochsPrefix(), prefix, work),
+  ]);
+  if (zones === null || epochs === null || zones.size > MAX_EXPANSION) return null;
+  const cells: ZoneCount[] = [];
+  for (const [word, byZone] of zones) {
+    const byEpoch = epochs.get(word);
+    if (!byEpoch) continue;
+    const total = [...byEpoch].reduce((n, [, size]) => n + size, 0);
+    for (const [epoch, inEpoch] of byEpoch) {
+      for (const [zone, inZone] of byZone) {
+        cells.push({ word, epoch, zone, size: inZone * inEpoch / total });
+      }
+    }
+  }
+  return cells;
+}
+
+/** Non-zero counts by word, then by the key's last part, in key order; null past the cap. */
+async function listCounts(
+  kv: Deno.Kv,
+  root: Deno.KvKey,
+  prefix: string,
+  work: Work,
+): Promise<Map<string, [string, number][]> | null> {
+  const counts = new Map<string, [string, number][]>();
   const iter = kv.list<Deno.KvU64>(
     { start: [...root, prefix], end: [...root, prefix + WORD_END] },
     { limit: MAX_DICTIONARY, batchSize: MAX_DICTIONARY },
@@ -51,13 +80,14 @@ async function expandWord(kv: Deno.Kv, prefix: string, work: Work): Promise<Zone
     const size = Number(entry.value.value);
     if (size === 0) continue;
     const word = entry.key[1] as string;
-    words.add(word);
-    found.push({ word, zone: entry.key[2] as string, size });
+    const part: [string, number] = [entry.key[2] as string, size];
+    const found = counts.get(word);
+    if (found) found.push(part);
+    else counts.set(word, [part]);
   }
   work.lists++;
   work.units += LIST_COST + listed;
-  if (words.size > MAX_EXPANSION || listed === MAX_DICTIONARY) return null;
-  return found;
+  return listed === MAX_DICTIONARY ? null : counts;
 }
 
 /**
@@ -127,7 +157,11 @@ export async function wordDrivers(
   if (!dry) memory.expansions.set(prefix, expansion);
   if (!expansion) return [];
   const reach = geo ? zonesReaching(geo) : null;
-  const zones = expansion.filter((z) => reach === null || reach.has(z.zone));
+  // Entries older than the cursor are in its epoch or older ones.
+  const last = after === null ? null : epochOf(after);
+  const reached = (z: ZoneCount) =>
+    (reach === null || reach.has(z.zone)) && (last === null || z.epoch <= last);
+  const zones = expansion.filter(reached);
   const complete = whole !== null && whole.length < WHOLE_WORD;
   const groups = complete ? groupByZone(whole, reach) : null;
   // A plan from memory takes a word the fresh plan will read whole as read whole: no lists.
@@ -141,11 +175,15 @@ export async function wordDrivers(
   // round trip, an entry too many only its read, and a rare word spans a hundred zones.
   const zonePlan = (depth: number): ZoneStreams => ({
     expansion,
-    reached: (z) => reach === null || reach.has(z.zone),
+    reached,
     batch: (z) => {
       const expected = depth * z.size;
       const margin = Math.ceil(expected + 3 * Math.sqrt(expected)) + 2;
-      return Math.min(z.size + 1, MAX_BATCH, Math.max(margin, zones.length === 1 ? batch : 0));
+      return Math.min(
+        Math.ceil(z.size) + 1,
+        MAX_BATCH,
+        Math.max(margin, zones.length === 1 ? batch : 0),
+      );
     },
     before: after,
     work,
@@ -162,8 +200,8 @@ export async function wordDrivers(
       const streams: PrefixStream[] = [];
       if (groups) {
         for (const [id, entries] of groups) {
-          const [word, zone] = JSON.parse(id) as [string, string];
-          const prefix = explore.byWordZonePrefix(word, zone);
+          const [word, epoch, zone] = JSON.parse(id) as [string, string, string];
+          const prefix = explore.byWordCellPrefix(word, epoch, zone);
           const stream = new PrefixStream(kv, { prefix, before: after, work });
           // Newest first, and known to be all: the stream never lists.
           stream.preload(entries.reverse(), entries.length + 1);
@@ -193,16 +231,16 @@ function sizeOf(expansion: ZoneCount[] | null): number {
   return expansion === null ? Infinity : expansion.reduce((n, z) => n + z.size, 0);
 }
 
-/** The word entries of a complete read, by (word, zone), oldest first; only reached zones. */
+/** The word entries of a complete read, by (word, epoch, zone), oldest first; only reached zones. */
 function groupByZone(
   entries: Deno.KvEntry<EntryValue>[],
   reach: Set<string> | null,
 ): Map<string, Deno.KvEntry<EntryValue>[]> {
   const groups = new Map<string, Deno.KvEntry<EntryValue>[]>();
   for (const entry of entries) {
-    const [, word, zone] = entry.key as [string, string, string, string];
+    const [, word, epoch, zone] = entry.key as [string, string, string, string, string];
     if (reach !== null && !reach.has(zone)) continue;
-    const id = JSON.stringify([word, zone]);
+    const id = JSON.stringify([word, epoch, zone]);
     const group = groups.get(id);
     if (group) group.push(entry);
     else groups.set(id, [entry]);

@@ -9,7 +9,7 @@ import type { ZoneCount } from "../explore_plan_memory.ts";
 
 /** What the zone streams of a query word are made from. */
 export interface ZoneStreams {
-  /** The dictionary's (word, zone) counts, in key order (as listed). */
+  /** The (word, epoch, zone) cells, in key order. */
   expansion: ZoneCount[];
   /** True for a zone the query reads (all without a circle). */
   reached: (zone: ZoneCount) => boolean;
@@ -42,7 +42,7 @@ export function zoneStreams(kv: Deno.Kv, plan: ZoneStreams): PrefixStream[] {
   const streams: PrefixStream[] = [];
   for (const segment of cheapestSegments(plan)) {
     const zones = expansion.slice(segment.from, segment.to + 1).filter(plan.reached);
-    const prefixes = zones.map((z) => explore.byWordZonePrefix(z.word, z.zone));
+    const prefixes = zones.map((z) => explore.byWordCellPrefix(z.word, z.epoch, z.zone));
     if (!segment.whole) {
       streams.push(
         new PrefixStream(kv, { prefix: prefixes[0], before, work, batch: plan.batch(zones[0]) }),
@@ -52,11 +52,13 @@ export function zoneStreams(kv: Deno.Kv, plan: ZoneStreams): PrefixStream[] {
     const first = expansion[segment.from];
     const last = expansion[segment.to];
     const read = new RangeRead(kv, {
-      start: explore.byWordZonePrefix(first.word, first.zone),
+      start: explore.byWordCellPrefix(first.word, first.epoch, first.zone),
       // The least key after every key of the last zone: its zone followed by the least character.
-      end: explore.byWordZonePrefix(last.word, `${last.zone}\u0000`),
+      end: explore.byWordCellPrefix(last.word, last.epoch, `${last.zone}\u0000`),
       members: prefixes,
-      size: expansion.slice(segment.from, segment.to + 1).reduce((n, z) => n + z.size, 0),
+      size: Math.ceil(
+        expansion.slice(segment.from, segment.to + 1).reduce((n, z) => n + z.size, 0),
+      ),
       work,
     });
     prefixes.forEach((prefix, index) =>
