@@ -119,6 +119,11 @@ export class PrefixStream {
 
   private readonly prefix: Deno.KvKey;
   private readonly work: Work;
+  /**
+   * Set for a stream the merge may leave unread while it holds newer candidates: every key of
+   * it sorts below this (an older word epoch's, which the page is not expected to reach).
+   */
+  readonly ceiling: string | undefined;
 
   constructor(
     private readonly kv: Deno.Kv,
@@ -131,9 +136,12 @@ export class PrefixStream {
       batch?: number;
       /** A list of several prefixes, this one its `index`th, that makes the first read. */
       range?: { read: RangeRead; index: number };
+      /** See `ceiling`. */
+      ceiling?: string;
     },
   ) {
     this.#range = stream.range;
+    this.ceiling = stream.ceiling;
     this.prefix = stream.prefix;
     this.work = stream.work;
     this.#before = stream.before;
@@ -179,6 +187,11 @@ export class PrefixStream {
   /** True when the buffer is spent but the store may hold more. */
   get needsFill(): boolean {
     return this.#at >= this.#buffer.length && !this.#done;
+  }
+
+  /** True while the merge may leave it unread (see `ceiling`). */
+  get lazy(): boolean {
+    return this.ceiling !== undefined && !this.#read;
   }
 
   /** The newest remaining candidate, once filled; null at the end. */
@@ -271,8 +284,8 @@ export class UnionStream {
    * entries the caller still expects to read, bounds what a refill reads.
    */
   async next(need = Infinity): Promise<Candidate | null> {
-    if (!this.ready) {
-      await Promise.all(this.#refills(this.streams.filter((s) => s.needsFill), need));
+    for (let due = this.#due(); due.length > 0; due = this.#due()) {
+      await Promise.all(this.#refills(due, need));
     }
     return this.take();
   }
@@ -282,8 +295,29 @@ export class UnionStream {
    * promise and the turn an await costs for each of the hundreds of candidates a page may take.
    */
   get ready(): boolean {
-    for (const s of this.streams) if (s.needsFill) return false;
+    for (const s of this.streams) if (s.needsFill) return this.#due().length === 0;
     return true;
+  }
+
+  /**
+   * The streams to fill before the newest candidate is known: every spent one but the lazy
+   * ones; once none is left, the lazy ones of the highest ceiling above every head read, if any
+   * (an older epoch is read only when the page gets down to it).
+   */
+  #due(): PrefixStream[] {
+    const plain = this.streams.filter((s) => s.needsFill && !s.lazy);
+    if (plain.length > 0) return plain;
+    let frontier: string | null = null;
+    for (const s of this.streams) {
+      const key = s.head?.key;
+      if (key !== undefined && (frontier === null || key > frontier)) frontier = key;
+    }
+    let top: string | null = null;
+    for (const s of this.streams) {
+      if (!s.lazy || (frontier !== null && frontier >= s.ceiling!)) continue;
+      if (top === null || s.ceiling! > top) top = s.ceiling!;
+    }
+    return top === null ? [] : this.streams.filter((s) => s.lazy && s.ceiling === top);
   }
 
   /** The newest remaining candidate of streams that are `ready`, or null when all are spent. */
@@ -314,7 +348,7 @@ export class UnionStream {
     if (need === Infinity || taken === 0) return empty.map((s) => s.fill(need));
     const fills: Promise<void>[] = [];
     for (const s of this.streams) {
-      if (!s.more) continue;
+      if (!s.more || (s.lazy && !empty.includes(s))) continue;
       const expected = need * s.taken / taken;
       if (s.needsFill) fills.push(s.fill(need, expected));
       else if (s.buffered < expected) {

@@ -22,7 +22,7 @@ import {
 } from "../../scan/explore_stream.ts";
 import { indexCovers } from "../../index/explore_words.ts";
 import { explore } from "../../../keyspace.ts";
-import { epochOf } from "../../index/explore_epochs.ts";
+import { epochCeiling, epochOf } from "../../index/explore_epochs.ts";
 import type { PlanMemory, ZoneCount } from "../explore_plan_memory.ts";
 import { zoneLists, type ZoneStreams, zoneStreams } from "./explore_word_ranges.ts";
 
@@ -176,6 +176,7 @@ export async function wordDrivers(
   const zonePlan = (depth: number): ZoneStreams => ({
     expansion,
     reached,
+    ceiling: lazyEpochs(zones, Math.max(batch, depth * zones.reduce((n, z) => n + z.size, 0))),
     batch: (z) => {
       const expected = depth * z.size;
       const margin = Math.ceil(expected + 3 * Math.sqrt(expected)) + 2;
@@ -224,6 +225,23 @@ export async function wordDrivers(
       return streams;
     },
   }];
+}
+
+/**
+ * The ceiling of each reached cell in an epoch older than the one where the page is expected
+ * to have read `need` entries, newest epoch first: those are read only if the page gets there.
+ */
+function lazyEpochs(zones: ZoneCount[], need: number): (z: ZoneCount) => string | undefined {
+  const byEpoch = new Map<string, number>();
+  for (const z of zones) byEpoch.set(z.epoch, (byEpoch.get(z.epoch) ?? 0) + z.size);
+  let read = 0;
+  let last: string | null = null;
+  for (const epoch of [...byEpoch.keys()].sort().reverse()) {
+    last = epoch;
+    read += byEpoch.get(epoch)!;
+    if (read >= need) break;
+  }
+  return (z) => (last === null || z.epoch >= last ? undefined : epochCeiling(z.epoch));
 }
 
 /** Entries of a remembered expansion, every zone; a too broad one counts as large. */

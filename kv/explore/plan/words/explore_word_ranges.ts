@@ -15,6 +15,8 @@ export interface ZoneStreams {
   reached: (zone: ZoneCount) => boolean;
   /** The first batch a zone read alone lists. */
   batch: (zone: ZoneCount) => number;
+  /** Set for a cell of an epoch read only when the page gets down to it (`PrefixStream.ceiling`). */
+  ceiling: (zone: ZoneCount) => string | undefined;
   before: string | null;
   work: Work;
 }
@@ -43,10 +45,10 @@ export function zoneStreams(kv: Deno.Kv, plan: ZoneStreams): PrefixStream[] {
   for (const segment of cheapestSegments(plan)) {
     const zones = expansion.slice(segment.from, segment.to + 1).filter(plan.reached);
     const prefixes = zones.map((z) => explore.byWordCellPrefix(z.word, z.epoch, z.zone));
+    const ceiling = plan.ceiling(zones[0]);
     if (!segment.whole) {
-      streams.push(
-        new PrefixStream(kv, { prefix: prefixes[0], before, work, batch: plan.batch(zones[0]) }),
-      );
+      const batch = plan.batch(zones[0]);
+      streams.push(new PrefixStream(kv, { prefix: prefixes[0], before, work, batch, ceiling }));
       continue;
     }
     const first = expansion[segment.from];
@@ -62,19 +64,45 @@ export function zoneStreams(kv: Deno.Kv, plan: ZoneStreams): PrefixStream[] {
       work,
     });
     prefixes.forEach((prefix, index) =>
-      streams.push(new PrefixStream(kv, { prefix, before, work, range: { read, index } }))
+      streams.push(
+        new PrefixStream(kv, { prefix, before, work, range: { read, index }, ceiling }),
+      )
     );
   }
   return streams;
 }
 
-/** How many lists the zone streams' first reads take. */
+/** How many lists the zone streams' first reads take (not counting the epochs left unread). */
 export function zoneLists(plan: ZoneStreams): number {
-  return cheapestSegments(plan).length;
+  return cheapestSegments(plan).filter((s) => plan.ceiling(plan.expansion[s.from]) === undefined)
+    .length;
 }
 
-/** The cheapest split of the reached zones into lists (a dynamic program over key order). */
+/**
+ * The cheapest split of the reached cells into lists, a (word, epoch) apart: an epoch's lists
+ * are read only when the page needs them, so none spans two.
+ */
 function cheapestSegments(plan: ZoneStreams): Segment[] {
+  const { expansion } = plan;
+  const segments: Segment[] = [];
+  for (let from = 0; from < expansion.length;) {
+    let to = from;
+    const { word, epoch } = expansion[from];
+    while (
+      to + 1 < expansion.length && expansion[to + 1].word === word &&
+      expansion[to + 1].epoch === epoch
+    ) to++;
+    const group = expansion.slice(from, to + 1);
+    for (const segment of groupSegments({ ...plan, expansion: group })) {
+      segments.push({ ...segment, from: segment.from + from, to: segment.to + from });
+    }
+    from = to + 1;
+  }
+  return segments;
+}
+
+/** The cheapest split of one group's reached cells into lists (a dynamic program over key order). */
+function groupSegments(plan: ZoneStreams): Segment[] {
   const { expansion, reached, batch } = plan;
   const n = expansion.length;
   const cost = new Array<number>(n + 1).fill(Infinity);
