@@ -295,29 +295,31 @@ export class UnionStream {
    * promise and the turn an await costs for each of the hundreds of candidates a page may take.
    */
   get ready(): boolean {
-    for (const s of this.streams) if (s.needsFill) return this.#due().length === 0;
-    return true;
+    // One pass without allocation: it is asked for every candidate a page takes.
+    let frontier: string | null = null;
+    let top: string | null = null;
+    for (const s of this.streams) {
+      if (s.lazy) {
+        if (top === null || s.ceiling! > top) top = s.ceiling!;
+        continue;
+      }
+      if (s.needsFill) return false;
+      const key = s.head?.key;
+      if (key !== undefined && (frontier === null || key > frontier)) frontier = key;
+    }
+    return top === null || (frontier !== null && frontier >= top);
   }
 
   /**
    * The streams to fill before the newest candidate is known: every spent one but the lazy
-   * ones; once none is left, the lazy ones of the highest ceiling above every head read, if any
-   * (an older epoch is read only when the page gets down to it).
+   * ones; once none is left and the page has got down to a lazy one's ceiling, every lazy one,
+   * in one round trip (a page that reached past the epochs it expected to fill from is one whose
+   * estimate was off, and an epoch at a time would cost it a round trip each).
    */
   #due(): PrefixStream[] {
     const plain = this.streams.filter((s) => s.needsFill && !s.lazy);
-    if (plain.length > 0) return plain;
-    let frontier: string | null = null;
-    for (const s of this.streams) {
-      const key = s.head?.key;
-      if (key !== undefined && (frontier === null || key > frontier)) frontier = key;
-    }
-    let top: string | null = null;
-    for (const s of this.streams) {
-      if (!s.lazy || (frontier !== null && frontier >= s.ceiling!)) continue;
-      if (top === null || s.ceiling! > top) top = s.ceiling!;
-    }
-    return top === null ? [] : this.streams.filter((s) => s.lazy && s.ceiling === top);
+    if (plain.length > 0 || this.ready) return plain;
+    return this.streams.filter((s) => s.lazy);
   }
 
   /** The newest remaining candidate of streams that are `ready`, or null when all are spent. */

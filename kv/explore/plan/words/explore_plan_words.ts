@@ -24,7 +24,7 @@ import { indexCovers } from "../../index/explore_words.ts";
 import { explore } from "../../../keyspace.ts";
 import { epochCeiling, epochOf } from "../../index/explore_epochs.ts";
 import type { PlanMemory, ZoneCount } from "../explore_plan_memory.ts";
-import { zoneLists, type ZoneStreams, zoneStreams } from "./explore_word_ranges.ts";
+import { rangeSize, zoneLists, type ZoneStreams, zoneStreams } from "./explore_word_ranges.ts";
 
 /** A query word expanding to more dictionary words than this drives no scan. */
 export const MAX_EXPANSION = 32;
@@ -181,7 +181,7 @@ export async function wordDrivers(
       const expected = depth * z.size;
       const margin = Math.ceil(expected + 3 * Math.sqrt(expected)) + 2;
       return Math.min(
-        Math.ceil(z.size) + 1,
+        rangeSize(z.size),
         MAX_BATCH,
         Math.max(margin, zones.length === 1 ? batch : 0),
       );

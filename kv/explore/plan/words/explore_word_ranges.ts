@@ -58,7 +58,7 @@ export function zoneStreams(kv: Deno.Kv, plan: ZoneStreams): PrefixStream[] {
       // The least key after every key of the last zone: its zone followed by the least character.
       end: explore.byWordCellPrefix(last.word, last.epoch, `${last.zone}\u0000`),
       members: prefixes,
-      size: Math.ceil(
+      size: rangeSize(
         expansion.slice(segment.from, segment.to + 1).reduce((n, z) => n + z.size, 0),
       ),
       work,
@@ -70,6 +70,16 @@ export function zoneStreams(kv: Deno.Kv, plan: ZoneStreams): PrefixStream[] {
     );
   }
   return streams;
+}
+
+/**
+ * What a range lists for cells of `size` entries in all: the sizes of cells are estimates (a
+ * zone's count at its epoch's share), so a range holding part of an epoch could hold more, and a
+ * range cut short sends its unfinished cells to lists of their own, a round trip later. Three
+ * standard deviations more cost a few entries.
+ */
+export function rangeSize(size: number): number {
+  return Math.ceil(size + 3 * Math.sqrt(size)) + 2;
 }
 
 /** How many lists the zone streams' first reads take (not counting the epochs left unread). */
