@@ -23,7 +23,7 @@ import {
 import { indexCovers } from "../../index/explore_words.ts";
 import { explore } from "../../../keyspace.ts";
 import { epochCeiling, epochOf } from "../../index/explore_epochs.ts";
-import type { PlanMemory, ZoneCount } from "../explore_plan_memory.ts";
+import type { PlanMemory, WordCounts, ZoneCount } from "../explore_plan_memory.ts";
 import { rangeSize, zoneLists, type ZoneStreams, zoneStreams } from "./explore_word_ranges.ts";
 
 /** A query word expanding to more dictionary words than this drives no scan. */
@@ -37,24 +37,35 @@ const MAX_DICTIONARY = 1000;
 export const WHOLE_WORD = 128;
 const WORD_END = "\u{10FFFF}";
 
-/**
- * The (word, epoch, zone) cells of the words a query word starts, in key order; null past the
- * caps. The dictionary counts by (word, zone) and by (word, epoch) apart: a cell's size is its
- * zone's count at its epoch's share of the word.
- */
-async function expandWord(kv: Deno.Kv, prefix: string, work: Work): Promise<ZoneCount[] | null> {
+/** The dictionary counts of the words a query word starts, in key order; null past the caps. */
+async function expandWord(
+  kv: Deno.Kv,
+  prefix: string,
+  work: Work,
+): Promise<WordCounts[] | null> {
   const [zones, epochs] = await Promise.all([
     listCounts(kv, explore.wordsPrefix(), prefix, work),
     listCounts(kv, explore.wordEpochsPrefix(), prefix, work),
   ]);
   if (zones === null || epochs === null || zones.size > MAX_EXPANSION) return null;
-  const cells: ZoneCount[] = [];
+  const counts: WordCounts[] = [];
   for (const [word, byZone] of zones) {
     const byEpoch = epochs.get(word);
-    if (!byEpoch) continue;
-    const total = [...byEpoch].reduce((n, [, size]) => n + size, 0);
-    for (const [epoch, inEpoch] of byEpoch) {
-      for (const [zone, inZone] of byZone) {
+    if (byEpoch) counts.push({ word, zones: byZone, epochs: byEpoch });
+  }
+  return counts;
+}
+
+/**
+ * The (word, epoch, zone) cells of an expansion, in key order: the dictionary counts by (word,
+ * zone) and by (word, epoch) apart, so a cell's size is its zone's count at its epoch's share.
+ */
+function cellsOf(counts: WordCounts[]): ZoneCount[] {
+  const cells: ZoneCount[] = [];
+  for (const { word, zones, epochs } of counts) {
+    const total = epochs.reduce((n, [, size]) => n + size, 0);
+    for (const [epoch, inEpoch] of epochs) {
+      for (const [zone, inZone] of zones) {
         cells.push({ word, epoch, zone, size: inZone * inEpoch / total });
       }
     }
@@ -147,15 +158,14 @@ export async function wordDrivers(
   // no list of its own. Not a word remembered as larger (or too broad to drive a scan): its
   // entries are listed by zone, early when the instance remembers them (explore_plan_early.ts).
   const readsWhole = after === null && (known === undefined || sizeOf(known) < WHOLE_WORD);
-  const [expansion, extra, whole] = dry
-    ? [known ?? null, await overflow, null]
-    : await Promise.all([
-      expandWord(kv, prefix, work),
-      overflow,
-      readsWhole ? readWhole(kv, prefix, work) : null,
-    ]);
-  if (!dry) memory.expansions.set(prefix, expansion);
-  if (!expansion) return [];
+  const [counts, extra, whole] = dry ? [known ?? null, await overflow, null] : await Promise.all([
+    expandWord(kv, prefix, work),
+    overflow,
+    readsWhole ? readWhole(kv, prefix, work) : null,
+  ]);
+  if (!dry) memory.expansions.set(prefix, counts);
+  if (!counts) return [];
+  const expansion = cellsOf(counts);
   const reach = geo ? zonesReaching(geo) : null;
   // Entries older than the cursor are in its epoch or older ones.
   const last = after === null ? null : epochOf(after);
@@ -173,22 +183,27 @@ export async function wordDrivers(
   // A zone read alone holds the whole page; merged zones share it, each read to its expected
   // share of the page with a margin of three standard deviations: a zone cut short costs a
   // round trip, an entry too many only its read, and a rare word spans a hundred zones.
-  const zonePlan = (depth: number): ZoneStreams => ({
-    expansion,
-    reached,
-    ceiling: lazyEpochs(zones, Math.max(batch, depth * zones.reduce((n, z) => n + z.size, 0))),
-    batch: (z) => {
-      const expected = depth * z.size;
-      const margin = Math.ceil(expected + 3 * Math.sqrt(expected)) + 2;
-      return Math.min(
-        rangeSize(z.size),
-        MAX_BATCH,
-        Math.max(margin, zones.length === 1 ? batch : 0),
-      );
-    },
-    before: after,
-    work,
-  });
+  const zonePlan = (depth: number): ZoneStreams => {
+    const reads = epochReads(zones, Math.max(batch, depth * zones.reduce((n, z) => n + z.size, 0)));
+    return {
+      expansion,
+      reached,
+      ceiling: (z) => (reads.lazy(z) ? epochCeiling(z.epoch) : undefined),
+      batch: (z) => {
+        // The merge takes an epoch's candidates before any older one's: a newer epoch than the
+        // one where the page is expected to fill is read whole, that one to its share.
+        const expected = reads.share(z, depth) * z.size;
+        const margin = Math.ceil(expected + 3 * Math.sqrt(expected)) + 2;
+        return Math.min(
+          rangeSize(z.size),
+          MAX_BATCH,
+          Math.max(margin, zones.length === 1 ? batch : 0),
+        );
+      },
+      before: after,
+      work,
+    };
+  };
   const lists = (groups || dryWhole ? 0 : zoneLists(zonePlan(0))) + (extra > 0 ? 1 : 0);
   return [{
     name: "search",
@@ -228,25 +243,34 @@ export async function wordDrivers(
 }
 
 /**
- * The ceiling of each reached cell in an epoch older than the one where the page is expected
- * to have read `need` entries, newest epoch first: those are read only if the page gets there.
+ * How a page reads the epochs of its reached cells, newest first, to read `need` entries: the
+ * epochs newer than the one where it is expected to get them whole, that one to the share still
+ * needed, the older ones lazily (only if the page gets down to them).
  */
-function lazyEpochs(zones: ZoneCount[], need: number): (z: ZoneCount) => string | undefined {
+function epochReads(zones: ZoneCount[], need: number) {
   const byEpoch = new Map<string, number>();
   for (const z of zones) byEpoch.set(z.epoch, (byEpoch.get(z.epoch) ?? 0) + z.size);
   let read = 0;
   let last: string | null = null;
+  let lastShare = 1;
   for (const epoch of [...byEpoch.keys()].sort().reverse()) {
+    const size = byEpoch.get(epoch)!;
     last = epoch;
-    read += byEpoch.get(epoch)!;
+    lastShare = size > 0 ? Math.min(1, (need - read) / size) : 1;
+    read += size;
     if (read >= need) break;
   }
-  return (z) => (last === null || z.epoch >= last ? undefined : epochCeiling(z.epoch));
+  return {
+    lazy: (z: ZoneCount) => last !== null && z.epoch < last,
+    share: (z: ZoneCount, depth: number) =>
+      last === null || z.epoch < last ? depth : z.epoch > last ? 1 : lastShare,
+  };
 }
 
-/** Entries of a remembered expansion, every zone; a too broad one counts as large. */
-function sizeOf(expansion: ZoneCount[] | null): number {
-  return expansion === null ? Infinity : expansion.reduce((n, z) => n + z.size, 0);
+/** Entries of a remembered expansion, every epoch; a too broad one counts as large. */
+function sizeOf(counts: WordCounts[] | null): number {
+  if (counts === null) return Infinity;
+  return counts.reduce((n, w) => n + w.epochs.reduce((m, [, size]) => m + size, 0), 0);
 }
 
 /** The word entries of a complete read, by (word, epoch, zone), oldest first; only reached zones. */
