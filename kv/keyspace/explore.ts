@@ -56,17 +56,25 @@ export const explore = {
   ],
   byNamePrefix: (name: string, kind: NameKind): Deno.KvKey => ["xp_by_name", name, kind],
   /**
-   * One normalized word of title or description, by zone (`wordZone`: where the task can match
-   * a circle), newest first within each zone; value: true when paid, false when pro-bono.
+   * One normalized word of title or description, by epoch (`epochOf` the order key: when the
+   * task was created) and zone (`wordZone`: where the task can match a circle), newest first
+   * within each; value: true when paid, false when pro-bono.
    */
-  byWord: (word: string, zone: string, orderKey: string): Deno.KvKey => [
+  byWord: (word: string, epoch: string, zone: string, orderKey: string): Deno.KvKey => [
     "xp_w",
     word,
+    epoch,
     zone,
     orderKey,
   ],
   byWordPrefix: (word: string): Deno.KvKey => ["xp_w", word],
-  byWordZonePrefix: (word: string, zone: string): Deno.KvKey => ["xp_w", word, zone],
+  byWordEpochPrefix: (word: string, epoch: string): Deno.KvKey => ["xp_w", word, epoch],
+  byWordCellPrefix: (word: string, epoch: string, zone: string): Deno.KvKey => [
+    "xp_w",
+    word,
+    epoch,
+    zone,
+  ],
   byWordRoot: (): Deno.KvKey => ["xp_w"],
   /** The word index of layouts up to 6, by word alone, which the rebuild removes. */
   byWordOldRoot: (): Deno.KvKey => ["xp_by_word"],
@@ -78,6 +86,9 @@ export const explore = {
   /** Dictionary: Deno.KvU64 count of published tasks holding the word, by zone (`byWord`). */
   word: (word: string, zone: string): Deno.KvKey => ["xp_words", word, zone],
   wordsPrefix: (): Deno.KvKey => ["xp_words"],
+  /** Deno.KvU64 count of published tasks holding the word, by epoch (`byWord`), all zones. */
+  wordEpoch: (word: string, epoch: string): Deno.KvKey => ["xp_we", word, epoch],
+  wordEpochsPrefix: (): Deno.KvKey => ["xp_we"],
   /** Deno.KvU64 count of published tasks of one payment class. */
   countByPayment: (payment: Payment): Deno.KvKey => ["xp_counts", "paid", paymentPart(payment)],
   /** Deno.KvU64 counters the planner reads to pick the most selective index. */

@@ -21,9 +21,11 @@ import {
  * 7: word entries (root `xp_w`) ordered by zone, carrying the payment class only, the dictionary
  * counting by zone; cards, documents and the owners' list items stored as tuples, and the
  * owner's payment listing without the search words; 8: no word entry for the stop words of
- * SMART's English list and spelled-out numbers, nor for a word that starts another of the task.
+ * SMART's English list and spelled-out numbers, nor for a word that starts another of the task;
+ * 9: word entries by epoch (the order key's creation quarter) before zone, and the word's counts
+ * by epoch (`xp_we`) beside the dictionary's by zone.
  */
-export const INDEX_LAYOUT = 8;
+export const INDEX_LAYOUT = 9;
 
 /** Indexes of earlier layouts that the current one no longer writes: the rebuild removes them. */
 const RETIRED_ROOTS: readonly Deno.KvKey[] = [explore.byWordZoneRoot(), explore.byWordOldRoot()];

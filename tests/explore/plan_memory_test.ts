@@ -24,16 +24,20 @@ Deno.test("explore's plan memory is bounded and keeps what was used last", async
   });
 
   await t.step(
-    "rule: expansions are bounded by their (word, zone) counts, not only by words",
+    "rule: expansions are bounded by their counts, not only by words",
     () => {
       const memory = new PlanMemory();
-      const zones = (word: string) =>
-        Array.from({ length: 900 }, (_, i) => ({ word, zone: `z${i}`, size: 1 }));
-      for (let i = 0; i < 100; i++) memory.expansions.set(`w${i}`, zones(`w${i}`));
+      const counts = (word: string) => [{
+        word,
+        zones: Array.from({ length: 880 }, (_, i): [string, number] => [`z${i}`, 1]),
+        epochs: Array.from({ length: 20 }, (_, i): [string, number] => [`e${i}`, 44]),
+      }];
+      for (let i = 0; i < 100; i++) memory.expansions.set(`w${i}`, counts(`w${i}`));
       assert.ok(memory.expansions.weight <= 32768, `${memory.expansions.weight} counts`);
       assert.ok(memory.expansions.size < 100);
+      assert.ok(memory.expansions.size > 30, "zones and epochs are kept, not their product");
       assert.equal(memory.expansions.get("w0"), undefined);
-      assert.equal(memory.expansions.get("w99")?.length, 900);
+      assert.equal(memory.expansions.get("w99")?.[0].zones.length, 880);
       // A query word too broad to drive a scan is remembered as such.
       memory.expansions.set("a", null);
       assert.equal(memory.expansions.get("a"), null);

@@ -62,7 +62,7 @@ Deno.test("explore reads a word's zones in few lists", async (t) => {
 
 Deno.test("a range cut short by counters behind the index gives its unfinished zones back", async () => {
   await using kv = await Deno.openKv(":memory:");
-  const prefixes = ["a", "b", "c"].map((zone) => explore.byWordZonePrefix("harp", zone));
+  const prefixes = ["a", "b", "c"].map((zone) => explore.byWordCellPrefix("harp", "000", zone));
   // Order keys distinct over the zones, newest in the first zone.
   const keys = (prefix: Deno.KvKey, zone: number) =>
     Array.from({ length: 3 }, (_, i) => [...prefix, `k${9 - zone}${i}`]);
@@ -73,7 +73,7 @@ Deno.test("a range cut short by counters behind the index gives its unfinished z
   const work = new Work();
   const read = new RangeRead(kv, {
     start: prefixes[0],
-    end: explore.byWordZonePrefix("harp", "c\u0000"),
+    end: explore.byWordCellPrefix("harp", "000", "c\u0000"),
     members: prefixes,
     size: 3,
     work,

@@ -58,7 +58,7 @@ async function makeOlderLayout(kv: Deno.Kv, tasks: TaskRecord[], marked = false)
  */
 async function makeLayout6(kv: Deno.Kv, tasks: TaskRecord[]) {
   await kv.set(meta.indexLayout(), 6);
-  for (const root of [explore.byWordRoot(), explore.wordsPrefix()]) {
+  for (const root of [explore.byWordRoot(), explore.wordsPrefix(), explore.wordEpochsPrefix()]) {
     for await (const entry of kv.list({ prefix: root })) await kv.delete(entry.key);
   }
   // Cards and documents as objects.
@@ -104,9 +104,26 @@ async function makeLayout7(kv: Deno.Kv, tasks: TaskRecord[]) {
     const zone = wordZone(task.location);
     for (const word of terms) {
       if (word.length < 3 || /^\p{N}/u.test(word) || indexed.has(word)) continue;
-      await kv.set(explore.byWord(word, zone, task.orderKey), task.budget > 0);
+      await kv.set([...explore.byWordRoot(), word, zone, task.orderKey], task.budget > 0);
       await kv.atomic().sum(explore.word(word, zone), 1n).commit();
     }
+  }
+}
+
+/**
+ * Turns a store's word entries into what layout 8 wrote: by word and zone, without the epoch,
+ * and no counts by epoch; marked 8.
+ */
+async function makeLayout8(kv: Deno.Kv) {
+  await kv.set(meta.indexLayout(), 8);
+  for await (const entry of kv.list({ prefix: explore.wordEpochsPrefix() })) {
+    await kv.delete(entry.key);
+  }
+  for await (const entry of kv.list<boolean>({ prefix: explore.byWordRoot() })) {
+    if (entry.key.length !== 5) continue;
+    const [root, word, , zone, orderKey] = entry.key;
+    await kv.delete(entry.key);
+    await kv.set([root, word, zone, orderKey], entry.value);
   }
 }
 
@@ -123,7 +140,7 @@ async function assertNoLayout7(kv: Deno.Kv) {
 /** Fails on any entry of a layout-6 shape: a word or dictionary key without a zone, owner words. */
 async function assertNoLayout6(kv: Deno.Kv) {
   for await (const entry of kv.list({ prefix: explore.byWordRoot() })) {
-    assert.equal(entry.key.length, 4, `word entry ${String(entry.key)} has no zone`);
+    assert.equal(entry.key.length, 5, `word entry ${String(entry.key)} has no epoch or zone`);
     assert.equal(typeof entry.value, "boolean");
   }
   for await (const entry of kv.list({ prefix: explore.wordsPrefix() })) {
@@ -255,6 +272,34 @@ Deno.test("a store written in an older index layout is found out and rebuilt", a
     }
   });
 
+  await t.step("a layout-8 store is rebuilt in the current layout", async () => {
+    const { kv, tasks } = await storeWithTasks(":memory:", 300);
+    try {
+      await makeLayout8(kv);
+      await assert.rejects(assertTaskIndexesConsistent(kv));
+      assert.deepEqual(await checkIndexLayout(kv), { stored: 8, current: false });
+      const report = await rebuildTaskIndexes(kv);
+      assert.equal(report.records, tasks.length);
+      await assertNoLayout6(kv);
+      await assertTaskIndexesConsistent(kv);
+      assert.deepEqual(await checkIndexLayout(kv), { stored: INDEX_LAYOUT, current: true });
+      const placed = tasks.find((task) => task.location.type === "city")!;
+      const [lon, lat] = placed.location.coordinates;
+      for (
+        const filters of [
+          { search: ["help"] },
+          { search: ["plomb"], geo: { lon, lat, radiusKm: 100 } },
+          { search: ["garden"], payment: "Paid" },
+        ] satisfies ExploreFilters[]
+      ) {
+        const got = await allPages(kv, { filters, limit: 7 });
+        assert.deepEqual(got.items, reference(tasks, filters), JSON.stringify(filters));
+      }
+    } finally {
+      kv.close();
+    }
+  });
+
   const cwd = await Deno.makeTempDir();
   try {
     await Deno.mkdir(`${cwd}/data`);
@@ -264,6 +309,7 @@ Deno.test("a store written in an older index layout is found out and rebuilt", a
     await makeLayout6(kv, tasks);
     await makeOlderLayout(kv, tasks);
     await makeLayout7(kv, tasks);
+    await makeLayout8(kv);
     await kv.delete(meta.indexLayout());
     kv.close();
 

@@ -12,6 +12,7 @@ import {
 import { type Location, type Payment, paymentOf, searchTerms } from "../../../domain/tasks/task.ts";
 import { toTaskListItem } from "../../../domain/tasks/task_view.ts";
 import { indexedWords } from "./explore_words.ts";
+import { epochOf } from "./explore_epochs.ts";
 import { explore, type NameKind } from "../../keyspace.ts";
 import { type PackedItem, packItem, unpackItem } from "../../tasks/packed_item.ts";
 
@@ -147,7 +148,7 @@ export const EXPLORE_INDEX_ROOTS: readonly string[] = [
 ];
 
 /** First key part of every explore counter (the word dictionary is one). */
-export const EXPLORE_COUNTER_ROOTS: readonly string[] = ["xp_words", "xp_counts"];
+export const EXPLORE_COUNTER_ROOTS: readonly string[] = ["xp_words", "xp_we", "xp_counts"];
 
 /** One index entry of a task state. */
 export interface IndexEntry {
@@ -294,7 +295,10 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
   } else {
     const zone = wordZone(loc);
     const paid = task.budget > 0;
-    for (const word of indexed) entries.push({ key: explore.byWord(word, zone, ok), value: paid });
+    const epoch = epochOf(ok);
+    for (const word of indexed) {
+      entries.push({ key: explore.byWord(word, epoch, zone, ok), value: paid });
+    }
   }
   return entries;
 }
@@ -315,7 +319,8 @@ export function exploreCounterKeys(task: ExploreTask): Deno.KvKey[] {
   if (indexed.length > MAX_INDEXED_WORDS) keys.push(explore.count("overflow"));
   else {
     const zone = wordZone(loc);
-    for (const word of indexed) keys.push(explore.word(word, zone));
+    const epoch = epochOf(task.orderKey);
+    for (const word of indexed) keys.push(explore.word(word, zone), explore.wordEpoch(word, epoch));
   }
   return keys;
 }

@@ -11,6 +11,8 @@ export type EarlyLists = Map<string, { stream: PrefixStream; filled: Promise<voi
 export function sendEarly(streams: PrefixStream[]): EarlyLists {
   const early: EarlyLists = new Map();
   for (const stream of streams) {
+    // An older epoch's stream is read only if the page gets down to it.
+    if (stream.lazy) continue;
     const filled = stream.fill();
     // A list the fresh plan does not take is never waited for, nor is its failure.
     filled.catch(() => {});

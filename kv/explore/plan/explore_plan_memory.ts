@@ -9,11 +9,27 @@ import type { ExploreFilters } from "../../../domain/explore.ts";
 import { geohashEncode } from "../../../domain/geo/geohash.ts";
 import { COUNT_PRECISION } from "../index/explore_index.ts";
 
-/** One dictionary word in one zone, and how many tasks it held there when last read. */
+/**
+ * One dictionary word in one epoch and zone, and how many tasks it held there when last read:
+ * an estimate (the word's count in the zone at its epoch's share of the word), since the
+ * counters count by (word, zone) and (word, epoch) apart.
+ */
 export interface ZoneCount {
   word: string;
+  epoch: string;
   zone: string;
   size: number;
+}
+
+/**
+ * A query word's expansion as the dictionary gives it: each word it starts, with its counts by
+ * zone and by epoch (the cells, `ZoneCount`, are their product, computed for each plan: an
+ * instance keeps the counts, which grow with the zones plus the epochs, not their product).
+ */
+export interface WordCounts {
+  word: string;
+  zones: [zone: string, size: number][];
+  epochs: [epoch: string, size: number][];
 }
 
 /** Most counters remembered (a 100 km circle reads about fifty). */
@@ -24,18 +40,18 @@ const MAX_EXPANSIONS = 512;
 const MAX_SHARES = 512;
 /** Most probe cells whose last count is remembered (up to three a page). */
 const MAX_PROBES = 4096;
-/** Most (word, zone) counts over every remembered expansion (one expansion holds up to 1,000). */
+/** Most (word, zone) and (word, epoch) counts over every remembered expansion. */
 const MAX_ZONE_COUNTS = 32768;
 
 /** One instance's memory of its explore plans, bounded in keys and in (word, zone) counts. */
 export class PlanMemory {
   /** Counter values by key id (`keyId`). */
   readonly counters = new Recent<number>(MAX_COUNTERS, MAX_COUNTERS, () => 1);
-  /** A query word's (word, zone) counts; null when it started too many words to drive a scan. */
-  readonly expansions = new Recent<ZoneCount[] | null>(
+  /** A query word's counts; null when it started too many words to drive a scan. */
+  readonly expansions = new Recent<WordCounts[] | null>(
     MAX_EXPANSIONS,
     MAX_ZONE_COUNTS,
-    (v) => 1 + (v?.length ?? 0),
+    (v) => 1 + (v ?? []).reduce((n, w) => n + w.zones.length + w.epochs.length, 0),
   );
   /**
    * The share of documents a search by words that drive no scan last kept, by `undrivenKey`:

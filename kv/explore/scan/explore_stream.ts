@@ -119,6 +119,11 @@ export class PrefixStream {
 
   private readonly prefix: Deno.KvKey;
   private readonly work: Work;
+  /**
+   * Set for a stream the merge may leave unread while it holds newer candidates: every key of
+   * it sorts below this (an older word epoch's, which the page is not expected to reach).
+   */
+  readonly ceiling: string | undefined;
 
   constructor(
     private readonly kv: Deno.Kv,
@@ -131,9 +136,12 @@ export class PrefixStream {
       batch?: number;
       /** A list of several prefixes, this one its `index`th, that makes the first read. */
       range?: { read: RangeRead; index: number };
+      /** See `ceiling`. */
+      ceiling?: string;
     },
   ) {
     this.#range = stream.range;
+    this.ceiling = stream.ceiling;
     this.prefix = stream.prefix;
     this.work = stream.work;
     this.#before = stream.before;
@@ -179,6 +187,11 @@ export class PrefixStream {
   /** True when the buffer is spent but the store may hold more. */
   get needsFill(): boolean {
     return this.#at >= this.#buffer.length && !this.#done;
+  }
+
+  /** True while the merge may leave it unread (see `ceiling`). */
+  get lazy(): boolean {
+    return this.ceiling !== undefined && !this.#read;
   }
 
   /** The newest remaining candidate, once filled; null at the end. */
@@ -271,8 +284,8 @@ export class UnionStream {
    * entries the caller still expects to read, bounds what a refill reads.
    */
   async next(need = Infinity): Promise<Candidate | null> {
-    if (!this.ready) {
-      await Promise.all(this.#refills(this.streams.filter((s) => s.needsFill), need));
+    for (let due = this.#due(); due.length > 0; due = this.#due()) {
+      await Promise.all(this.#refills(due, need));
     }
     return this.take();
   }
@@ -282,8 +295,31 @@ export class UnionStream {
    * promise and the turn an await costs for each of the hundreds of candidates a page may take.
    */
   get ready(): boolean {
-    for (const s of this.streams) if (s.needsFill) return false;
-    return true;
+    // One pass without allocation: it is asked for every candidate a page takes.
+    let frontier: string | null = null;
+    let top: string | null = null;
+    for (const s of this.streams) {
+      if (s.lazy) {
+        if (top === null || s.ceiling! > top) top = s.ceiling!;
+        continue;
+      }
+      if (s.needsFill) return false;
+      const key = s.head?.key;
+      if (key !== undefined && (frontier === null || key > frontier)) frontier = key;
+    }
+    return top === null || (frontier !== null && frontier >= top);
+  }
+
+  /**
+   * The streams to fill before the newest candidate is known: every spent one but the lazy
+   * ones; once none is left and the page has got down to a lazy one's ceiling, every lazy one,
+   * in one round trip (a page that reached past the epochs it expected to fill from is one whose
+   * estimate was off, and an epoch at a time would cost it a round trip each).
+   */
+  #due(): PrefixStream[] {
+    const plain = this.streams.filter((s) => s.needsFill && !s.lazy);
+    if (plain.length > 0 || this.ready) return plain;
+    return this.streams.filter((s) => s.lazy);
   }
 
   /** The newest remaining candidate of streams that are `ready`, or null when all are spent. */
@@ -314,7 +350,7 @@ export class UnionStream {
     if (need === Infinity || taken === 0) return empty.map((s) => s.fill(need));
     const fills: Promise<void>[] = [];
     for (const s of this.streams) {
-      if (!s.more) continue;
+      if (!s.more || (s.lazy && !empty.includes(s))) continue;
       const expected = need * s.taken / taken;
       if (s.needsFill) fills.push(s.fill(need, expected));
       else if (s.buffered < expected) {

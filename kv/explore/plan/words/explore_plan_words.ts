@@ -22,8 +22,9 @@ import {
 } from "../../scan/explore_stream.ts";
 import { indexCovers } from "../../index/explore_words.ts";
 import { explore } from "../../../keyspace.ts";
-import type { PlanMemory, ZoneCount } from "../explore_plan_memory.ts";
-import { zoneLists, type ZoneStreams, zoneStreams } from "./explore_word_ranges.ts";
+import { epochCeiling, epochOf } from "../../index/explore_epochs.ts";
+import type { PlanMemory, WordCounts, ZoneCount } from "../explore_plan_memory.ts";
+import { rangeSize, zoneLists, type ZoneStreams, zoneStreams } from "./explore_word_ranges.ts";
 
 /** A query word expanding to more dictionary words than this drives no scan. */
 export const MAX_EXPANSION = 32;
@@ -36,11 +37,50 @@ const MAX_DICTIONARY = 1000;
 export const WHOLE_WORD = 128;
 const WORD_END = "\u{10FFFF}";
 
-/** The dictionary (word, zone) counts a query word starts; null past the caps. */
-async function expandWord(kv: Deno.Kv, prefix: string, work: Work): Promise<ZoneCount[] | null> {
-  const found: ZoneCount[] = [];
-  const words = new Set<string>();
-  const root = explore.wordsPrefix();
+/** The dictionary counts of the words a query word starts, in key order; null past the caps. */
+async function expandWord(
+  kv: Deno.Kv,
+  prefix: string,
+  work: Work,
+): Promise<WordCounts[] | null> {
+  const [zones, epochs] = await Promise.all([
+    listCounts(kv, explore.wordsPrefix(), prefix, work),
+    listCounts(kv, explore.wordEpochsPrefix(), prefix, work),
+  ]);
+  if (zones === null || epochs === null || zones.size > MAX_EXPANSION) return null;
+  const counts: WordCounts[] = [];
+  for (const [word, byZone] of zones) {
+    const byEpoch = epochs.get(word);
+    if (byEpoch) counts.push({ word, zones: byZone, epochs: byEpoch });
+  }
+  return counts;
+}
+
+/**
+ * The (word, epoch, zone) cells of an expansion, in key order: the dictionary counts by (word,
+ * zone) and by (word, epoch) apart, so a cell's size is its zone's count at its epoch's share.
+ */
+function cellsOf(counts: WordCounts[]): ZoneCount[] {
+  const cells: ZoneCount[] = [];
+  for (const { word, zones, epochs } of counts) {
+    const total = epochs.reduce((n, [, size]) => n + size, 0);
+    for (const [epoch, inEpoch] of epochs) {
+      for (const [zone, inZone] of zones) {
+        cells.push({ word, epoch, zone, size: inZone * inEpoch / total });
+      }
+    }
+  }
+  return cells;
+}
+
+/** Non-zero counts by word, then by the key's last part, in key order; null past the cap. */
+async function listCounts(
+  kv: Deno.Kv,
+  root: Deno.KvKey,
+  prefix: string,
+  work: Work,
+): Promise<Map<string, [string, number][]> | null> {
+  const counts = new Map<string, [string, number][]>();
   const iter = kv.list<Deno.KvU64>(
     { start: [...root, prefix], end: [...root, prefix + WORD_END] },
     { limit: MAX_DICTIONARY, batchSize: MAX_DICTIONARY },
@@ -51,13 +91,14 @@ async function expandWord(kv: Deno.Kv, prefix: string, work: Work): Promise<Zone
     const size = Number(entry.value.value);
     if (size === 0) continue;
     const word = entry.key[1] as string;
-    words.add(word);
-    found.push({ word, zone: entry.key[2] as string, size });
+    const part: [string, number] = [entry.key[2] as string, size];
+    const found = counts.get(word);
+    if (found) found.push(part);
+    else counts.set(word, [part]);
   }
   work.lists++;
   work.units += LIST_COST + listed;
-  if (words.size > MAX_EXPANSION || listed === MAX_DICTIONARY) return null;
-  return found;
+  return listed === MAX_DICTIONARY ? null : counts;
 }
 
 /**
@@ -117,17 +158,20 @@ export async function wordDrivers(
   // no list of its own. Not a word remembered as larger (or too broad to drive a scan): its
   // entries are listed by zone, early when the instance remembers them (explore_plan_early.ts).
   const readsWhole = after === null && (known === undefined || sizeOf(known) < WHOLE_WORD);
-  const [expansion, extra, whole] = dry
-    ? [known ?? null, await overflow, null]
-    : await Promise.all([
-      expandWord(kv, prefix, work),
-      overflow,
-      readsWhole ? readWhole(kv, prefix, work) : null,
-    ]);
-  if (!dry) memory.expansions.set(prefix, expansion);
-  if (!expansion) return [];
+  const [counts, extra, whole] = dry ? [known ?? null, await overflow, null] : await Promise.all([
+    expandWord(kv, prefix, work),
+    overflow,
+    readsWhole ? readWhole(kv, prefix, work) : null,
+  ]);
+  if (!dry) memory.expansions.set(prefix, counts);
+  if (!counts) return [];
+  const expansion = cellsOf(counts);
   const reach = geo ? zonesReaching(geo) : null;
-  const zones = expansion.filter((z) => reach === null || reach.has(z.zone));
+  // Entries older than the cursor are in its epoch or older ones.
+  const last = after === null ? null : epochOf(after);
+  const reached = (z: ZoneCount) =>
+    (reach === null || reach.has(z.zone)) && (last === null || z.epoch <= last);
+  const zones = expansion.filter(reached);
   const complete = whole !== null && whole.length < WHOLE_WORD;
   const groups = complete ? groupByZone(whole, reach) : null;
   // A plan from memory takes a word the fresh plan will read whole as read whole: no lists.
@@ -139,17 +183,27 @@ export async function wordDrivers(
   // A zone read alone holds the whole page; merged zones share it, each read to its expected
   // share of the page with a margin of three standard deviations: a zone cut short costs a
   // round trip, an entry too many only its read, and a rare word spans a hundred zones.
-  const zonePlan = (depth: number): ZoneStreams => ({
-    expansion,
-    reached: (z) => reach === null || reach.has(z.zone),
-    batch: (z) => {
-      const expected = depth * z.size;
-      const margin = Math.ceil(expected + 3 * Math.sqrt(expected)) + 2;
-      return Math.min(z.size + 1, MAX_BATCH, Math.max(margin, zones.length === 1 ? batch : 0));
-    },
-    before: after,
-    work,
-  });
+  const zonePlan = (depth: number): ZoneStreams => {
+    const reads = epochReads(zones, Math.max(batch, depth * zones.reduce((n, z) => n + z.size, 0)));
+    return {
+      expansion,
+      reached,
+      ceiling: (z) => (reads.lazy(z) ? epochCeiling(z.epoch) : undefined),
+      batch: (z) => {
+        // The merge takes an epoch's candidates before any older one's: a newer epoch than the
+        // one where the page is expected to fill is read whole, that one to its share.
+        const expected = reads.share(z, depth) * z.size;
+        const margin = Math.ceil(expected + 3 * Math.sqrt(expected)) + 2;
+        return Math.min(
+          rangeSize(z.size),
+          MAX_BATCH,
+          Math.max(margin, zones.length === 1 ? batch : 0),
+        );
+      },
+      before: after,
+      work,
+    };
+  };
   const lists = (groups || dryWhole ? 0 : zoneLists(zonePlan(0))) + (extra > 0 ? 1 : 0);
   return [{
     name: "search",
@@ -162,8 +216,8 @@ export async function wordDrivers(
       const streams: PrefixStream[] = [];
       if (groups) {
         for (const [id, entries] of groups) {
-          const [word, zone] = JSON.parse(id) as [string, string];
-          const prefix = explore.byWordZonePrefix(word, zone);
+          const [word, epoch, zone] = JSON.parse(id) as [string, string, string];
+          const prefix = explore.byWordCellPrefix(word, epoch, zone);
           const stream = new PrefixStream(kv, { prefix, before: after, work });
           // Newest first, and known to be all: the stream never lists.
           stream.preload(entries.reverse(), entries.length + 1);
@@ -188,21 +242,47 @@ export async function wordDrivers(
   }];
 }
 
-/** Entries of a remembered expansion, every zone; a too broad one counts as large. */
-function sizeOf(expansion: ZoneCount[] | null): number {
-  return expansion === null ? Infinity : expansion.reduce((n, z) => n + z.size, 0);
+/**
+ * How a page reads the epochs of its reached cells, newest first, to read `need` entries: the
+ * epochs newer than the one where it is expected to get them whole, that one to the share still
+ * needed, the older ones lazily (only if the page gets down to them).
+ */
+function epochReads(zones: ZoneCount[], need: number) {
+  const byEpoch = new Map<string, number>();
+  for (const z of zones) byEpoch.set(z.epoch, (byEpoch.get(z.epoch) ?? 0) + z.size);
+  let read = 0;
+  let last: string | null = null;
+  let lastShare = 1;
+  for (const epoch of [...byEpoch.keys()].sort().reverse()) {
+    const size = byEpoch.get(epoch)!;
+    last = epoch;
+    lastShare = size > 0 ? Math.min(1, (need - read) / size) : 1;
+    read += size;
+    if (read >= need) break;
+  }
+  return {
+    lazy: (z: ZoneCount) => last !== null && z.epoch < last,
+    share: (z: ZoneCount, depth: number) =>
+      last === null || z.epoch < last ? depth : z.epoch > last ? 1 : lastShare,
+  };
 }
 
-/** The word entries of a complete read, by (word, zone), oldest first; only reached zones. */
+/** Entries of a remembered expansion, every epoch; a too broad one counts as large. */
+function sizeOf(counts: WordCounts[] | null): number {
+  if (counts === null) return Infinity;
+  return counts.reduce((n, w) => n + w.epochs.reduce((m, [, size]) => m + size, 0), 0);
+}
+
+/** The word entries of a complete read, by (word, epoch, zone), oldest first; only reached zones. */
 function groupByZone(
   entries: Deno.KvEntry<EntryValue>[],
   reach: Set<string> | null,
 ): Map<string, Deno.KvEntry<EntryValue>[]> {
   const groups = new Map<string, Deno.KvEntry<EntryValue>[]>();
   for (const entry of entries) {
-    const [, word, zone] = entry.key as [string, string, string, string];
+    const [, word, epoch, zone] = entry.key as [string, string, string, string, string];
     if (reach !== null && !reach.has(zone)) continue;
-    const id = JSON.stringify([word, zone]);
+    const id = JSON.stringify([word, epoch, zone]);
     const group = groups.get(id);
     if (group) group.push(entry);
     else groups.set(id, [entry]);

@@ -9,12 +9,14 @@ import type { ZoneCount } from "../explore_plan_memory.ts";
 
 /** What the zone streams of a query word are made from. */
 export interface ZoneStreams {
-  /** The dictionary's (word, zone) counts, in key order (as listed). */
+  /** The (word, epoch, zone) cells, in key order. */
   expansion: ZoneCount[];
   /** True for a zone the query reads (all without a circle). */
   reached: (zone: ZoneCount) => boolean;
   /** The first batch a zone read alone lists. */
   batch: (zone: ZoneCount) => number;
+  /** Set for a cell of an epoch read only when the page gets down to it (`PrefixStream.ceiling`). */
+  ceiling: (zone: ZoneCount) => string | undefined;
   before: string | null;
   work: Work;
 }
@@ -42,37 +44,75 @@ export function zoneStreams(kv: Deno.Kv, plan: ZoneStreams): PrefixStream[] {
   const streams: PrefixStream[] = [];
   for (const segment of cheapestSegments(plan)) {
     const zones = expansion.slice(segment.from, segment.to + 1).filter(plan.reached);
-    const prefixes = zones.map((z) => explore.byWordZonePrefix(z.word, z.zone));
+    const prefixes = zones.map((z) => explore.byWordCellPrefix(z.word, z.epoch, z.zone));
+    const ceiling = plan.ceiling(zones[0]);
     if (!segment.whole) {
-      streams.push(
-        new PrefixStream(kv, { prefix: prefixes[0], before, work, batch: plan.batch(zones[0]) }),
-      );
+      const batch = plan.batch(zones[0]);
+      streams.push(new PrefixStream(kv, { prefix: prefixes[0], before, work, batch, ceiling }));
       continue;
     }
     const first = expansion[segment.from];
     const last = expansion[segment.to];
     const read = new RangeRead(kv, {
-      start: explore.byWordZonePrefix(first.word, first.zone),
+      start: explore.byWordCellPrefix(first.word, first.epoch, first.zone),
       // The least key after every key of the last zone: its zone followed by the least character.
-      end: explore.byWordZonePrefix(last.word, `${last.zone}\u0000`),
+      end: explore.byWordCellPrefix(last.word, last.epoch, `${last.zone}\u0000`),
       members: prefixes,
-      size: expansion.slice(segment.from, segment.to + 1).reduce((n, z) => n + z.size, 0),
+      size: rangeSize(
+        expansion.slice(segment.from, segment.to + 1).reduce((n, z) => n + z.size, 0),
+      ),
       work,
     });
     prefixes.forEach((prefix, index) =>
-      streams.push(new PrefixStream(kv, { prefix, before, work, range: { read, index } }))
+      streams.push(
+        new PrefixStream(kv, { prefix, before, work, range: { read, index }, ceiling }),
+      )
     );
   }
   return streams;
 }
 
-/** How many lists the zone streams' first reads take. */
-export function zoneLists(plan: ZoneStreams): number {
-  return cheapestSegments(plan).length;
+/**
+ * What a range lists for cells of `size` entries in all: the sizes of cells are estimates (a
+ * zone's count at its epoch's share), so a range holding part of an epoch could hold more, and a
+ * range cut short sends its unfinished cells to lists of their own, a round trip later. Three
+ * standard deviations more cost a few entries.
+ */
+export function rangeSize(size: number): number {
+  return Math.ceil(size + 3 * Math.sqrt(size)) + 2;
 }
 
-/** The cheapest split of the reached zones into lists (a dynamic program over key order). */
+/** How many lists the zone streams' first reads take (not counting the epochs left unread). */
+export function zoneLists(plan: ZoneStreams): number {
+  return cheapestSegments(plan).filter((s) => plan.ceiling(plan.expansion[s.from]) === undefined)
+    .length;
+}
+
+/**
+ * The cheapest split of the reached cells into lists, a (word, epoch) apart: an epoch's lists
+ * are read only when the page needs them, so none spans two.
+ */
 function cheapestSegments(plan: ZoneStreams): Segment[] {
+  const { expansion } = plan;
+  const segments: Segment[] = [];
+  for (let from = 0; from < expansion.length;) {
+    let to = from;
+    const { word, epoch } = expansion[from];
+    while (
+      to + 1 < expansion.length && expansion[to + 1].word === word &&
+      expansion[to + 1].epoch === epoch
+    ) to++;
+    const group = expansion.slice(from, to + 1);
+    for (const segment of groupSegments({ ...plan, expansion: group })) {
+      segments.push({ ...segment, from: segment.from + from, to: segment.to + from });
+    }
+    from = to + 1;
+  }
+  return segments;
+}
+
+/** The cheapest split of one group's reached cells into lists (a dynamic program over key order). */
+function groupSegments(plan: ZoneStreams): Segment[] {
   const { expansion, reached, batch } = plan;
   const n = expansion.length;
   const cost = new Array<number>(n + 1).fill(Infinity);
