@@ -248,25 +248,7 @@ Deno.test("a store written in an older index layout is found out and rebuilt", a
     const { kv, tasks } = await storeWithTasks(":memory:", 300);
     try {
       await makeLayout7(kv, tasks);
-      await assert.rejects(assertTaskIndexesConsistent(kv));
-      assert.deepEqual(await checkIndexLayout(kv), { stored: 7, current: false });
-      const report = await rebuildTaskIndexes(kv);
-      assert.equal(report.records, tasks.length);
-      await assertNoLayout7(kv);
-      await assertTaskIndexesConsistent(kv);
-      assert.deepEqual(await checkIndexLayout(kv), { stored: INDEX_LAYOUT, current: true });
-      const placed = tasks.find((task) => task.location.type === "city")!;
-      const [lon, lat] = placed.location.coordinates;
-      for (
-        const filters of [
-          { search: ["help"] },
-          { search: ["plomb"], geo: { lon, lat, radiusKm: 100 } },
-          { search: ["garden"], payment: "Paid" },
-        ] satisfies ExploreFilters[]
-      ) {
-        const got = await allPages(kv, { filters, limit: 7 });
-        assert.deepEqual(got.items, reference(tasks, filters), JSON.stringify(filters));
-      }
+      await assertRebuilt(kv, tasks, { stored: 7, leftOver: assertNoLayout7 });
     } finally {
       kv.close();
     }
@@ -276,25 +258,7 @@ Deno.test("a store written in an older index layout is found out and rebuilt", a
     const { kv, tasks } = await storeWithTasks(":memory:", 300);
     try {
       await makeLayout8(kv);
-      await assert.rejects(assertTaskIndexesConsistent(kv));
-      assert.deepEqual(await checkIndexLayout(kv), { stored: 8, current: false });
-      const report = await rebuildTaskIndexes(kv);
-      assert.equal(report.records, tasks.length);
-      await assertNoLayout6(kv);
-      await assertTaskIndexesConsistent(kv);
-      assert.deepEqual(await checkIndexLayout(kv), { stored: INDEX_LAYOUT, current: true });
-      const placed = tasks.find((task) => task.location.type === "city")!;
-      const [lon, lat] = placed.location.coordinates;
-      for (
-        const filters of [
-          { search: ["help"] },
-          { search: ["plomb"], geo: { lon, lat, radiusKm: 100 } },
-          { search: ["garden"], payment: "Paid" },
-        ] satisfies ExploreFilters[]
-      ) {
-        const got = await allPages(kv, { filters, limit: 7 });
-        assert.deepEqual(got.items, reference(tasks, filters), JSON.stringify(filters));
-      }
+      await assertRebuilt(kv, tasks, { stored: 8, leftOver: assertNoLayout6 });
     } finally {
       kv.close();
     }
@@ -353,3 +317,34 @@ Deno.test("a store written in an older index layout is found out and rebuilt", a
     await Deno.remove(cwd, { recursive: true });
   }
 });
+
+/**
+ * A store marked `stored` is found stale, rebuilt in the current layout with nothing of the old
+ * one left (`leftOver` fails on any), and answers searches by word, in a circle and by payment as
+ * the brute force does.
+ */
+async function assertRebuilt(
+  kv: Deno.Kv,
+  tasks: TaskRecord[],
+  old: { stored: number; leftOver: (kv: Deno.Kv) => Promise<void> },
+) {
+  await assert.rejects(assertTaskIndexesConsistent(kv));
+  assert.deepEqual(await checkIndexLayout(kv), { stored: old.stored, current: false });
+  const report = await rebuildTaskIndexes(kv);
+  assert.equal(report.records, tasks.length);
+  await old.leftOver(kv);
+  await assertTaskIndexesConsistent(kv);
+  assert.deepEqual(await checkIndexLayout(kv), { stored: INDEX_LAYOUT, current: true });
+  const placed = tasks.find((task) => task.location.type === "city")!;
+  const [lon, lat] = placed.location.coordinates;
+  for (
+    const filters of [
+      { search: ["help"] },
+      { search: ["plomb"], geo: { lon, lat, radiusKm: 100 } },
+      { search: ["garden"], payment: "Paid" },
+    ] satisfies ExploreFilters[]
+  ) {
+    const got = await allPages(kv, { filters, limit: 7 });
+    assert.deepEqual(got.items, reference(tasks, filters), JSON.stringify(filters));
+  }
+}
