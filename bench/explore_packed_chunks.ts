@@ -2,6 +2,7 @@
  * The packed cell pages the explore-packed prototype prices (bench/explore_packed_proto.ts): a
  * geo cell's cards cut into chunks of many cards a value, written into a scratch copy of a store.
  */
+import { explore } from "../kv/keyspace.ts";
 
 export const CHUNK_ROOT = "xp_pc_proto";
 
@@ -95,7 +96,7 @@ export async function writeChunks(
   packings: Packing[],
 ): Promise<{ chunks: number; maxBytes: number; meanCards: number }[]> {
   const byCell = new Map<string, { keys: string[]; values: unknown[] }>();
-  for await (const e of kv.list({ prefix: ["xp_by_cell"] })) {
+  for await (const e of kv.list({ prefix: explore.byCellRoot() })) {
     if (!layers.has(String(e.key[1]))) continue;
     const cell = cellId(e.key);
     let c = byCell.get(cell);
@@ -151,7 +152,7 @@ export const HEAD_KINDS = HEADS.flatMap((k) => [{ k, bytes: false }, { k, bytes:
 /** Writes each packed cell's head chunk (its newest `k` cards) for every k of HEADS. */
 export async function writeHeads(kv: Deno.Kv, layers: Set<string>): Promise<void> {
   const newest = new Map<string, [string, unknown][]>();
-  for await (const e of kv.list({ prefix: ["xp_by_cell"] }, { reverse: true })) {
+  for await (const e of kv.list({ prefix: explore.byCellRoot() }, { reverse: true })) {
     if (!layers.has(String(e.key[1]))) continue;
     const cell = cellId(e.key);
     const cards = newest.get(cell) ?? newest.set(cell, []).get(cell)!;

@@ -6,6 +6,7 @@
  * cards newest first (listed chunks, or head chunks by getMany). Chunks are written into a
  * scratch copy of the store; the service's layout is untouched (issue 28's layout-9 question).
  */
+import { explore } from "../kv/keyspace.ts";
 import { exploreTasks } from "../kv/explore/explore_query.ts";
 import { exploreFilters } from "../domain/explore.ts";
 import { buildCache, kvPath, readManifest } from "./explore_cache.ts";
@@ -50,7 +51,7 @@ async function main() {
   await writeHeads(kv, layers);
   // Each cell's chunk ids, newest first, per packing.
   const cellKeys = new Map<string, string[]>();
-  for await (const e of kv.list({ prefix: ["xp_by_cell"] })) {
+  for await (const e of kv.list({ prefix: explore.byCellRoot() })) {
     if (!layers.has(String(e.key[1]))) continue;
     const cell = cellId(e.key);
     (cellKeys.get(cell) ?? cellKeys.set(cell, []).get(cell)!).push(String(e.key[3]));
