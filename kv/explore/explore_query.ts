@@ -6,7 +6,8 @@ import type { ExploreFilters } from "../../domain/explore.ts";
 import type { ExplorePage } from "./scan/explore_page.ts";
 import { planScan } from "./plan/explore_plan.ts";
 import { scanPage } from "./scan/explore_scan.ts";
-import { UnionStream, Work } from "./scan/explore_stream.ts";
+import { Work } from "./scan/explore_stream.ts";
+import { UnionStream } from "./scan/explore_union.ts";
 import { pendingPurges } from "../users/users.ts";
 
 export type { ExplorePage } from "./scan/explore_page.ts";

@@ -2,7 +2,8 @@
  * One list over several index prefixes next to each other in key order (a word's zones), read
  * whole and shared by the streams of those prefixes: one KV call instead of one each.
  */
-import { ENTRY_COST, type EntryValue, LIST_COST, type Work } from "./explore_stream.ts";
+import { ENTRY_COST, LIST_COST, type Work } from "./explore_stream.ts";
+import { type EntryValue } from "./explore_candidate.ts";
 
 /** A prefix's entries as the range listed them, oldest first. */
 export type RangePart = Deno.KvEntry<EntryValue>[];

@@ -18,7 +18,9 @@ import {
 } from "../index/explore_index.ts";
 import { PageAssembly, type PageItems } from "./explore_page.ts";
 import { GETMANY_MAX } from "../../store/limits.ts";
-import { type Candidate, DOC_COST, type UnionStream, type Work } from "./explore_stream.ts";
+import { DOC_COST, type Work } from "./explore_stream.ts";
+import { type Candidate } from "./explore_candidate.ts";
+import { type UnionStream } from "./explore_union.ts";
 import { explore } from "../../keyspace.ts";
 
 /** Refills read this many times the entries the pass rate so far says the page still needs. */

@@ -13,13 +13,13 @@ import {
 } from "../../index/explore_index.ts";
 import { deepBatch, type Driver } from "../explore_driver.ts";
 import {
-  type EntryValue,
   FIRST_BATCH,
   LIST_COST,
   MAX_BATCH,
   PrefixStream,
   type Work,
 } from "../../scan/explore_stream.ts";
+import { type EntryValue } from "../../scan/explore_candidate.ts";
 import { indexCovers } from "../../index/explore_words.ts";
 import { explore } from "../../../keyspace.ts";
 import { epochCeiling, epochOf } from "../../index/explore_epochs.ts";
