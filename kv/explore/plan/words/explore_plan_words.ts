@@ -1,6 +1,7 @@
 /**
- * The planner's word part: a query word drives by the dictionary words it starts, each read in
- * the zones that can reach the query's circle (all of them without one), merged newest first.
+ * The planner's word part within a search circle: a query word drives by the dictionary words it
+ * starts, each read in the zones that can reach the circle, merged newest first (without a circle,
+ * `explore_word_epochs.ts`).
  */
 import type { GeoFilter } from "../../../../domain/explore.ts";
 import { coverCircle } from "../../../../domain/geo/geohash_cover.ts";
