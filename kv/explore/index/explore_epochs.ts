@@ -22,3 +22,12 @@ export function epochOf(orderKey: string): string {
 export function epochCeiling(epoch: string): string {
   return orderKeyFloor((base32Value(epoch) + 1) * EPOCH_MS);
 }
+
+/**
+ * The share of `epoch`'s span that lies before `orderKey`'s time (0 to 1): a page resuming in an
+ * epoch takes the entries of it below the cursor to be spread evenly over its time.
+ */
+export function epochShareBefore(epoch: string, orderKey: string): number {
+  const start = base32Value(epoch) * EPOCH_MS;
+  return Math.min(1, Math.max(0, (orderKeyTime(orderKey) - start) / EPOCH_MS));
+}

@@ -25,6 +25,11 @@ export interface Driver {
   probed?: boolean;
   /** Lists its streams take beyond one, when the count matters (a word read zone by zone). */
   lists?: number;
+  /**
+   * Entries its first lists read whole at `depth` (see `streams`), whatever the page takes of
+   * them: a word's epochs without a circle, listed whole since their entries are in zone order.
+   */
+  wholeRead?: (depth: number) => number;
   /** True when it reads only the zones that reach the search circle (a word within a circle). */
   zoned?: boolean;
   /**
@@ -77,3 +82,13 @@ export interface PlanQuery {
 
 /** Reads counters (ten keys per getMany); 0 for a counter never written. */
 export type CounterReader = (keys: Deno.KvKey[]) => Promise<number[]>;
+
+/**
+ * True when a word entry of the query's one word that passes its own check (the payment class)
+ * is a match unless its author is hidden: no filter needs its card, no other word its document.
+ */
+export function entriesSure(filters: ExploreFilters): boolean {
+  return filters.search.length === 1 && filters.geo === undefined &&
+    filters.bbox === undefined && filters.countryCode === undefined &&
+    filters.cityName === undefined && filters.regionName === undefined && !filters.hasSpots;
+}

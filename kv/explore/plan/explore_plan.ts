@@ -2,7 +2,13 @@
  * The explore planner: every filter offers a driver (a set of index prefixes and the size the
  * counters give it), and the cheapest drives the scan; the others are checked on the facet.
  */
-import { type CounterReader, deepBatch, type Driver, type PlanQuery } from "./explore_driver.ts";
+import {
+  type CounterReader,
+  deepBatch,
+  type Driver,
+  entriesSure,
+  type PlanQuery,
+} from "./explore_driver.ts";
 import { geoDriver } from "./geo/explore_plan_geo.ts";
 import { bboxDriver } from "./geo/explore_bbox.ts";
 import {
@@ -14,6 +20,7 @@ import {
 } from "../scan/explore_stream.ts";
 import { Payment } from "../../../domain/tasks/task.ts";
 import { wordDrivers } from "./words/explore_plan_words.ts";
+import { epochDrivers } from "./words/explore_word_epochs.ts";
 import { indexCovers } from "../index/explore_words.ts";
 import { explore } from "../../keyspace.ts";
 import {
@@ -237,10 +244,13 @@ async function choosePlan(kv: Deno.Kv, query: PlanQuery, source: PlanSource): Pr
       batch,
       geo: filters.geo ?? null,
       needsCards,
+      sure: entriesSure(filters),
       memory: source.memory,
       dry: source.dry ?? null,
     };
-    for (const word of filters.search) wordPending.push(wordDrivers(kv, word, shared));
+    // Without a circle, a word's epochs are read whole: its zones are not worth listing.
+    const drive = filters.geo ? wordDrivers : epochDrivers;
+    for (const word of filters.search) wordPending.push(drive(kv, word, shared));
   }
   const words = await Promise.all(wordPending);
   const drivers = [
@@ -289,18 +299,21 @@ async function choosePlan(kv: Deno.Kv, query: PlanQuery, source: PlanSource): Pr
   // estimate assumes tasks spread evenly over coarse cells, far too low for a circle on a city
   // (docs/explore.md, "Planner"). A word read zone by zone also pays its lists, and a document
   // for every candidate: its entry holds no card to show.
+  const depthOf = (d: Driver) => {
+    const pass = passOthers(d);
+    const margin = pass < 1 ? DEPTH_MARGIN : 1;
+    return Math.min(1, margin * (query.limit + 1) / Math.max(1, d.estimate * pass));
+  };
   const cost = (d: Driver) => {
     const docs = (filters.search.length > 0 && d.wordsFromDocs) || d.bare === true;
     const size = docs ? (d.upper ?? d.estimate) : d.estimate;
     const read = Math.min(size, (query.limit + 1) / Math.max(1e-9, passOthers(d)));
     return read * (docs ? 1 + DOC_COST : 1) + (d.lists ?? 0) * (LIST_COST + FIRST_BATCH) +
-      (docs ? DOCS_TRIP_COST : 0);
+      (docs ? DOCS_TRIP_COST : 0) + (d.wholeRead?.(depthOf(d)) ?? 0);
   };
   // Ties go to the narrower index: the base one comes first and is only kept when strictly smaller.
   const best = drivers.reduce((best, d) => (cost(d) <= cost(best) ? d : best));
-  const pass = passOthers(best);
-  const margin = pass < 1 ? DEPTH_MARGIN : 1;
-  const depth = Math.min(1, margin * (query.limit + 1) / Math.max(1, best.estimate * pass));
+  const depth = depthOf(best);
   // Where the final check is the undriven words' alone, the page measures their share.
   const learns = undrivenWords.length > 0 && undrivenWords.length === filters.search.length &&
     !best.bare && source.dry === undefined;

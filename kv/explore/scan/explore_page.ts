@@ -43,7 +43,10 @@ export class PageAssembly {
     if (item) this.#found.push({ key, item });
   }
 
-  /** The full page: its last item is where the next one starts. */
+  /**
+   * The full page (its matches and one more, or its matches where the scan knows another
+   * follows): its last item is where the next one starts.
+   */
   complete(): PageItems {
     const items = this.#found.slice(0, this.limit);
     return { items: items.map((f) => f.item), next: items[this.limit - 1].key };

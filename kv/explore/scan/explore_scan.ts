@@ -49,6 +49,12 @@ export interface ScanQuery {
   hidden: Promise<Set<string>>;
   /** The share of candidates passing their entries' check that the final check keeps (planned). */
   finalShare: number;
+  /**
+   * True when every candidate the driver's entries pass is a match unless its author is hidden
+   * (a word entry of the query's only word, with no filter but payment): a full page then needs
+   * no document, nor any read, for the match that proves another page follows (`holdsMore`).
+   */
+  sure?: boolean;
   /** Told the final check's measured share when the page ends, if it checked enough to say. */
   learnShare?: (share: number) => void;
   work: Work;
@@ -187,7 +193,9 @@ export async function scanPage(
   const scan = { filters, rate, budget: new Budget(query.work, query.budget) };
   const page = new PageAssembly(query.limit, query.after);
   while (true) {
-    const chunk = await takeChunk(stream, page.wanted, scan);
+    // A sure page takes the page's matches alone; the one beyond is proved without its document.
+    const wanted = query.sure && page.wanted > 1 ? page.wanted - 1 : page.wanted;
+    const chunk = await takeChunk(stream, wanted, scan);
     const unread = chunk.taken.filter((c) => c.pass && c.item === undefined);
     const [hidden] = await Promise.all([
       query.hidden,
@@ -202,7 +210,9 @@ export async function scanPage(
       const matched = pass && item && !hidden.has(candidate.userId);
       page.offer(candidate.key, matched ? item : null);
     }
-    const end = page.full
+    const proved = query.sure && !page.full && page.wanted === 1 && !chunk.exhausted &&
+      hidden.size === 0 && stream.holdsMore(filters.payment);
+    const end = page.full || proved
       ? page.complete()
       : chunk.exhausted
       ? page.last()

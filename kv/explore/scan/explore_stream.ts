@@ -26,6 +26,8 @@ export const FIRST_BATCH = 16;
 export const MAX_FIRST_BATCH = 256;
 /** Largest batch of any list, so that one list's entries stay within a few hundred KiB. */
 export const MAX_BATCH = 512;
+/** Deno KV's largest list batch. */
+const MAX_LIST_BATCH = 1000;
 
 /** Entries of one key prefix whose last part is an order key, newest first, below `before`. */
 export class PrefixStream {
@@ -37,6 +39,7 @@ export class PrefixStream {
   #before: string | null;
   #read = false;
   #range: { read: RangeRead; index: number } | undefined;
+  #unordered: boolean;
 
   private readonly prefix: Deno.KvKey;
   private readonly work: Work;
@@ -45,6 +48,8 @@ export class PrefixStream {
    * it sorts below this (an older word epoch's, which the page is not expected to reach).
    */
   readonly ceiling: string | undefined;
+  /** Entries its counters say it holds, where they are exact (a word epoch's total). */
+  readonly holds: number | undefined;
 
   constructor(
     private readonly kv: Deno.Kv,
@@ -59,9 +64,18 @@ export class PrefixStream {
       range?: { read: RangeRead; index: number };
       /** See `ceiling`. */
       ceiling?: string;
+      /**
+       * True for a prefix whose keys are not in order-key order below it (a word epoch, whose
+       * zones come between): its one fill lists it whole, in batches of `batch`, and sorts.
+       */
+      unordered?: boolean;
+      /** See `holds`. */
+      holds?: number;
     },
   ) {
+    this.holds = stream.holds;
     this.#range = stream.range;
+    this.#unordered = stream.unordered ?? false;
     this.ceiling = stream.ceiling;
     this.prefix = stream.prefix;
     this.work = stream.work;
@@ -152,6 +166,7 @@ export class PrefixStream {
       const part = await this.#range.read.part(this.#range.index);
       if (part !== null) return this.#whole(part);
     }
+    if (this.#unordered) return this.#fillUnordered();
     const selector: Deno.KvListSelector = this.#before === null
       ? { prefix: this.prefix }
       : { start: this.prefix, end: [...this.prefix, this.#before] };
@@ -178,6 +193,39 @@ export class PrefixStream {
     if (buffer.length < batch) this.#done = true;
     else this.#before = buffer[buffer.length - 1].key;
     this.#batch = Math.min(MAX_BATCH, batch * 2);
+  }
+
+  /**
+   * Lists the whole prefix, however many entries it holds (its counters may be behind the
+   * index), and keeps those below `before`, newest first.
+   */
+  async #fillUnordered(): Promise<void> {
+    const batchSize = Math.max(FIRST_BATCH, Math.min(MAX_LIST_BATCH, this.#batch));
+    const entries: Deno.KvEntry<EntryValue>[] = [];
+    for await (const entry of this.kv.list<EntryValue>({ prefix: this.prefix }, { batchSize })) {
+      entries.push(entry);
+    }
+    this.work.lists += Math.max(1, Math.ceil(entries.length / batchSize));
+    this.work.entries += entries.length;
+    this.work.units += LIST_COST + entries.length * ENTRY_COST;
+    this.preloadWhole(entries);
+  }
+
+  /**
+   * Takes every entry of its prefix, in any order, as its whole content: those below `before`,
+   * newest first. The stream never lists.
+   */
+  preloadWhole(entries: Deno.KvEntry<EntryValue>[]): void {
+    this.#read = true;
+    const buffer: Candidate[] = [];
+    for (const entry of entries) {
+      const key = entry.key[entry.key.length - 1] as string;
+      if (this.#before === null || key < this.#before) buffer.push(candidateOf(key, entry.value));
+    }
+    buffer.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
+    this.#buffer = buffer;
+    this.#at = 0;
+    this.#done = true;
   }
 
   /** Takes every entry of its prefix (oldest first, as a range lists them) below `before`. */

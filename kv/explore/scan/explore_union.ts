@@ -4,6 +4,7 @@
  */
 import type { Candidate } from "./explore_candidate.ts";
 import type { PrefixStream } from "./explore_stream.ts";
+import type { Payment } from "../../../domain/tasks/task.ts";
 
 /** Several streams merged newest first; a candidate found in more than one comes out once. */
 export class UnionStream {
@@ -50,6 +51,26 @@ export class UnionStream {
     const plain = this.streams.filter((s) => s.needsFill && !s.lazy);
     if (plain.length > 0 || this.ready) return plain;
     return this.streams.filter((s) => s.lazy);
+  }
+
+  /**
+   * True when, without a read, the streams are known to hold another word entry of the payment
+   * class (any class when undefined): a buffered one, or an unread lazy stream whose exact
+   * counters say it holds entries.
+   */
+  holdsMore(payment: Payment | undefined): boolean {
+    for (const s of this.streams) {
+      if (s.lazy) {
+        if (payment === undefined && (s.holds ?? 0) > 0) return true;
+      } else {
+        // A word entry: an overflow entry carries a facet, and its words are not known.
+        const head = s.head;
+        if (head && !head.facet && (payment === undefined || head.payment === payment)) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** The newest remaining candidate of streams that are `ready`, or null when all are spent. */

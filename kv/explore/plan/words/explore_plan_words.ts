@@ -1,6 +1,7 @@
 /**
- * The planner's word part: a query word drives by the dictionary words it starts, each read in
- * the zones that can reach the query's circle (all of them without one), merged newest first.
+ * The planner's word part within a search circle: a query word drives by the dictionary words it
+ * starts, each read in the zones that can reach the circle, merged newest first (without a circle,
+ * `explore_word_epochs.ts`).
  */
 import type { GeoFilter } from "../../../../domain/explore.ts";
 import { coverCircle } from "../../../../domain/geo/geohash_cover.ts";
@@ -74,7 +75,7 @@ function cellsOf(counts: WordCounts[]): ZoneCount[] {
 }
 
 /** Non-zero counts by word, then by the key's last part, in key order; null past the cap. */
-async function listCounts(
+export async function listCounts(
   kv: Deno.Kv,
   root: Deno.KvKey,
   prefix: string,
@@ -132,6 +133,11 @@ export interface WordPlan {
    * cannot check, so that every candidate costs a document read (its card).
    */
   needsCards: boolean;
+  /**
+   * True when the page's match beyond its last is proved without a read where the counters say
+   * one follows (`ScanQuery.sure`): its first reads need the page's matches alone.
+   */
+  sure: boolean;
   /** The instance's memory: expansions last read, written by every fresh read. */
   memory: PlanMemory;
   /**
@@ -153,7 +159,10 @@ export async function wordDrivers(
   const { overflow, after, work, batch, geo, memory, dry } = plan;
   if (!indexCovers(prefix)) return [];
   const known = memory.expansions.get(prefix);
-  if (dry && known === undefined) dry.missed = true;
+  // An expansion read for a search without a circle holds no zones (explore_word_epochs.ts).
+  if (dry && (known === undefined || known?.some((w) => w.zones.length === 0))) {
+    dry.missed = true;
+  }
   // Most query words hold few tasks: read whole alongside the dictionary, their page waits for
   // no list of its own. Not a word remembered as larger (or too broad to drive a scan): its
   // entries are listed by zone, early when the instance remembers them (explore_plan_early.ts).
@@ -161,7 +170,7 @@ export async function wordDrivers(
   const [counts, extra, whole] = dry ? [known ?? null, await overflow, null] : await Promise.all([
     expandWord(kv, prefix, work),
     overflow,
-    readsWhole ? readWhole(kv, prefix, work) : null,
+    readsWhole ? readNewest(kv, prefix, work) : null,
   ]);
   if (!dry) memory.expansions.set(prefix, counts);
   if (!counts) return [];
@@ -172,8 +181,7 @@ export async function wordDrivers(
   const reached = (z: ZoneCount) =>
     (reach === null || reach.has(z.zone)) && (last === null || z.epoch <= last);
   const zones = expansion.filter(reached);
-  const complete = whole !== null && whole.length < WHOLE_WORD;
-  const groups = complete ? groupByZone(whole, reach) : null;
+  const groups = whole?.complete ? groupByZone(whole.entries.toReversed(), reach) : null;
   // A plan from memory takes a word the fresh plan will read whole as read whole: no lists.
   const dryWhole = dry !== null && readsWhole;
   const estimate =
@@ -268,7 +276,7 @@ function epochReads(zones: ZoneCount[], need: number) {
 }
 
 /** Entries of a remembered expansion, every epoch; a too broad one counts as large. */
-function sizeOf(counts: WordCounts[] | null): number {
+export function sizeOf(counts: WordCounts[] | null): number {
   if (counts === null) return Infinity;
   return counts.reduce((n, w) => n + w.epochs.reduce((m, [, size]) => m + size, 0), 0);
 }
@@ -290,21 +298,24 @@ function groupByZone(
   return groups;
 }
 
-/** Up to `WHOLE_WORD` entries of every word a query word starts, in key order. */
-async function readWhole(
+/**
+ * The newest `WHOLE_WORD` entries of the words a query word starts, in reverse key order (the
+ * last word's newest epoch first): the whole word when `complete`, else its newest epochs.
+ */
+export async function readNewest(
   kv: Deno.Kv,
   prefix: string,
   work: Work,
-): Promise<Deno.KvEntry<EntryValue>[]> {
+): Promise<{ entries: Deno.KvEntry<EntryValue>[]; complete: boolean }> {
   const root = explore.byWordRoot();
   const entries: Deno.KvEntry<EntryValue>[] = [];
   const iter = kv.list<EntryValue>(
     { start: [...root, prefix], end: [...root, prefix + WORD_END] },
-    { limit: WHOLE_WORD, batchSize: WHOLE_WORD },
+    { limit: WHOLE_WORD, batchSize: WHOLE_WORD, reverse: true },
   );
   for await (const entry of iter) entries.push(entry);
   work.lists++;
   work.entries += entries.length;
   work.units += LIST_COST + entries.length;
-  return entries;
+  return { entries, complete: entries.length < WHOLE_WORD };
 }
