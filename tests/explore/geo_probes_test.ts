@@ -1,13 +1,15 @@
 /**
  * A small circle or box probes the city cells around its centre with its counters; the finer
  * probe is only read where the coarser one last overflowed (the plan never uses it otherwise),
- * and the answers stay the brute force's.
+ * the counts size the next few pages of the place without a probe, and the answers stay the
+ * brute force's.
  */
 import assert from "node:assert/strict";
 import type { ExploreFilters } from "../../domain/explore.ts";
 import type { Location } from "../../domain/tasks/task.ts";
 import { exploreTasks } from "../../kv/explore/explore_query.ts";
 import { exploreByDistance } from "../../kv/explore/nearest/explore_distance.ts";
+import { PROBE_REUSE } from "../../kv/explore/nearest/explore_probes.ts";
 import { seededRandom } from "../../scripts/seeded_random.ts";
 import { generateTasks, near, reference, writeTask } from "./explore_fixtures.ts";
 
@@ -51,32 +53,40 @@ const box: ExploreFilters = {
   bbox: { minLon: 4.9, minLat: 47.94, maxLon: 5.1, maxLat: 48.06 },
 };
 
-Deno.test("a small circle or box in a sparse town reads its finer probe once", async () => {
+Deno.test("a small circle or box in a sparse town probes its finer cell only with the coarser", async () => {
   for (const filters of [circle, box]) {
     // A store each: the instance's memory is kept on the handle, and both probe one cell.
     await using kv = await Deno.openKv(":memory:");
     // Spread over some 60 km: the 4.9 km cell around the centre holds a few tasks.
     const tasks = await townOf(kv, 30, 300);
     const reads = countingProbes(kv);
-    const pages = [];
-    for (let i = 0; i < 3; i++) pages.push(await exploreTasks(reads.kv, { filters, limit: 20 }));
-    for (const page of pages) assert.deepEqual(page.items, reference(tasks, filters).slice(0, 20));
-    // Two probes on the first page, one on each after it.
-    assert.equal(reads.probes(), 4, JSON.stringify(filters));
+    const probes: number[] = [];
+    for (let i = 0; i < PROBE_REUSE + 2; i++) {
+      const page = await exploreTasks(reads.kv, { filters, limit: 20 });
+      assert.deepEqual(page.items, reference(tasks, filters).slice(0, 20));
+      probes.push(reads.probes());
+    }
+    // Two probes on the first page; its counts size the next PROBE_REUSE pages; then the coarser
+    // one alone, since it was whole with room to spare.
+    assert.equal(probes[PROBE_REUSE], 2, JSON.stringify(filters));
+    assert.equal(probes[PROBE_REUSE + 1], 3, JSON.stringify(filters));
   }
 });
 
-Deno.test("a small circle or box in a dense town keeps both probes", async () => {
+Deno.test("a small circle or box in a dense town reads both probes again after a few pages", async () => {
   for (const filters of [circle, box]) {
     await using kv = await Deno.openKv(":memory:");
     // Packed within a few km: the 4.9 km cell around the centre holds more than a probe reads.
     const tasks = await townOf(kv, 1.5, 300);
     const reads = countingProbes(kv);
-    for (let i = 0; i < 3; i++) {
+    const probes: number[] = [];
+    for (let i = 0; i < PROBE_REUSE + 2; i++) {
       const page = await exploreTasks(reads.kv, { filters, limit: 20 });
       assert.deepEqual(page.items, reference(tasks, filters).slice(0, 20));
+      probes.push(reads.probes());
     }
-    assert.equal(reads.probes(), 6, JSON.stringify(filters));
+    assert.equal(probes[PROBE_REUSE], 2, JSON.stringify(filters));
+    assert.equal(probes[PROBE_REUSE + 1], 4, JSON.stringify(filters));
   }
 });
 

@@ -1,12 +1,25 @@
 /**
  * The city cells a nearest-first walk, a small circle or a small box probes around its point
  * (`probeAround`), read with its counters: every precision asked for, less the finer ones the
- * instance knows would add nothing.
+ * instance knows would add nothing, and for a circle or a box none it counted a few pages ago.
  */
 import type { GeoFilter } from "../../../domain/explore.ts";
 import { geohashEncode } from "../../../domain/geo/geohash.ts";
-import { type Probe, PROBE_PRECISIONS, probeAround } from "./explore_plan_distance.ts";
+import {
+  type Probe,
+  PROBE_PRECISIONS,
+  probeAround,
+  type ProbeCount,
+  probeCount,
+} from "./explore_plan_distance.ts";
 import type { PlanMemory } from "../plan/explore_plan_memory.ts";
+
+/**
+ * Pages that may size their first lists by a probe's remembered count before it is read again:
+ * the density around a place changes slowly against the pages a map asks of it, and a count off
+ * by a little costs at most a refill, never an answer.
+ */
+export const PROBE_REUSE = 16;
 
 /**
  * Reads the probes of `precisions` (coarsest first) around the point, each up to `limit`
@@ -29,11 +42,38 @@ export async function probeRemembered(
   for (const precision of precisions) {
     wanted.push(precision);
     const seen = memory.probes.get(geohashEncode(centre.lon, centre.lat, precision));
-    if (seen !== undefined && seen <= limit / 2) break;
+    if (seen !== undefined && seen.whole && seen.found <= limit / 2) break;
   }
   const probes = await Promise.all(probeAround(kv, centre, { limit, precisions: wanted }));
   for (const probe of probes) {
-    memory.probes.set(probe.hash, probe.whole ? probe.entries.length : Infinity);
+    memory.probes.set(probe.hash, { found: probe.entries.length, whole: probe.whole, uses: 0 });
   }
   return probes;
+}
+
+/**
+ * The probes' counts for a circle's or box's density (`Density`), which needs no entry of them:
+ * from the instance's memory where it holds every one `Density` would look at (coarsest first,
+ * down to the first whole one), read less than `PROBE_REUSE` pages ago; else read as
+ * `probeRemembered` reads them. `read` holds the probes listed, for the page's work.
+ */
+export async function probeCounts(
+  kv: Deno.Kv,
+  memory: PlanMemory,
+  centre: GeoFilter,
+  options: { limit: number; precisions?: number[] },
+): Promise<{ counts: ProbeCount[]; read: Probe[] }> {
+  const counts: ProbeCount[] = [];
+  for (const precision of options.precisions ?? PROBE_PRECISIONS) {
+    const hash = geohashEncode(centre.lon, centre.lat, precision);
+    const seen = memory.probes.get(hash);
+    if (seen === undefined || seen.uses >= PROBE_REUSE || seen.found > options.limit) {
+      const read = await probeRemembered(kv, memory, centre, options);
+      return { counts: read.map(probeCount), read };
+    }
+    counts.push({ hash, found: seen.found, whole: seen.whole });
+    if (seen.whole) break;
+  }
+  for (const { hash } of counts) memory.probes.get(hash)!.uses++;
+  return { counts, read: [] };
 }

@@ -9,7 +9,7 @@ import { EARTH_RADIUS_KM, type GeoBox } from "../../../../domain/geo/geo.ts";
 import { COUNT_PRECISION, GEO_LAYERS, type GeoLayer } from "../../index/explore_index.ts";
 import type { CounterReader, Driver, PlanQuery } from "../explore_driver.ts";
 import { countId, Density } from "../../nearest/explore_plan_distance.ts";
-import { probeRemembered } from "../../nearest/explore_probes.ts";
+import { probeCounts } from "../../nearest/explore_probes.ts";
 import { planMemory } from "../explore_plan_memory.ts";
 import {
   ENTRY_COST,
@@ -138,7 +138,7 @@ export async function bboxDriver(
     ? { lon: (bbox.minLon + bbox.maxLon) / 2, lat: (bbox.minLat + bbox.maxLat) / 2, radiusKm: 0 }
     : null;
   const probing = centre
-    ? probeRemembered(kv, planMemory(kv), centre, {
+    ? probeCounts(kv, planMemory(kv), centre, {
       limit: PROBE_LIMIT,
       precisions: PROBE_PRECISIONS,
     })
@@ -151,15 +151,17 @@ export async function bboxDriver(
   ]);
   let density: Density | null = null;
   if (centre && probes) {
-    work.lists += probes.length;
-    for (const p of probes) work.entries += p.entries.length;
-    work.units += probes.reduce((u, p) => u + LIST_COST + p.entries.length * ENTRY_COST, 0);
+    for (const p of probes.read) {
+      work.lists++;
+      work.entries += p.entries.length;
+      work.units += LIST_COST + p.entries.length * ENTRY_COST;
+    }
     const byCell = new Map<string, number>();
     let i = 0;
     for (const layer of GEO_LAYERS) {
       for (const cell of parents) byCell.set(countId(layer, cell), n[i++]);
     }
-    density = new Density(centre, probes, byCell);
+    density = new Density(centre, probes.counts, byCell);
   }
   const plans: { layer: string; cell: string; size: number; local: number }[] = [];
   let estimate = 0;

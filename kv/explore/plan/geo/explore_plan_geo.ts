@@ -16,8 +16,8 @@ import {
   PrefixStream,
 } from "../../scan/explore_stream.ts";
 import { explore } from "../../../keyspace.ts";
-import { countId, Density, type Probe } from "../../nearest/explore_plan_distance.ts";
-import { probeRemembered } from "../../nearest/explore_probes.ts";
+import { countId, Density, type ProbeCount } from "../../nearest/explore_plan_distance.ts";
+import { probeCounts } from "../../nearest/explore_probes.ts";
 import { geoDepthKey, learnDepth, learnedBatch } from "./explore_geo_depth.ts";
 import { planMemory } from "../explore_plan_memory.ts";
 
@@ -141,13 +141,14 @@ export async function geoDriver(
   const memory = planMemory(kv);
   const probed = geo.radiusKm <= PROBED_RADIUS_KM && after === null;
   const probing = probed && !query.dry
-    ? probeRemembered(kv, memory, geo, { limit: PROBE_LIMIT, precisions: PROBE_PRECISIONS })
+    ? probeCounts(kv, memory, geo, { limit: PROBE_LIMIT, precisions: PROBE_PRECISIONS })
     : null;
-  const [n, probes] = await Promise.all([counts(counterKeys), probing]);
-  if (probes) {
-    work.lists += probes.length;
-    for (const p of probes) work.entries += p.entries.length;
-    work.units += probes.reduce((u, p) => u + LIST_COST + p.entries.length * ENTRY_COST, 0);
+  const [n, probeRead] = await Promise.all([counts(counterKeys), probing]);
+  const probes = probeRead?.counts ?? null;
+  for (const p of probeRead?.read ?? []) {
+    work.lists++;
+    work.entries += p.entries.length;
+    work.units += LIST_COST + p.entries.length * ENTRY_COST;
   }
   let estimate = 0;
   let upper = 0;
@@ -222,7 +223,7 @@ function localDepth(
   { layers, counts, probes, limit }: {
     layers: { layer: GeoLayer; coarse: string[] }[];
     counts: number[];
-    probes: Probe[];
+    probes: ProbeCount[];
     limit: number;
   },
 ): (layer: GeoLayer, cell: string, parentCount: number) => number {
