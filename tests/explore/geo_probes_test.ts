@@ -9,6 +9,7 @@ import type { ExploreFilters } from "../../domain/explore.ts";
 import type { Location } from "../../domain/tasks/task.ts";
 import { exploreTasks } from "../../kv/explore/explore_query.ts";
 import { exploreByDistance } from "../../kv/explore/nearest/explore_distance.ts";
+import { geohashEncode } from "../../domain/geo/geohash.ts";
 import { PROBE_REUSE } from "../../kv/explore/nearest/explore_probes.ts";
 import { seededRandom } from "../../scripts/seeded_random.ts";
 import { generateTasks, near, reference, writeTask } from "./explore_fixtures.ts";
@@ -53,6 +54,24 @@ const box: ExploreFilters = {
   bbox: { minLon: 4.9, minLat: 47.94, maxLon: 5.1, maxLat: 48.06 },
 };
 
+/** The same filters, their centre moved `dLon` degrees east. */
+function shifted(filters: ExploreFilters, dLon: number): ExploreFilters {
+  const { geo, bbox } = filters;
+  const moved: ExploreFilters = {
+    ...filters,
+    geo: geo && { ...geo, lon: geo.lon + dLon },
+    bbox: bbox && { ...bbox, minLon: bbox.minLon + dLon, maxLon: bbox.maxLon + dLon },
+  };
+  const centre = (f: ExploreFilters) =>
+    f.geo
+      ? [f.geo.lon, f.geo.lat]
+      : [(f.bbox!.minLon + f.bbox!.maxLon) / 2, (f.bbox!.minLat + f.bbox!.maxLat) / 2];
+  const [a, b] = [centre(filters), centre(moved)];
+  assert.equal(geohashEncode(a[0], a[1], 5), geohashEncode(b[0], b[1], 5));
+  assert.notEqual(geohashEncode(a[0], a[1], 6), geohashEncode(b[0], b[1], 6));
+  return moved;
+}
+
 Deno.test("a small circle or box in a sparse town probes its finer cell only with the coarser", async () => {
   for (const filters of [circle, box]) {
     // A store each: the instance's memory is kept on the handle, and both probe one cell.
@@ -80,9 +99,12 @@ Deno.test("a small circle or box in a dense town reads both probes again after a
     const tasks = await townOf(kv, 1.5, 300);
     const reads = countingProbes(kv);
     const probes: number[] = [];
+    // Every other page 300 m west, in the same 4.9 km cell but another 1.2 km one.
+    const moved = shifted(filters, -0.004);
     for (let i = 0; i < PROBE_REUSE + 2; i++) {
-      const page = await exploreTasks(reads.kv, { filters, limit: 20 });
-      assert.deepEqual(page.items, reference(tasks, filters).slice(0, 20));
+      const asked = i % 2 === 0 ? filters : moved;
+      const page = await exploreTasks(reads.kv, { filters: asked, limit: 20 });
+      assert.deepEqual(page.items, reference(tasks, asked).slice(0, 20));
       probes.push(reads.probes());
     }
     assert.equal(probes[PROBE_REUSE], 2, JSON.stringify(filters));

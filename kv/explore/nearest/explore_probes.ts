@@ -42,20 +42,20 @@ export async function probeRemembered(
   for (const precision of precisions) {
     wanted.push(precision);
     const seen = memory.probes.get(geohashEncode(centre.lon, centre.lat, precision));
-    if (seen !== undefined && seen.whole && seen.found <= limit / 2) break;
+    if (seen !== undefined && seen <= limit / 2) break;
   }
   const probes = await Promise.all(probeAround(kv, centre, { limit, precisions: wanted }));
   for (const probe of probes) {
-    memory.probes.set(probe.hash, { found: probe.entries.length, whole: probe.whole, uses: 0 });
+    memory.probes.set(probe.hash, probe.whole ? probe.entries.length : Infinity);
   }
   return probes;
 }
 
 /**
  * The probes' counts for a circle's or box's density (`Density`), which needs no entry of them:
- * from the instance's memory where it holds every one `Density` would look at (coarsest first,
- * down to the first whole one), read less than `PROBE_REUSE` pages ago; else read as
- * `probeRemembered` reads them. `read` holds the probes listed, for the page's work.
+ * those the instance last read around a centre in the same cell of the coarsest probe, for up to
+ * `PROBE_REUSE` pages, else read as `probeRemembered` reads them. A nearby centre's finer counts
+ * stand for this one's: they only size lists. `read` holds the probes listed, for the page's work.
  */
 export async function probeCounts(
   kv: Deno.Kv,
@@ -63,17 +63,15 @@ export async function probeCounts(
   centre: GeoFilter,
   options: { limit: number; precisions?: number[] },
 ): Promise<{ counts: ProbeCount[]; read: Probe[] }> {
-  const counts: ProbeCount[] = [];
-  for (const precision of options.precisions ?? PROBE_PRECISIONS) {
-    const hash = geohashEncode(centre.lon, centre.lat, precision);
-    const seen = memory.probes.get(hash);
-    if (seen === undefined || seen.uses >= PROBE_REUSE || seen.found > options.limit) {
-      const read = await probeRemembered(kv, memory, centre, options);
-      return { counts: read.map(probeCount), read };
-    }
-    counts.push({ hash, found: seen.found, whole: seen.whole });
-    if (seen.whole) break;
+  const coarsest = Math.min(...(options.precisions ?? PROBE_PRECISIONS));
+  const key = geohashEncode(centre.lon, centre.lat, coarsest);
+  const seen = memory.densities.get(key);
+  if (seen !== undefined && seen.uses < PROBE_REUSE) {
+    seen.uses++;
+    return { counts: seen.counts, read: [] };
   }
-  for (const { hash } of counts) memory.probes.get(hash)!.uses++;
-  return { counts, read: [] };
+  const read = await probeRemembered(kv, memory, centre, options);
+  const counts = read.map(probeCount);
+  memory.densities.set(key, { counts, uses: 0 });
+  return { counts, read };
 }

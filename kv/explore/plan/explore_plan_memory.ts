@@ -32,14 +32,6 @@ export interface WordCounts {
   epochs: [epoch: string, size: number][];
 }
 
-/** A probe's last read: the entries found (at most its limit), whether that was all, and the
- * pages that have sized their lists by it since. */
-export interface RememberedProbe {
-  found: number;
-  whole: boolean;
-  uses: number;
-}
-
 /** Most counters remembered (a 100 km circle reads about fifty). */
 const MAX_COUNTERS = 8192;
 /** Most query words whose expansion is remembered. */
@@ -69,11 +61,22 @@ export class PlanMemory {
   /** How deep circles' first pages read against their even-spread estimate (`explore_geo_depth.ts`). */
   readonly depths = new Recent<number>(MAX_SHARES, MAX_SHARES, () => 1);
   /**
-   * What a probe (a nearest walk's, a small circle's or box's) last found in its cell, by
-   * geohash: `explore_probes.ts` leaves out the finer probes that would add nothing, and a circle
-   * or box sizes its lists by a remembered count for a few pages before probing again.
+   * The entries a probe (a nearest walk's, a small circle's or box's) last found in its cell, by
+   * geohash (Infinity where it overflowed): `explore_probes.ts` leaves out the finer probes that
+   * would add nothing.
    */
-  readonly probes = new Recent<RememberedProbe>(MAX_PROBES, MAX_PROBES, () => 1);
+  readonly probes = new Recent<number>(MAX_PROBES, MAX_PROBES, () => 1);
+  /**
+   * The probe counts a small circle or box last sized its lists by, by the geohash of the
+   * coarsest probe's cell, and the pages that have used them since (`explore_probes.ts`).
+   */
+  readonly densities = new Recent<ProbeDensity>(MAX_PROBES, MAX_PROBES, () => 1);
+}
+
+/** Probe counts remembered for the places in one cell, and the pages that have used them. */
+export interface ProbeDensity {
+  counts: { hash: string; found: number; whole: boolean }[];
+  uses: number;
 }
 
 /** The memory key of a search by undriven words alone (with `hasSpots`, which the share counts). */
