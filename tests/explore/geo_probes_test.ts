@@ -92,7 +92,7 @@ Deno.test("a small circle or box in a sparse town probes its finer cell only wit
   }
 });
 
-Deno.test("a small circle or box in a dense town reads both probes again after a few pages", async () => {
+Deno.test("a small circle or box in a dense town probes again after a few pages, the finer cell alone", async () => {
   for (const filters of [circle, box]) {
     await using kv = await Deno.openKv(":memory:");
     // Packed within a few km: the 4.9 km cell around the centre holds more than a probe reads.
@@ -108,8 +108,33 @@ Deno.test("a small circle or box in a dense town reads both probes again after a
       probes.push(reads.probes());
     }
     assert.equal(probes[PROBE_REUSE], 2, JSON.stringify(filters));
-    assert.equal(probes[PROBE_REUSE + 1], 4, JSON.stringify(filters));
+    // Then the finer probe alone: the coarser one overflowed, and is left out for a while.
+    assert.equal(probes[PROBE_REUSE + 1], 3, JSON.stringify(filters));
   }
+});
+
+Deno.test("a nearest-first page in a dense town leaves out the probes that overflowed, for a while", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const tasks = await townOf(kv, 1.5, 300);
+  const reads = countingProbes(kv);
+  const filters = circle;
+  const want = reference(tasks, filters).sort((a, b) => a.distanceKm! - b.distanceKm!)
+    .slice(0, 20);
+  const probes: number[] = [];
+  for (let i = 0; i < PROBE_REUSE + 2; i++) {
+    const page = await exploreByDistance(reads.kv, { filters, limit: 20 });
+    assert.deepEqual(page.items.map((i) => i.distanceKm), want.map((i) => i.distanceKm));
+    probes.push(reads.probes());
+  }
+  // Point lists a page (probes and the walk's own): the first page probes three cells, the two
+  // coarser ones overflowing (39 and 4.9 km); the next PROBE_REUSE pages the finest alone; then
+  // all three again.
+  const perPage = probes.map((n, i) => n - (probes[i - 1] ?? 0));
+  assert.deepEqual(
+    perPage,
+    [perPage[0], ...Array(PROBE_REUSE).fill(perPage[0] - 2), perPage[0]],
+    `${perPage}`,
+  );
 });
 
 Deno.test("a nearest-first page reads a finer probe only where the coarser one overflowed", async () => {

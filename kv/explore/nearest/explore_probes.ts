@@ -29,26 +29,41 @@ export const PROBE_REUSE = 16;
  * last read the coarser cell whole with room to spare (at most half the limit): a list of its own
  * for nothing. Where the cell has filled up since, the coarser probe overflows, bounds the
  * density from below and leaves the finer cell to the walk or the streams, as for any cell denser
- * than a probe reads; the memory then keeps the finer probe from the next page on. What a page
- * answers does not depend on the probes, only how deep or far it first reads.
+ * than a probe reads; the memory then keeps the finer probe from the next page on.
+ *
+ * A coarser probe that overflowed last time is left out in turn (for `PROBE_REUSE` pages, then
+ * read again) when a finer one is read: in a city its entries are the first in key order of a
+ * cell kilometres wide, far from the point, and its count only a lower bound, which `counts`
+ * carries as remembered. What a page answers does not depend on the probes, only how deep or far
+ * it first reads.
  */
 export async function probeRemembered(
   kv: Deno.Kv,
   memory: PlanMemory,
   centre: GeoFilter,
   { limit, precisions = PROBE_PRECISIONS }: { limit: number; precisions?: number[] },
-): Promise<Probe[]> {
-  const wanted: number[] = [];
+): Promise<{ probes: Probe[]; counts: ProbeCount[] }> {
+  const wanted: { precision: number; skipped?: ProbeCount }[] = [];
   for (const precision of precisions) {
-    wanted.push(precision);
-    const seen = memory.probes.get(geohashEncode(centre.lon, centre.lat, precision));
-    if (seen !== undefined && seen <= limit / 2) break;
+    const hash = geohashEncode(centre.lon, centre.lat, precision);
+    const seen = memory.probes.get(hash);
+    const full = seen !== undefined && !seen.whole && seen.found >= limit;
+    if (full && seen.skips < PROBE_REUSE && precision !== precisions.at(-1)) {
+      seen.skips++;
+      wanted.push({ precision, skipped: { hash, found: limit, whole: false } });
+      continue;
+    }
+    wanted.push({ precision });
+    if (seen !== undefined && seen.whole && seen.found <= limit / 2) break;
   }
-  const probes = await Promise.all(probeAround(kv, centre, { limit, precisions: wanted }));
+  const read = wanted.filter((w) => !w.skipped).map((w) => w.precision);
+  const probes = await Promise.all(probeAround(kv, centre, { limit, precisions: read }));
   for (const probe of probes) {
-    memory.probes.set(probe.hash, probe.whole ? probe.entries.length : Infinity);
+    memory.probes.set(probe.hash, { found: probe.entries.length, whole: probe.whole, skips: 0 });
   }
-  return probes;
+  const byPrecision = new Map(probes.map((p) => [p.hash.length, probeCount(p)]));
+  const counts = wanted.map((w) => w.skipped ?? byPrecision.get(w.precision)!);
+  return { probes, counts };
 }
 
 /**
@@ -70,8 +85,7 @@ export async function probeCounts(
     seen.uses++;
     return { counts: seen.counts, read: [] };
   }
-  const read = await probeRemembered(kv, memory, centre, options);
-  const counts = read.map(probeCount);
+  const { probes, counts } = await probeRemembered(kv, memory, centre, options);
   memory.densities.set(key, { counts, uses: 0 });
-  return { counts, read };
+  return { counts, read: probes };
 }
