@@ -8,6 +8,7 @@ import { keptOnHandle } from "../../store/handle.ts";
 import type { ExploreFilters } from "../../../domain/explore.ts";
 import { geohashEncode } from "../../../domain/geo/geohash.ts";
 import { COUNT_PRECISION } from "../index/explore_index.ts";
+import type { ProbeCount } from "../nearest/explore_plan_distance.ts";
 
 /**
  * One dictionary word in one epoch and zone, and how many tasks it held there when last read:
@@ -85,7 +86,7 @@ export interface RememberedProbe {
 
 /** Probe counts remembered for the places in one cell, and the pages that have used them. */
 export interface ProbeDensity {
-  counts: { hash: string; found: number; whole: boolean }[];
+  counts: ProbeCount[];
   uses: number;
 }
 
