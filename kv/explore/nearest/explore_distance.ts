@@ -99,7 +99,7 @@ export async function exploreByDistance(
       extraKm: layer.maxRadiusKm,
     }).cells.map((hash) => ({ layer, hash }))
   );
-  const [hidden, sizes, probes] = await Promise.all([
+  const [hidden, sizes, { probes, counts: probed }] = await Promise.all([
     pendingPurges(kv),
     readCounts(kv, seeds.map((s) => explore.count("cell", s.layer.name, s.hash))),
     probeRemembered(kv, planMemory(kv), geo, { limit: splitAbove }),
@@ -112,7 +112,7 @@ export async function exploreByDistance(
     const node = sizes[i] > 0 ? pushCell(s.layer, s.hash, sizes[i]) : null;
     if (node) seeded.push(node);
   });
-  const density = new Density(geo, probes, counts);
+  const density = new Density(geo, probed, counts);
 
   // A task can be listed twice (a probe's cell read again, a cell read again after it
   // overflowed): it enters the queue once.

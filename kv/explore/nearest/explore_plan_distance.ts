@@ -37,6 +37,21 @@ export interface Probe {
   lastKey?: Deno.KvKey;
 }
 
+/**
+ * What `Density` needs of a probe: its cell, the entries found there (at most the probe's limit)
+ * and whether that is all of them.
+ */
+export interface ProbeCount {
+  hash: string;
+  found: number;
+  whole: boolean;
+}
+
+/** A probe read, as `Density` counts it. */
+export function probeCount(probe: Probe): ProbeCount {
+  return { hash: probe.hash, found: probe.entries.length, whole: probe.whole };
+}
+
 /** Reads the city layer's cells around the point, each up to `limit` entries, in parallel. */
 export function probeAround(
   kv: Deno.Kv,
@@ -71,7 +86,7 @@ export class Density {
    * From the probes (city layer, around the point) and the counters of the precision-2 cell
    * holding the point (every layer): layers are taken to be as concentrated as the city layer.
    */
-  constructor(geo: GeoFilter, probes: Probe[], counts: Map<string, number>) {
+  constructor(geo: GeoFilter, probes: ProbeCount[], counts: Map<string, number>) {
     const home = geohashEncode(geo.lon, geo.lat, COUNT_PRECISION);
     const homeArea = cellAreaKm2(home);
     const homeCount = (layer: GeoLayer) => counts.get(countId(layer, home)) ?? 0;
@@ -81,7 +96,7 @@ export class Density {
     let city = even;
     for (const probe of probes) {
       const area = cellAreaKm2(probe.hash);
-      city = Math.max(city, probe.entries.length / area);
+      city = Math.max(city, probe.found / area);
       if (probe.whole) break;
     }
     // Radius-type tasks are taken to cluster as city ones do, in their counters' proportion.

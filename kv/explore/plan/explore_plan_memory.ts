@@ -8,6 +8,7 @@ import { keptOnHandle } from "../../store/handle.ts";
 import type { ExploreFilters } from "../../../domain/explore.ts";
 import { geohashEncode } from "../../../domain/geo/geohash.ts";
 import { COUNT_PRECISION } from "../index/explore_index.ts";
+import type { ProbeCount } from "../nearest/explore_plan_distance.ts";
 
 /**
  * One dictionary word in one epoch and zone, and how many tasks it held there when last read:
@@ -61,11 +62,32 @@ export class PlanMemory {
   /** How deep circles' first pages read against their even-spread estimate (`explore_geo_depth.ts`). */
   readonly depths = new Recent<number>(MAX_SHARES, MAX_SHARES, () => 1);
   /**
-   * The entries a probe (a nearest walk's, a small circle's or box's) last found in its cell, by
-   * geohash (Infinity where it overflowed): `explore_probes.ts` leaves out the finer probes that
-   * would add nothing.
+   * What a probe (a nearest walk's, a small circle's or box's) last found in its cell, by
+   * geohash: `explore_probes.ts` leaves out the finer probes that would add nothing, and for a
+   * while the coarser ones that overflowed.
    */
-  readonly probes = new Recent<number>(MAX_PROBES, MAX_PROBES, () => 1);
+  readonly probes = new Recent<RememberedProbe>(MAX_PROBES, MAX_PROBES, () => 1);
+  /**
+   * The probe counts a small circle or box last sized its lists by, by the geohash of the
+   * coarsest probe's cell, and the pages that have used them since (`explore_probes.ts`).
+   */
+  readonly densities = new Recent<ProbeDensity>(MAX_PROBES, MAX_PROBES, () => 1);
+}
+
+/**
+ * A probe's last read: the entries found (at most its limit), whether that was all, and the pages
+ * that have left it out since.
+ */
+export interface RememberedProbe {
+  found: number;
+  whole: boolean;
+  skips: number;
+}
+
+/** Probe counts remembered for the places in one cell, and the pages that have used them. */
+export interface ProbeDensity {
+  counts: ProbeCount[];
+  uses: number;
 }
 
 /** The memory key of a search by undriven words alone (with `hasSpots`, which the share counts). */

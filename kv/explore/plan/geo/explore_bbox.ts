@@ -6,10 +6,10 @@
 import { bboxParts, type BoundingBox } from "../../../../domain/geo/bbox.ts";
 import { cellAreaKm2, geohashBounds, geohashEncode } from "../../../../domain/geo/geohash.ts";
 import { EARTH_RADIUS_KM, type GeoBox } from "../../../../domain/geo/geo.ts";
-import { COUNT_PRECISION, GEO_LAYERS } from "../../index/explore_index.ts";
+import { COUNT_PRECISION, GEO_LAYERS, type GeoLayer } from "../../index/explore_index.ts";
 import type { CounterReader, Driver, PlanQuery } from "../explore_driver.ts";
 import { countId, Density } from "../../nearest/explore_plan_distance.ts";
-import { probeRemembered } from "../../nearest/explore_probes.ts";
+import { probeCounts } from "../../nearest/explore_probes.ts";
 import { planMemory } from "../explore_plan_memory.ts";
 import {
   ENTRY_COST,
@@ -36,6 +36,8 @@ const PROBE_PRECISIONS = [5, 6];
 const PROBE_LIMIT = 32;
 /** First lists read this many times what the centre's density says the page needs. */
 const DENSITY_SAFETY = 2;
+/** Covers are chosen as if the page read this many times deeper than the even spread says. */
+const SHARE_SAFETY = 3;
 const RAD = Math.PI / 180;
 
 function areaKm2(box: GeoBox): number {
@@ -73,6 +75,39 @@ export function cellsInBox(box: GeoBox, precision: number, max: number): string[
   return cells;
 }
 
+/**
+ * Storage work to read a stream of `size` entries down to the page's frontier (the fraction
+ * `share` of it, at least a first batch, at most all), its list included.
+ */
+function streamCost(size: number, share: number): number {
+  return LIST_COST + Math.min(size, Math.max(FIRST_BATCH, share * size)) * ENTRY_COST;
+}
+
+/**
+ * The counter cell itself or one of its finer covers inside the box, whichever costs least to
+ * read down to the page's frontier (sizes by even spread over the covers' cells).
+ */
+function cheapestCover(
+  { parent, count, covers, share }: {
+    parent: string;
+    count: number;
+    covers: string[][];
+    share: number;
+  },
+): string[] {
+  let best = [parent];
+  let bestCost = streamCost(count, share);
+  for (const cells of covers) {
+    const size = count / 32 ** (cells[0].length - parent.length);
+    const cost = cells.length * streamCost(size, share);
+    if (cost < bestCost) {
+      best = cells;
+      bestCost = cost;
+    }
+  }
+  return best;
+}
+
 function area(box: GeoBox): number {
   return (box.maxLon - box.minLon) * (box.maxLat - box.minLat);
 }
@@ -103,7 +138,7 @@ export async function bboxDriver(
     ? { lon: (bbox.minLon + bbox.maxLon) / 2, lat: (bbox.minLat + bbox.maxLat) / 2, radiusKm: 0 }
     : null;
   const probing = centre
-    ? probeRemembered(kv, planMemory(kv), centre, {
+    ? probeCounts(kv, planMemory(kv), centre, {
       limit: PROBE_LIMIT,
       precisions: PROBE_PRECISIONS,
     })
@@ -116,20 +151,23 @@ export async function bboxDriver(
   ]);
   let density: Density | null = null;
   if (centre && probes) {
-    work.lists += probes.length;
-    for (const p of probes) work.entries += p.entries.length;
-    work.units += probes.reduce((u, p) => u + LIST_COST + p.entries.length * ENTRY_COST, 0);
+    for (const p of probes.read) {
+      work.lists++;
+      work.entries += p.entries.length;
+      work.units += LIST_COST + p.entries.length * ENTRY_COST;
+    }
     const byCell = new Map<string, number>();
     let i = 0;
     for (const layer of GEO_LAYERS) {
       for (const cell of parents) byCell.set(countId(layer, cell), n[i++]);
     }
-    density = new Density(centre, probes, byCell);
+    density = new Density(centre, probes.counts, byCell);
   }
   const plans: { layer: string; cell: string; size: number; local: number }[] = [];
   let estimate = 0;
   let upper = 0;
   let at = 0;
+  const cells: { layer: GeoLayer; parent: string; count: number; covers: string[][] }[] = [];
   for (const layer of GEO_LAYERS) {
     for (const parent of parents) {
       const count = n[at++];
@@ -139,7 +177,7 @@ export async function bboxDriver(
       const inside = parts.map((p) => intersect(p, bounds)).filter((b): b is GeoBox => !!b);
       const share = Math.min(1, inside.reduce((s, b) => s + area(b), 0) / area(bounds));
       estimate += count * share;
-      let chosen: string[] = [parent];
+      const covers: string[][] = [];
       if (count > SPLIT_ABOVE) {
         for (const precision of layer.precisions.filter((p) => p > COUNT_PRECISION)) {
           const finer = inside.flatMap((b) => cellsInBox(b, precision, MAX_FINE_CELLS) ?? [""]);
@@ -147,18 +185,27 @@ export async function bboxDriver(
           // A part's edge on the counter cell's own edge meets the next cell's finer cells too:
           // those are that cell's to read (each was listed twice, once for each counter cell).
           const own = finer.filter((c) => c.startsWith(parent));
-          if (own.length > 0) chosen = [...new Set(own)];
+          if (own.length > 0) covers.push([...new Set(own)]);
         }
       }
-      const size = count / chosen.length;
-      for (const cell of chosen) {
-        // Tasks the cell holds at the centre's density, at most its counter cell's.
-        const local = density ? Math.min(count, density.perKm2(layer) * cellAreaKm2(cell)) : -1;
-        plans.push({ layer: layer.name, cell, size, local });
-      }
+      cells.push({ layer, parent, count, covers });
     }
   }
   const pageShare = Math.min(1, (limit + 1) / Math.max(estimate, 1));
+  for (const { layer, parent, count, covers } of cells) {
+    // Without the centre's density, a cell the page takes a few entries of is read whole in one
+    // list rather than through its finer cells, each a list of at least a first batch: a
+    // region's viewport listed some forty cells a page that way, most of them for nothing.
+    const chosen = density
+      ? covers.at(-1) ?? [parent]
+      : cheapestCover({ parent, count, covers, share: Math.min(1, SHARE_SAFETY * pageShare) });
+    const size = count / chosen.length;
+    for (const cell of chosen) {
+      // Tasks the cell holds at the centre's density, at most its counter cell's.
+      const local = density ? Math.min(count, density.perKm2(layer) * cellAreaKm2(cell)) : -1;
+      plans.push({ layer: layer.name, cell, size, local });
+    }
+  }
   // With the centre's density: the page reads the same newest share of every stream, (limit + 1)
   // over the matches the box holds at that density.
   const matches = density

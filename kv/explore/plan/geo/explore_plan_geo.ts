@@ -16,8 +16,8 @@ import {
   PrefixStream,
 } from "../../scan/explore_stream.ts";
 import { explore } from "../../../keyspace.ts";
-import { countId, Density, type Probe } from "../../nearest/explore_plan_distance.ts";
-import { probeRemembered } from "../../nearest/explore_probes.ts";
+import { countId, Density, type ProbeCount } from "../../nearest/explore_plan_distance.ts";
+import { probeCounts } from "../../nearest/explore_probes.ts";
 import { geoDepthKey, learnDepth, learnedBatch } from "./explore_geo_depth.ts";
 import { planMemory } from "../explore_plan_memory.ts";
 
@@ -46,6 +46,29 @@ const DENSITY_SAFETY = 2;
  */
 function smallBatch(expected: number): number {
   return Math.min(FIRST_BATCH, Math.ceil(expected + 3 * Math.sqrt(expected)) + 2);
+}
+
+/**
+ * A stream's first batch: its even-spread share of the page (at the learned depth, if any), one
+ * more so that a stream read whole knows it is done; with `near`, what the density around a
+ * probed circle's centre says the page takes of it, read twice over. A radius class's stream is
+ * sized by `near` alone where there is one: the even spread counts its tasks as reaching the
+ * class's largest radius, so a small circle in a city read many times what it took of the
+ * 100 and 500 km classes' cells. Not a full first batch for such a stream either, but its
+ * expectation plus three standard deviations and 2.
+ */
+function firstBatch(
+  layer: GeoLayer,
+  { size, share, depth, near }: { size: number; share: number; depth?: number; near?: number },
+): number {
+  const local = near === undefined ? 0 : Math.ceil(DENSITY_SAFETY * near) + 1;
+  if (layer.maxRadiusKm === 0) {
+    const even = learnedBatch(depth, share * size) ?? Math.ceil(share * size) + 1;
+    return Math.max(FIRST_BATCH, even, local);
+  }
+  if (near !== undefined) return Math.max(smallBatch(near), local);
+  const even = learnedBatch(depth, share * size) ?? Math.ceil(share * size) + 1;
+  return Math.max(smallBatch(share * size), even);
 }
 
 interface CellPlan {
@@ -118,13 +141,14 @@ export async function geoDriver(
   const memory = planMemory(kv);
   const probed = geo.radiusKm <= PROBED_RADIUS_KM && after === null;
   const probing = probed && !query.dry
-    ? probeRemembered(kv, memory, geo, { limit: PROBE_LIMIT, precisions: PROBE_PRECISIONS })
+    ? probeCounts(kv, memory, geo, { limit: PROBE_LIMIT, precisions: PROBE_PRECISIONS })
     : null;
-  const [n, probes] = await Promise.all([counts(counterKeys), probing]);
-  if (probes) {
-    work.lists += probes.length;
-    for (const p of probes) work.entries += p.entries.length;
-    work.units += probes.reduce((u, p) => u + LIST_COST + p.entries.length * ENTRY_COST, 0);
+  const [n, probeRead] = await Promise.all([counts(counterKeys), probing]);
+  const probes = probeRead?.counts ?? null;
+  for (const p of probeRead?.read ?? []) {
+    work.lists++;
+    work.entries += p.entries.length;
+    work.units += LIST_COST + p.entries.length * ENTRY_COST;
   }
   let estimate = 0;
   let upper = 0;
@@ -160,13 +184,8 @@ export async function geoDriver(
   for (const { layer, parents, finer } of sized) {
     for (const parent of parents) {
       for (const { cell, size } of cheapestCells(parent, finer, planShare)) {
-        // One more than expected, so that a stream read whole knows it is done.
-        const even = learnedBatch(depth, share * size) ?? Math.ceil(share * size) + 1;
-        const local = deep ? deep(layer, cell, parent.count) : 0;
-        // Not a full first batch for a stream the page takes a few entries of, if any: a circle
-        // on a city read 16 entries of each of a dozen radius-class cells for a handful taken.
-        const floor = layer.maxRadiusKm > 0 ? smallBatch(share * size) : FIRST_BATCH;
-        const batch = Math.min(MAX_FIRST_BATCH, Math.max(floor, even, local));
+        const near = deep ? deep(layer, cell, parent.count) : undefined;
+        const batch = Math.min(MAX_FIRST_BATCH, firstBatch(layer, { size, share, depth, near }));
         const prefix = explore.byCellPrefix(layer.name, cell);
         plans.push({ prefix, batch, expected: share * size });
       }
@@ -195,16 +214,16 @@ export async function geoDriver(
 }
 
 /**
- * First batches from the density around a small circle's centre: with matches spread evenly in
- * time, the page reads the same newest share of every stream, (limit + 1) / the matches the
- * circle holds, of a cell holding at most its counter cell's tasks.
+ * What a page takes of each stream, from the density around a small circle's centre: with matches
+ * spread evenly in time, the page reads the same newest share of every stream, (limit + 1) / the
+ * matches the circle holds, of a cell holding at most its counter cell's tasks.
  */
 function localDepth(
   geo: GeoFilter,
   { layers, counts, probes, limit }: {
     layers: { layer: GeoLayer; coarse: string[] }[];
     counts: number[];
-    probes: Probe[];
+    probes: ProbeCount[];
     limit: number;
   },
 ): (layer: GeoLayer, cell: string, parentCount: number) => number {
@@ -225,6 +244,6 @@ function localDepth(
   const share = Math.min(1, (limit + 1) / Math.max(1, matches));
   return (layer, cell, parentCount) => {
     const held = Math.min(parentCount, density.perKm2(layer) * cellAreaKm2(cell));
-    return Math.ceil(DENSITY_SAFETY * share * held) + 1;
+    return share * held;
   };
 }
