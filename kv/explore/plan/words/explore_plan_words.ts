@@ -25,82 +25,15 @@ import { indexCovers } from "../../index/explore_words.ts";
 import { explore } from "../../../keyspace.ts";
 import { epochCeiling, epochOf } from "../../index/explore_epochs.ts";
 import type { PlanMemory, WordCounts, ZoneCount } from "../explore_plan_memory.ts";
+import { cellsOf, expandWord } from "./explore_word_expansion.ts";
 import { rangeSize, zoneLists, type ZoneStreams, zoneStreams } from "./explore_word_ranges.ts";
 
-/** A query word expanding to more dictionary words than this drives no scan. */
-export const MAX_EXPANSION = 32;
-/** Most dictionary entries (a word in a zone each) a query word's expansion may list. */
-const MAX_DICTIONARY = 1000;
 /**
  * Entries of a query word's range read alongside the dictionary on a first page: a word with
  * fewer is then read whole, and its page waits for no list of its own.
  */
 export const WHOLE_WORD = 128;
 const WORD_END = "\u{10FFFF}";
-
-/** The dictionary counts of the words a query word starts, in key order; null past the caps. */
-async function expandWord(
-  kv: Deno.Kv,
-  prefix: string,
-  work: Work,
-): Promise<WordCounts[] | null> {
-  const [zones, epochs] = await Promise.all([
-    listCounts(kv, explore.wordsPrefix(), prefix, work),
-    listCounts(kv, explore.wordEpochsPrefix(), prefix, work),
-  ]);
-  if (zones === null || epochs === null || zones.size > MAX_EXPANSION) return null;
-  const counts: WordCounts[] = [];
-  for (const [word, byZone] of zones) {
-    const byEpoch = epochs.get(word);
-    if (byEpoch) counts.push({ word, zones: byZone, epochs: byEpoch });
-  }
-  return counts;
-}
-
-/**
- * The (word, epoch, zone) cells of an expansion, in key order: the dictionary counts by (word,
- * zone) and by (word, epoch) apart, so a cell's size is its zone's count at its epoch's share.
- */
-function cellsOf(counts: WordCounts[]): ZoneCount[] {
-  const cells: ZoneCount[] = [];
-  for (const { word, zones, epochs } of counts) {
-    const total = epochs.reduce((n, [, size]) => n + size, 0);
-    for (const [epoch, inEpoch] of epochs) {
-      for (const [zone, inZone] of zones) {
-        cells.push({ word, epoch, zone, size: inZone * inEpoch / total });
-      }
-    }
-  }
-  return cells;
-}
-
-/** Non-zero counts by word, then by the key's last part, in key order; null past the cap. */
-export async function listCounts(
-  kv: Deno.Kv,
-  root: Deno.KvKey,
-  prefix: string,
-  work: Work,
-): Promise<Map<string, [string, number][]> | null> {
-  const counts = new Map<string, [string, number][]>();
-  const iter = kv.list<Deno.KvU64>(
-    { start: [...root, prefix], end: [...root, prefix + WORD_END] },
-    { limit: MAX_DICTIONARY, batchSize: MAX_DICTIONARY },
-  );
-  let listed = 0;
-  for await (const entry of iter) {
-    listed++;
-    const size = Number(entry.value.value);
-    if (size === 0) continue;
-    const word = entry.key[1] as string;
-    const part: [string, number] = [entry.key[2] as string, size];
-    const found = counts.get(word);
-    if (found) found.push(part);
-    else counts.set(word, [part]);
-  }
-  work.lists++;
-  work.units += LIST_COST + listed;
-  return listed === MAX_DICTIONARY ? null : counts;
-}
 
 /**
  * The word zones a search circle can draw matches from: near zones (counter cells) within the
@@ -167,15 +100,15 @@ export async function wordDrivers(
   // no list of its own. Not a word remembered as larger (or too broad to drive a scan): its
   // entries are listed by zone, early when the instance remembers them (explore_plan_early.ts).
   const readsWhole = after === null && (known === undefined || sizeOf(known) < WHOLE_WORD);
+  const reach = geo ? zonesReaching(geo) : null;
   const [counts, extra, whole] = dry ? [known ?? null, await overflow, null] : await Promise.all([
-    expandWord(kv, prefix, work),
+    expandWord(kv, prefix, { work, known, reach }),
     overflow,
     readsWhole ? readNewest(kv, prefix, work) : null,
   ]);
   if (!dry) memory.expansions.set(prefix, counts);
   if (!counts) return [];
-  const expansion = cellsOf(counts);
-  const reach = geo ? zonesReaching(geo) : null;
+  const expansion = cellsOf(counts, reach);
   // Entries older than the cursor are in its epoch or older ones.
   const last = after === null ? null : epochOf(after);
   const reached = (z: ZoneCount) =>

@@ -10,14 +10,8 @@ import { indexCovers } from "../../index/explore_words.ts";
 import { epochCeiling, epochOf, epochShareBefore } from "../../index/explore_epochs.ts";
 import type { WordCounts } from "../explore_plan_memory.ts";
 import { rangeSize } from "./explore_word_ranges.ts";
-import {
-  listCounts,
-  MAX_EXPANSION,
-  readNewest,
-  sizeOf,
-  WHOLE_WORD,
-  type WordPlan,
-} from "./explore_plan_words.ts";
+import { listCounts, MAX_EXPANSION } from "./explore_word_expansion.ts";
+import { readNewest, sizeOf, WHOLE_WORD, type WordPlan } from "./explore_plan_words.ts";
 
 /** One word's entries in one epoch: the totals count them exactly. */
 interface EpochCell {
