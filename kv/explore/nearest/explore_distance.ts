@@ -203,7 +203,12 @@ export async function exploreByDistance(
     const expected = density.expected({ layer, hash, size, at }, local);
     // A cell holding a probe read whole is split where it must be, so as not to read that again.
     const probed = layer === cityLayer && whole.some((w) => w.startsWith(hash));
-    if (expected <= splitAbove && !probed) return "fetch";
+    // One that fits a list is read whole but where the page reaches only a corner of it: then
+    // its finer cells there cost less (once: their own counts are under two lists' worth).
+    if (expected <= splitAbove && !probed) {
+      const small = expected < 2 * LIST_ENTRIES || at > local;
+      return small || wholeIsCheaper(cell, expected) ? "fetch" : "split";
+    }
     const coarse = expected <= COARSE_FACTOR * splitAbove && wholeIsCheaper(cell, expected);
     return coarse ? "fetch" : "split";
   };
