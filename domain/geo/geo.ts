@@ -91,6 +91,51 @@ export function minDistanceToBoxKm(lon: number, lat: number, box: GeoBox): numbe
   return Math.max(0, best * EARTH_RADIUS_KM - RADIUS_SLACK_KM);
 }
 
+/** A point prepared for `roughDistanceToBoxKm`: longitude wrapped, latitude's cosine taken once. */
+export interface RoughFrom {
+  lon: number;
+  lat: number;
+  cosLat: number;
+}
+
+export function roughFrom({ lon, lat }: Point): RoughFrom {
+  return { lon: wrapLon(lon), lat, cosLat: Math.cos(lat * RAD) };
+}
+
+// Below every rounding of the exact bound (whose own slack is RADIUS_SLACK_KM).
+const ROUGH_SLACK_KM = 2 * RADIUS_SLACK_KM;
+
+/**
+ * A lower bound of `minDistanceToBoxKm` with no trigonometry, close to it for boxes a few degrees
+ * wide: hav(d) = hav(Δφ) + cos φ₁ cos φ₂ hav(Δλ) is at least its value at the box's least latitude
+ * and longitude differences and least cos φ₂, taken with sin x ≥ x − x³/6, cos x ≥ 1 − x²/2 + x⁴/24 − x⁶/720 and
+ * asin y ≥ y. A walk over many cells orders them by it and computes the exact bound only for those
+ * it reaches.
+ */
+export function roughDistanceToBoxKm(from: RoughFrom, box: GeoBox): number {
+  const x = from.lon;
+  let dLon = 0;
+  if (x < box.minLon || x > box.maxLon) {
+    const east = (((box.minLon - x) % 360) + 360) % 360;
+    const west = (((x - box.maxLon) % 360) + 360) % 360;
+    dLon = Math.min(east, west);
+  }
+  const lat = from.lat;
+  const dLat = lat < box.minLat ? box.minLat - lat : lat > box.maxLat ? lat - box.maxLat : 0;
+  const a = dLat * RAD / 2;
+  const sinA = a * (1 - a * a / 6);
+  let h = sinA * sinA;
+  if (dLon > 0) {
+    const b = dLon * RAD / 2;
+    const sinB = b * (1 - b * b / 6);
+    const far = Math.max(Math.abs(box.minLat), Math.abs(box.maxLat)) * RAD;
+    const f2 = far * far;
+    const cosFar = Math.max(0, 1 - f2 / 2 * (1 - f2 / 12 * (1 - f2 / 30)));
+    h += from.cosLat * cosFar * sinB * sinB;
+  }
+  return Math.max(0, 2 * Math.sqrt(h) * EARTH_RADIUS_KM - ROUGH_SLACK_KM);
+}
+
 /** Area of the spherical cap within `radiusKm` of a point, in km² (the whole sphere at most). */
 export function capAreaKm2(radiusKm: number): number {
   const angle = Math.min(Math.PI, radiusKm / EARTH_RADIUS_KM);

@@ -86,6 +86,35 @@ export function geohashBounds(hash: string): GeoBox {
   return { minLon, minLat, maxLon, maxLat };
 }
 
+/**
+ * The rectangles of a cell's 32 finer cells in `BASE32` order, from the cell's own rectangle (as
+ * `geohashBounds` gives it): the same halvings `geohashBounds` makes for each, without reading the
+ * hash again.
+ */
+export function childBounds(hash: string, box: GeoBox): GeoBox[] {
+  const lonFirst = hash.length % 2 === 0;
+  const boxes: GeoBox[] = [];
+  for (let index = 0; index < 32; index++) {
+    let { minLon, maxLon, minLat, maxLat } = box;
+    let even = lonFirst;
+    for (let bit = 4; bit >= 0; bit--) {
+      const on = (index >> bit) & 1;
+      if (even) {
+        const mid = (minLon + maxLon) / 2;
+        if (on) minLon = mid;
+        else maxLon = mid;
+      } else {
+        const mid = (minLat + maxLat) / 2;
+        if (on) minLat = mid;
+        else maxLat = mid;
+      }
+      even = !even;
+    }
+    boxes.push({ minLon, minLat, maxLon, maxLat });
+  }
+  return boxes;
+}
+
 /** Area of a geohash cell on the sphere (between its latitudes and longitudes), in km². */
 export function cellAreaKm2(hash: string): number {
   const b = geohashBounds(hash);

@@ -1,11 +1,13 @@
 /** Contract of the geohash and distance helpers behind the explore index. */
 import assert from "node:assert/strict";
-import { geohashBounds, geohashEncode } from "../../domain/geo/geohash.ts";
+import { BASE32, childBounds, geohashBounds, geohashEncode } from "../../domain/geo/geohash.ts";
 import {
   EARTH_RADIUS_KM,
   type GeoBox,
   haversineKm,
   minDistanceToBoxKm,
+  roughDistanceToBoxKm,
+  roughFrom,
 } from "../../domain/geo/geo.ts";
 import { seededRandom } from "../../scripts/seeded_random.ts";
 import { RAD } from "./geo_fixtures.ts";
@@ -163,6 +165,51 @@ Deno.test("minDistanceToBoxKm never over-estimates the distance to a box", async
         haversineKm({ lon: box.minLon, lat: box.minLat }, { lon: box.maxLon, lat: box.maxLat }) /
         steps;
       assert.ok(best - bound <= step + 1e-3, `seed 21 #${i}: bound ${bound} far below ${best}`);
+    }
+  });
+});
+
+Deno.test("childBounds gives each finer cell's rectangle as geohashBounds does", () => {
+  const rand = seededRandom(5);
+  for (let i = 0; i < 200; i++) {
+    const hash = geohashEncode(rand() * 360 - 180, rand() * 180 - 90, 1 + Math.floor(rand() * 9));
+    const boxes = childBounds(hash, geohashBounds(hash));
+    assert.equal(boxes.length, 32);
+    [...BASE32].forEach((c, j) => assert.deepEqual(boxes[j], geohashBounds(hash + c), hash + c));
+  }
+});
+
+Deno.test("roughDistanceToBoxKm is a lower bound of minDistanceToBoxKm, close for small cells", async (t) => {
+  const rand = seededRandom(34);
+  await t.step("never above the exact bound, over cells of every size and place", () => {
+    for (let i = 0; i < 20000; i++) {
+      const lon = rand() * 360 - 180;
+      const lat = rand() < 0.2 ? (rand() < 0.5 ? -1 : 1) * (80 + rand() * 10) : rand() * 180 - 90;
+      const near = rand() < 0.5;
+      const p = 1 + Math.floor(rand() * 8);
+      const at = near
+        ? [lon + (rand() - 0.5) * 2, Math.max(-90, Math.min(90, lat + (rand() - 0.5) * 2))]
+        : [rand() * 360 - 180, rand() * 180 - 90];
+      const box = geohashBounds(geohashEncode(at[0], at[1], p));
+      const rough = roughDistanceToBoxKm(roughFrom({ lon, lat }), box);
+      const exact = minDistanceToBoxKm(lon, lat, box);
+      assert.ok(rough <= exact, `#${i}: rough ${rough} > exact ${exact}`);
+    }
+  });
+  await t.step("within a few per cent of it for city-sized cells within 100 km", () => {
+    for (let i = 0; i < 5000; i++) {
+      const lon = rand() * 300 - 150;
+      const lat = rand() * 120 - 60;
+      const box = geohashBounds(
+        geohashEncode(
+          lon + (rand() - 0.5) * 1.5,
+          lat + (rand() - 0.5) * 1.5,
+          5 + Math.floor(rand() * 3),
+        ),
+      );
+      const exact = minDistanceToBoxKm(lon, lat, box);
+      const rough = roughDistanceToBoxKm(roughFrom({ lon, lat }), box);
+      assert.ok(rough >= 0.97 * exact - 1e-3, `#${i}: rough ${rough} far below exact ${exact}`);
     }
   });
 });

@@ -1,13 +1,15 @@
 /**
  * A nearest-first page in a city reads the cells within the density's reach of the point, not out
  * to the page's last match among the probes' tasks (the first in key order of cells up to 39 km
- * wide), and still answers nearest first exactly.
+ * wide), and still answers nearest first exactly; and splits a cell expected to hold a few dozen
+ * tasks when only a corner of it lies within the page's reach.
  */
 import assert from "node:assert/strict";
 import type { ExploreFilters } from "../../domain/explore.ts";
 import { exploreByDistance } from "../../kv/explore/nearest/explore_distance.ts";
 import { withLatency } from "../../kv/store/latency.ts";
 import { seededRandom } from "../../scripts/seeded_random.ts";
+import type { TaskRecord } from "../../domain/tasks/task.ts";
 import { generateTasks, reference, writeTask } from "./explore_fixtures.ts";
 
 Deno.test("explore nearest first in a city reads within the density's reach", async () => {
@@ -40,4 +42,41 @@ Deno.test("explore nearest first in a city reads within the density's reach", as
     // Out to the 21st nearest of the probes' tasks, the first batch read 263-282 entries here.
     assert.ok(value.work.entries <= 200, what);
   }
+});
+
+Deno.test("explore nearest first reads a radius layer's finer cells within reach", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const rnd = seededRandom(29);
+  // Evenly over about 10 x 10 km: city tasks, and one radius task (5-20 km) for 20 of them, as
+  // dense as the everyday tasks' mix makes the 25 km class in a city.
+  const at = () => [4.93 + rnd() * 0.14, 47.955 + rnd() * 0.09] as [number, number];
+  const tasks: TaskRecord[] = generateTasks(47, 4100).map((task, i) => ({
+    ...task,
+    status: "published" as const,
+    location: i % 21 === 0
+      ? { type: "radius" as const, name: "Around", coordinates: at(), radiusKm: 5 + rnd() * 15 }
+      : { type: "city" as const, name: "Town", coordinates: at() },
+  }));
+  for (const task of tasks) await writeTask(kv, null, task);
+  const slow = withLatency(kv, 0);
+  let entries = 0;
+  let lists = 0;
+  for (const [lon, lat] of [[5, 48], [5.02, 48.01], [4.97, 47.99], [4.99, 47.97]]) {
+    const filters: ExploreFilters = { search: [], geo: { lon, lat, radiusKm: 10 } };
+    const { value, trips } = await slow.traced(() =>
+      exploreByDistance(slow.kv, { filters, limit: 20 })
+    );
+    const want = reference(tasks, filters)
+      .sort((a, b) => a.distanceKm! - b.distanceKm!)
+      .slice(0, 20);
+    assert.deepEqual(value.items.map((i) => i.distanceKm), want.map((i) => i.distanceKm));
+    const what =
+      `${value.work.entries} entries, ${value.work.lists} lists, ${trips.sequential} round trips`;
+    assert.ok(trips.sequential <= 2, what);
+    entries += value.work.entries;
+    lists += value.work.lists;
+  }
+  // Each such cell read whole, these four pages read 813 entries in 29 lists here.
+  assert.ok(entries <= 750, `${entries} entries`);
+  assert.ok(lists <= 29 + 4, `${lists} lists`);
 });

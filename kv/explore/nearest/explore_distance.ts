@@ -8,9 +8,14 @@
  * a cursor skips the cells wholly nearer than where the previous page ended.
  */
 import { type ExploreItem, roundKm } from "../../../domain/explore.ts";
-import { BASE32, geohashBounds } from "../../../domain/geo/geohash.ts";
+import { BASE32, childBounds, geohashBounds } from "../../../domain/geo/geohash.ts";
 import { coverCircle } from "../../../domain/geo/geohash_cover.ts";
-import { minDistanceToBoxKm } from "../../../domain/geo/geo.ts";
+import {
+  type GeoBox,
+  minDistanceToBoxKm,
+  roughDistanceToBoxKm,
+  roughFrom,
+} from "../../../domain/geo/geo.ts";
 import {
   COUNT_PRECISION,
   GEO_LAYERS,
@@ -82,14 +87,35 @@ export async function exploreByDistance(
   const work: DistanceWork = { lists: 0, entries: 0, docs: 0 };
   const queue = new Queue();
 
+  const point = roughFrom(geo);
+  // False for a cell that cannot hold a match after the page's start.
+  const reaches = (layer: GeoLayer, near: number, box: GeoBox) =>
+    near <= geo.radiusKm + layer.maxRadiusKm && !(after && farBoundKm(near, box) < after.d);
   const pushCell = (layer: GeoLayer, hash: string, size: number): CellNode | null => {
-    const bounds = geohashBounds(hash);
-    const near = minDistanceToBoxKm(geo.lon, geo.lat, bounds);
-    if (near > geo.radiusKm + layer.maxRadiusKm) return null;
-    if (after && farBoundKm(near, bounds) < after.d) return null;
-    const node: CellNode = { cell: true, at: near, layer, hash, size };
+    const box = geohashBounds(hash);
+    const near = minDistanceToBoxKm(geo.lon, geo.lat, box);
+    if (!reaches(layer, near, box)) return null;
+    const node: CellNode = { cell: true, at: near, layer, hash, size, box, exact: true };
     queue.push(node);
     return node;
+  };
+  // A split cell's finer cells wait by their rough bound: most are never reached, and the exact
+  // one (trigonometry) is computed by `refine` for those that are.
+  const split = (node: CellNode) => {
+    const boxes = childBounds(node.hash, node.box);
+    for (let i = 0; i < boxes.length; i++) {
+      const box = boxes[i];
+      const at = roughDistanceToBoxKm(point, box);
+      if (at > geo.radiusKm + node.layer.maxRadiusKm) continue;
+      const { layer, size } = node;
+      queue.push({ cell: true, at, layer, hash: node.hash + BASE32[i], size, box, exact: false });
+    }
+  };
+  /** A cell out of the queue by its rough bound goes back by its exact one, if still in reach. */
+  const refine = (node: CellNode) => {
+    node.at = minDistanceToBoxKm(geo.lon, geo.lat, node.box);
+    node.exact = true;
+    if (reaches(node.layer, node.at, node.box)) queue.push(node);
   };
 
   const seeds = GEO_LAYERS.flatMap((layer) =>
@@ -166,7 +192,8 @@ export async function exploreByDistance(
   // would take thousands of lists.
   const local = 2 * density.reach(0, limit + 1);
   const from = after?.d ?? 0;
-  const status = ({ layer, hash, size, at }: CellNode) => {
+  const status = (cell: CellNode) => {
+    const { layer, hash, size, at } = cell;
     if (layer === cityLayer && whole.some((w) => hash.startsWith(w))) return "read";
     if (layer === cityLayer && probedUpTo(hash) === "read") return "read";
     // A counter cell of few tasks is read whole in one list (a probe's tasks read again enter
@@ -176,19 +203,25 @@ export async function exploreByDistance(
     const expected = density.expected({ layer, hash, size, at }, local);
     // A cell holding a probe read whole is split where it must be, so as not to read that again.
     const probed = layer === cityLayer && whole.some((w) => w.startsWith(hash));
-    if (expected <= splitAbove && !probed) return "fetch";
-    const coarse = expected <= COARSE_FACTOR * splitAbove && wholeIsCheaper(hash, expected);
+    // One that fits a list is read whole but where the page reaches only a corner of it: then
+    // its finer cells there cost less (once: their own counts are under two lists' worth).
+    if (expected <= splitAbove && !probed) {
+      const small = expected < 2 * LIST_ENTRIES || at > local;
+      return small || wholeIsCheaper(cell, expected) ? "fetch" : "split";
+    }
+    const coarse = expected <= COARSE_FACTOR * splitAbove && wholeIsCheaper(cell, expected);
     return coarse ? "fetch" : "split";
   };
   // Split, a cell costs a list for each run of its finer cells the page reaches (siblings next to
   // one another are listed as one range), each holding a few tasks at a city's density: read
   // whole, one list and the tasks beyond the reach.
-  const wholeIsCheaper = (hash: string, expected: number) => {
+  const wholeIsCheaper = ({ hash, box }: CellNode, expected: number) => {
     let inReach = 0;
     let runs = 0;
     let previous = false;
-    for (const c of BASE32) {
-      const reached = minDistanceToBoxKm(geo.lon, geo.lat, geohashBounds(hash + c)) <= horizon;
+    for (const fine of childBounds(hash, box)) {
+      const reached = roughDistanceToBoxKm(point, fine) <= horizon &&
+        minDistanceToBoxKm(geo.lon, geo.lat, fine) <= horizon;
       if (reached) inReach++;
       if (reached && !previous) runs++;
       previous = reached;
@@ -210,9 +243,6 @@ export async function exploreByDistance(
       entries += cell.size;
     }
   }
-  const split = (layer: GeoLayer, hash: string, size: number) => {
-    for (const c of BASE32) pushCell(layer, hash + c, size);
-  };
 
   // Lists a run of sibling cells (consecutive in key order: one key range) as one: a city's
   // fine cells around the point hold a few tasks each, and a list costs as much as ten entries.
@@ -264,6 +294,10 @@ export async function exploreByDistance(
   /** Cells listed, or going to be in the batch being formed. */
   const read = new Set<CellNode>();
   for (let node = queue.pop(); node; node = queue.pop()) {
+    if (node.cell && !node.exact) {
+      refine(node);
+      continue;
+    }
     if (!node.cell) {
       // The page's limit + 1st item proves that another page follows.
       if (items.length === limit) return { items, next: last, work };
@@ -276,7 +310,7 @@ export async function exploreByDistance(
     const what = early.has(node) ? "fetch" : status(node);
     if (what === "read" || read.has(node)) continue;
     if (what === "split") {
-      split(node.layer, node.hash, node.size);
+      split(node);
       continue;
     }
     // Out of budget: end the page at this cell's distance, once the page has moved on (an
@@ -315,9 +349,13 @@ export async function exploreByDistance(
       }
       if (top.at > until) break;
       queue.pop();
+      if (!top.exact) {
+        refine(top);
+        continue;
+      }
       if (read.has(top)) continue;
       const next = early.has(top) ? "fetch" : status(top);
-      if (next === "split") split(top.layer, top.hash, top.size);
+      if (next === "split") split(top);
       else if (next === "fetch") {
         batch.push(top);
         read.add(top);

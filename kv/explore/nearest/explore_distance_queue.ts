@@ -2,10 +2,23 @@
  * The nearest-first walk's queue (`explore_distance.ts`): cells and tasks in one binary min-heap,
  * by distance, so that a task leaves only once no unread cell can hold a nearer one.
  */
+import type { GeoBox } from "../../../domain/geo/geo.ts";
 import type { GeoLayer, PackedCard, PackedDoc } from "../index/explore_index.ts";
 
-/** `size`: at most this many tasks (a counter's exact count, or its cell's), or -1 if unknown. */
-export type CellNode = { cell: true; at: number; layer: GeoLayer; hash: string; size: number };
+/**
+ * `size`: at most this many tasks (a counter's exact count, or its cell's), or -1 if unknown.
+ * `at` is a lower bound of the distance to any point of `box`: the exact one, or until `exact`
+ * a rough one, which the walk makes exact when the cell leaves the queue.
+ */
+export type CellNode = {
+  cell: true;
+  at: number;
+  layer: GeoLayer;
+  hash: string;
+  size: number;
+  box: GeoBox;
+  exact: boolean;
+};
 /** A task waits with its card packed: only the ones a page shows are unpacked. */
 export type Node = CellNode | {
   cell: false;
