@@ -19,7 +19,7 @@ const WORD_END = "\u{10FFFF}";
  * The dictionary counts of the words a query word starts, in key order; null past the caps.
  * Where the instance remembers the expansion (`known`) and a circle reaches few zones, the
  * reached zones' counters are read by key beside the (word, epoch) totals, in place of the whole
- * (word, zone) dictionary (a common word's spans some 200 zones at 1M tasks): the totals name
+ * (word, zone) dictionary (a common word's spans most zones of a large store): the totals name
  * every word, so a word the memory lacks is found, and only its zones are then listed (a round
  * trip more). The zones the circle does not reach keep their remembered counts: the range split
  * prices a list over them with those, and a range reads what its keys hold, whatever the counts.
@@ -120,8 +120,8 @@ export async function listCounts(
  * count at its epoch's share. Within a circle, a zone it does not reach matters only as the cost
  * of a range read over it (no range starts or ends at one): a run of them between two reached
  * zones is one cell (its first zone, the run's entries summed), and those before a word's first
- * reached zone or after its last are left out. A common word spans some 200 zones at 1M tasks,
- * five epochs each, where a circle reaches a few.
+ * reached zone or after its last are left out. A common word spans most zones of a large store,
+ * in every epoch, where a circle reaches a few.
  */
 export function cellsOf(counts: WordCounts[], reach: Set<string> | null): ZoneCount[] {
   const cells: ZoneCount[] = [];
