@@ -51,7 +51,8 @@ const exploreRoute = defineRoute("public", {
     "reaches it, and adds `distanceKm` to each item. `bbox` selects city- and radius-type tasks " +
     "whose coordinates lie in the box. `sort=distance` (with a geo query) orders nearest first. " +
     "A page may hold fewer items than `limit` while `X-Next-Cursor` is present (a page stops " +
-    "after a fixed amount of storage work); only a page without `X-Next-Cursor` is the last. " +
+    "after a fixed amount of storage work); only a page without `X-Next-Cursor` is the last, " +
+    "and the page a cursor leads to may be empty when the tasks that followed left meanwhile. " +
     "With `Accept: application/geo+json` the page is a GeoJSON FeatureCollection (RFC 7946): " +
     "one Point feature per task, the item as its `properties`.",
   request: { query: ExploreQuery, headers: ConditionalHeaders },
