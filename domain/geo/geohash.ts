@@ -63,27 +63,36 @@ export function geohashBounds(hash: string): GeoBox {
   if (hash.length > MAX_GEOHASH_PRECISION) {
     throw new RangeError(`geohash longer than ${MAX_GEOHASH_PRECISION} characters`);
   }
-  let minLon = -180, maxLon = 180, minLat = -90, maxLat = 90;
-  let even = true;
+  const box = { minLon: -180, minLat: -90, maxLon: 180, maxLat: 90 };
   for (let i = 0; i < hash.length; i++) {
     const code = hash.charCodeAt(i);
     const index = code < 128 ? BASE32_INDEX[code] : -1;
     if (index < 0) throw new RangeError(`invalid geohash character in "${hash}"`);
-    for (let bit = 4; bit >= 0; bit--) {
-      const on = (index >> bit) & 1;
-      if (even) {
-        const mid = (minLon + maxLon) / 2;
-        if (on) minLon = mid;
-        else maxLon = mid;
-      } else {
-        const mid = (minLat + maxLat) / 2;
-        if (on) minLat = mid;
-        else maxLat = mid;
-      }
-      even = !even;
-    }
+    // A digit's five bits alternate, so an even digit starts with longitude.
+    narrow(box, index, i % 2 === 0);
   }
-  return { minLon, minLat, maxLon, maxLat };
+  return box;
+}
+
+/**
+ * Halves `box` in place by the five bits of one base-32 digit, longitude first when `lonFirst`:
+ * the step from a cell to one of its 32 finer cells.
+ */
+function narrow(box: GeoBox, index: number, lonFirst: boolean): void {
+  let even = lonFirst;
+  for (let bit = 4; bit >= 0; bit--) {
+    const on = (index >> bit) & 1;
+    if (even) {
+      const mid = (box.minLon + box.maxLon) / 2;
+      if (on) box.minLon = mid;
+      else box.maxLon = mid;
+    } else {
+      const mid = (box.minLat + box.maxLat) / 2;
+      if (on) box.minLat = mid;
+      else box.maxLat = mid;
+    }
+    even = !even;
+  }
 }
 
 /**
@@ -95,22 +104,9 @@ export function childBounds(hash: string, box: GeoBox): GeoBox[] {
   const lonFirst = hash.length % 2 === 0;
   const boxes: GeoBox[] = [];
   for (let index = 0; index < 32; index++) {
-    let { minLon, maxLon, minLat, maxLat } = box;
-    let even = lonFirst;
-    for (let bit = 4; bit >= 0; bit--) {
-      const on = (index >> bit) & 1;
-      if (even) {
-        const mid = (minLon + maxLon) / 2;
-        if (on) minLon = mid;
-        else maxLon = mid;
-      } else {
-        const mid = (minLat + maxLat) / 2;
-        if (on) minLat = mid;
-        else maxLat = mid;
-      }
-      even = !even;
-    }
-    boxes.push({ minLon, minLat, maxLon, maxLat });
+    const child = { ...box };
+    narrow(child, index, lonFirst);
+    boxes.push(child);
   }
   return boxes;
 }
