@@ -89,6 +89,14 @@ export const explore = {
   /** Deno.KvU64 count of published tasks holding the word, by epoch (`byWord`), all zones. */
   wordEpoch: (word: string, epoch: string): Deno.KvKey => ["xp_we", word, epoch],
   wordEpochsPrefix: (): Deno.KvKey => ["xp_we"],
+  /**
+   * The word of a word entry or word counter, and the part after it: the epoch of a `byWord`
+   * entry or a `wordEpoch` counter, the zone of a `word` counter.
+   */
+  wordParts: (key: Deno.KvKey): { word: string; part: string } => ({
+    word: key[1] as string,
+    part: key[2] as string,
+  }),
   /** Deno.KvU64 count of published tasks of one payment class. */
   countByPayment: (payment: Payment): Deno.KvKey => ["xp_counts", "paid", paymentPart(payment)],
   /** Deno.KvU64 counters the planner reads to pick the most selective index. */

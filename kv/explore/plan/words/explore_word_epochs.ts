@@ -153,7 +153,8 @@ function completeCells(
   const cells = new Map<string, Deno.KvEntry<EntryValue>[]>();
   let lastId: string | null = null;
   for (const entry of newest.entries) {
-    const id = cellId({ word: entry.key[1] as string, epoch: entry.key[2] as string });
+    const { word, part: epoch } = explore.wordParts(entry.key);
+    const id = cellId({ word, epoch });
     const cell = cells.get(id);
     if (cell) cell.push(entry);
     else cells.set(id, [entry]);

@@ -103,8 +103,8 @@ export async function listCounts(
     listed++;
     const size = Number(entry.value.value);
     if (size === 0) continue;
-    const word = entry.key[1] as string;
-    const part: [string, number] = [entry.key[2] as string, size];
+    const { word, part: at } = explore.wordParts(entry.key);
+    const part: [string, number] = [at, size];
     const found = counts.get(word);
     if (found) found.push(part);
     else counts.set(word, [part]);
