@@ -33,19 +33,39 @@ export function todayReads(
   const dict = zoneCounts.size;
   const cands = reach ? all.filter((c) => reach.has(ix.zones[c.i])) : all;
   const { docs, cutoff } = walk(ix, cands, filters);
+  const cell = (c: Candidate) => key(c.word, ix.zones[c.i]);
+  return circleOrSmall(ix, { all, listed: all, reach, cell, cutoff, dict, docs }) ??
+    { dict, docs, ...zoneRanges(ix, all, zoneCounts, cutoff) };
+}
+
+/**
+ * The reads both layouts share: within a circle, the `listed` candidates' cells (`cellReads`) and
+ * a list for the dictionary; without one, a word under `WHOLE_WORD` entries read whole beside the
+ * dictionary. Null for a larger word without a circle, which each layout reads its own way.
+ */
+function circleOrSmall(
+  ix: WordIndex,
+  read: {
+    all: Candidate[];
+    listed: Candidate[];
+    reach: Set<string> | null;
+    cell: (c: Candidate) => string;
+    cutoff: number;
+    dict: number;
+    docs: number;
+  },
+): Reads | null {
+  const { all, reach, dict, docs } = read;
   if (reach) {
-    const cell = (c: Candidate) => key(c.word, ix.zones[c.i]);
-    const { entries, lists } = cellReads(all, {
-      cell,
+    const { entries, lists } = cellReads(read.listed, {
+      cell: read.cell,
       reached: (c) => reach.has(ix.zones[c.i]),
-      cutoff,
+      cutoff: read.cutoff,
     });
     return { dict, entries, docs, lists: 1 + lists, refills: 0 };
   }
-  if (all.length < WHOLE_WORD) {
-    return { dict, entries: all.length, docs, lists: 2, refills: 0 };
-  }
-  return { dict, docs, ...zoneRanges(ix, all, zoneCounts, cutoff) };
+  if (all.length < WHOLE_WORD) return { dict, entries: all.length, docs, lists: 2, refills: 0 };
+  return null;
 }
 
 /**
@@ -205,18 +225,9 @@ export function epochReads(
   // (word, zone) counts beside (word, epoch) totals: a circle lists both, whole.
   const dictBoth = () => countBy(all, (c) => key(c.word, ix.zones[c.i])).size + dictTotal();
   const dict = counters === "zone" ? dictZone() : reach ? dictBoth() : dictTotal();
-  if (reach) {
-    const cell = (c: Candidate) => key(c.word, epochOf(c.i), ix.zones[c.i]);
-    const { entries, lists } = cellReads(newer, {
-      cell,
-      reached: (c) => reach.has(ix.zones[c.i]),
-      cutoff,
-    });
-    return { dict, entries, docs, lists: 1 + lists, refills: 0 };
-  }
-  if (all.length < WHOLE_WORD) {
-    return { dict, entries: all.length, docs, lists: 2, refills: 0 };
-  }
+  const cell = (c: Candidate) => key(c.word, epochOf(c.i), ix.zones[c.i]);
+  const read = circleOrSmall(ix, { all, listed: newer, reach, cell, cutoff, dict, docs });
+  if (read) return read;
   const ranges = new Set(newer.map((c) => c.word)).size;
   return { dict, entries: newer.length, docs, lists: 1 + ranges, refills: 0 };
 }
