@@ -9,7 +9,8 @@
  */
 import { type ExploreItem, roundKm } from "../../../domain/explore.ts";
 import { coverCircle } from "../../../domain/geo/geohash_cover.ts";
-import { COUNT_PRECISION, GEO_LAYERS, unpackExploreItem } from "../index/explore_index.ts";
+import { COUNT_PRECISION, GEO_LAYERS } from "../index/explore_index.ts";
+import { unpackExploreItem } from "../index/explore_card.ts";
 import { DEFAULT_BUDGET } from "../explore_query.ts";
 import { countId, Density } from "./explore_plan_distance.ts";
 import { probeRemembered } from "./explore_probes.ts";

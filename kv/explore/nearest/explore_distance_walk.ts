@@ -10,14 +10,8 @@ import {
   roughDistanceToBoxKm,
   roughFrom,
 } from "../../../domain/geo/geo.ts";
-import {
-  GEO_LAYERS,
-  type GeoLayer,
-  type PackedCard,
-  packedSpotsLeft,
-  packedUserId,
-  POINT_PRECISION,
-} from "../index/explore_index.ts";
+import { GEO_LAYERS, type GeoLayer, POINT_PRECISION } from "../index/explore_index.ts";
+import { type PackedCard, packedSpotsLeft, packedUserId } from "../index/explore_card.ts";
 import { packedFacet } from "../index/explore_packed_facet.ts";
 import { facetMatch } from "../scan/explore_scan.ts";
 import { explore } from "../../keyspace.ts";
