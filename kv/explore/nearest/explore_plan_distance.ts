@@ -8,6 +8,7 @@ import type { GeoFilter } from "../../../domain/explore.ts";
 import { COUNT_PRECISION, GEO_LAYERS, type GeoLayer } from "../index/explore_index.ts";
 import { type PackedCard } from "../index/explore_card.ts";
 import { explore } from "../../keyspace.ts";
+import { SPARSE_REACH_KM } from "./explore_distance_page.ts";
 
 /**
  * Precisions of the city layer's cells around the point that are read with the counters (cells
@@ -20,6 +21,17 @@ export const PROBE_PRECISIONS = [4, 5, 6];
  * that a density a little off still finds the page in one batch.
  */
 const SAFETY = 2;
+/**
+ * Where the reach goes past `SPARSE_REACH_KM` (a sparse area), the density comes from the handful
+ * of tasks a probe cell holds, a few times off either way: the batch reads to twice that margin,
+ * as the ring a page then still lacks costs a round trip of its own.
+ */
+const FAR_SAFETY = 4;
+/**
+ * A whole probe found empty counts this many tasks: a low density, not none (with none, a batch
+ * would read every cell in range).
+ */
+const PROBE_PRIOR = 0.5;
 
 /**
  * One probe: a cell around the point, the entries read (at most `limit`, cards left packed: most
@@ -86,15 +98,20 @@ export class Density {
     const home = geohashEncode(geo.lon, geo.lat, COUNT_PRECISION);
     const homeArea = cellAreaKm2(home);
     const homeCount = (layer: GeoLayer) => counts.get(countId(layer, home)) ?? 0;
-    const even = homeCount(GEO_LAYERS[0]) / homeArea;
     // An overflowing probe bounds the density from below, a whole one measures it; the coarsest
-    // whole one has the largest sample.
-    let city = even;
+    // whole one has the largest sample. Measured, it stands rather than the precision-2 cell's
+    // even spread, which a city in that cell sets far above an empty plain's.
+    let bound = 0;
+    let measured: number | null = null;
     for (const probe of probes) {
       const area = cellAreaKm2(probe.hash);
-      city = Math.max(city, probe.found / area);
-      if (probe.whole) break;
+      if (probe.whole) {
+        measured = Math.max(probe.found, PROBE_PRIOR) / area;
+        break;
+      }
+      bound = Math.max(bound, probe.found / area);
     }
+    const city = Math.max(bound, measured ?? homeCount(GEO_LAYERS[0]) / homeArea);
     // Radius-type tasks are taken to cluster as city ones do, in their counters' proportion.
     const cities = homeCount(GEO_LAYERS[0]);
     let total = 0;
@@ -129,7 +146,9 @@ export class Density {
    */
   reach(from: number, wanted: number): number {
     if (this.#total <= 0) return Infinity;
-    return Math.sqrt(from * from + SAFETY * wanted / (Math.PI * this.#total));
+    const disc = wanted / (Math.PI * this.#total);
+    const near = Math.sqrt(from * from + SAFETY * disc);
+    return near > SPARSE_REACH_KM ? Math.sqrt(from * from + FAR_SAFETY * disc) : near;
   }
 }
 
