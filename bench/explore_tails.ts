@@ -121,7 +121,7 @@ function kindRow(name: string, samples: Sample[]): (string | number)[] {
     passes.map((p) => f2(laterP99(p))).join(", "),
     `${f2(at(later.map((s) => s.ms), 0.5))} / ${f2(at(later.map((s) => s.ms), 0.99))}`,
     `${f2(Math.max(...medians))} (q${[...byQuery.keys()][medians.indexOf(Math.max(...medians))]})`,
-    later.filter((s) => s.gc).length / passes.length,
+    (later.filter((s) => s.gc).length / passes.length).toFixed(1),
   ];
 }
 
