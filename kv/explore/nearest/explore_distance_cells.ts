@@ -41,8 +41,7 @@ export class CellChoices {
   horizon: number;
   /**
    * Where a page reaches far (a sparse area), the small counter cells the first batch reads whole
-   * within its reach, however few of their tasks it needs; read, they are skipped when the walk
-   * reaches them.
+   * whatever their distance; read, they are skipped when the walk reaches them.
    */
   readonly early = new Set<CellNode>();
   /**
@@ -82,8 +81,6 @@ export class CellChoices {
     const wholeCell = WHOLE_CELL_FACTOR * this.#splitAbove;
     let entries = 0;
     for (const cell of seeded.sort((a, b) => a.at - b.at)) {
-      // Past the first batch's reach a cell waits for the walk: the page mostly ends before it.
-      if (cell.at > this.horizon) break;
       if (cell.size > wholeCell || this.status(cell) === "read") continue;
       if (entries + cell.size > WHOLE_CELLS_ENTRIES) break;
       this.early.add(cell);

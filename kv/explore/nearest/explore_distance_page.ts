@@ -52,11 +52,10 @@ export interface DistancePage {
 export const SPLIT_ABOVE = 32;
 /**
  * Where a page is expected to reach far (its first batch's reach at the density around the point
- * beyond `SPARSE_REACH_KM`), the first batch reads whole, within that reach, the counter cells of
+ * beyond `SPARSE_REACH_KM`), the first batch also reads whole, however far, the counter cells of
  * at most this many times `SPLIT_ABOVE` tasks, nearest first, up to `WHOLE_CELLS_ENTRIES` in all:
  * in a sparse area a radius layer's matches lie hundreds of km out, and a walk reaching out ring
- * after ring, each twice as far, waited for a batch a ring. Not past that reach: there, whole
- * cells hundreds of km wide gave a sparse page many entries beyond its last match.
+ * after ring, each twice as far, waited for a batch a ring.
  */
 export const WHOLE_CELL_FACTOR = 4;
 export const WHOLE_CELLS_ENTRIES = 256;
