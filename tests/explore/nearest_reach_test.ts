@@ -83,7 +83,7 @@ async function nearestPage(
   return { entries: value.work.entries, lists: value.work.lists };
 }
 
-Deno.test("explore nearest first on a plain reads by the probes' density, not its counter cell's town", async () => {
+Deno.test("explore nearest first on a plain reads past a city's margin, its density a rough estimate", async () => {
   await using kv = await Deno.openKv(":memory:");
   const rnd = seededRandom(71);
   const city = (name: string, coordinates: [number, number]) => ({
@@ -92,7 +92,8 @@ Deno.test("explore nearest first on a plain reads by the probes' density, not it
     coordinates,
   });
   // A town of 1,200 tasks some 550 km off, in the point's precision-2 cell (geohash s8): its
-  // even spread over that cell is five times the plain's 60 tasks, 40-250 km around the point.
+  // even spread over that cell, five times the plain's 60 tasks 40-250 km around the point, sizes
+  // the page's density (the probes around the point find none).
   const town = generateTasks(71, 1200).map((task) => ({
     ...task,
     status: "published" as const,
@@ -119,7 +120,7 @@ Deno.test("explore nearest first on a plain reads by the probes' density, not it
   );
   const want = reference(all, filters).sort((a, b) => a.distanceKm! - b.distanceKm!).slice(0, 20);
   assert.deepEqual(value.items.map((i) => i.distanceKm), want.map((i) => i.distanceKm));
-  // Sized by the town's spread, the batches reached out ring after ring: 4 round trips.
+  // With the margin of a city page, the batches reached out ring after ring: 3 round trips.
   const what = `${trips.sequential} round trips, ${value.work.lists} lists`;
   assert.ok(trips.sequential <= 2, what);
 });

@@ -27,11 +27,6 @@ const SAFETY = 2;
  * as the ring a page then still lacks costs a round trip of its own.
  */
 const FAR_SAFETY = 4;
-/**
- * A whole probe found empty counts this many tasks: a low density, not none (with none, a batch
- * would read every cell in range).
- */
-const PROBE_PRIOR = 0.5;
 
 /**
  * One probe: a cell around the point, the entries read (at most `limit`, cards left packed: most
@@ -98,20 +93,15 @@ export class Density {
     const home = geohashEncode(geo.lon, geo.lat, COUNT_PRECISION);
     const homeArea = cellAreaKm2(home);
     const homeCount = (layer: GeoLayer) => counts.get(countId(layer, home)) ?? 0;
+    const even = homeCount(GEO_LAYERS[0]) / homeArea;
     // An overflowing probe bounds the density from below, a whole one measures it; the coarsest
-    // whole one has the largest sample. Measured, it stands rather than the precision-2 cell's
-    // even spread, which a city in that cell sets far above an empty plain's.
-    let bound = 0;
-    let measured: number | null = null;
+    // whole one has the largest sample.
+    let city = even;
     for (const probe of probes) {
       const area = cellAreaKm2(probe.hash);
-      if (probe.whole) {
-        measured = Math.max(probe.found, PROBE_PRIOR) / area;
-        break;
-      }
-      bound = Math.max(bound, probe.found / area);
+      city = Math.max(city, probe.found / area);
+      if (probe.whole) break;
     }
-    const city = Math.max(bound, measured ?? homeCount(GEO_LAYERS[0]) / homeArea);
     // Radius-type tasks are taken to cluster as city ones do, in their counters' proportion.
     const cities = homeCount(GEO_LAYERS[0]);
     let total = 0;
