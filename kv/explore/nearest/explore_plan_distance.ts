@@ -8,6 +8,7 @@ import type { GeoFilter } from "../../../domain/explore.ts";
 import { COUNT_PRECISION, GEO_LAYERS, type GeoLayer } from "../index/explore_index.ts";
 import { type PackedCard } from "../index/explore_card.ts";
 import { explore } from "../../keyspace.ts";
+import { SPARSE_REACH_KM } from "./explore_distance_page.ts";
 
 /**
  * Precisions of the city layer's cells around the point that are read with the counters (cells
@@ -20,6 +21,12 @@ export const PROBE_PRECISIONS = [4, 5, 6];
  * that a density a little off still finds the page in one batch.
  */
 const SAFETY = 2;
+/**
+ * Where the reach goes past `SPARSE_REACH_KM` (a sparse area), the density comes from the handful
+ * of tasks a probe cell holds, a few times off either way: the batch reads to twice that margin,
+ * as the ring a page then still lacks costs a round trip of its own.
+ */
+const FAR_SAFETY = 4;
 
 /**
  * One probe: a cell around the point, the entries read (at most `limit`, cards left packed: most
@@ -129,7 +136,9 @@ export class Density {
    */
   reach(from: number, wanted: number): number {
     if (this.#total <= 0) return Infinity;
-    return Math.sqrt(from * from + SAFETY * wanted / (Math.PI * this.#total));
+    const disc = wanted / (Math.PI * this.#total);
+    const near = Math.sqrt(from * from + SAFETY * disc);
+    return near > SPARSE_REACH_KM ? Math.sqrt(from * from + FAR_SAFETY * disc) : near;
   }
 }
 
