@@ -22,7 +22,7 @@ import {
 import { epochReads, todayReads } from "./explore_words_reads.ts";
 import { measure, type Query } from "./explore_words_measure.ts";
 import { DOC_COST, FIRST_BATCH, LIST_COST } from "../kv/explore/scan/explore_stream.ts";
-import { DOCS_TRIP_COST } from "../kv/explore/plan/explore_plan.ts";
+import { DOCS_TRIP_COST } from "../kv/explore/plan/explore_plan_price.ts";
 import { loadAverage, markdownTable, writeResults } from "./results.ts";
 import { numberFlag } from "./flags.ts";
 import { indexCovers } from "../kv/explore/index/explore_words.ts";

@@ -82,3 +82,29 @@ export function reclaimable(
     .sort((a, b) => b.count - a.count)
     .slice(0, max);
 }
+
+/**
+ * The records of leases this instance gives back at a pause, to reclaim itself: as in
+ * `reclaimable`, their unclaimed units go back unless their slot leaves the window within `keepMs`.
+ */
+export function ownRecords(
+  ended: readonly {
+    record: { id: string; stamp: string } | null;
+    slot: number;
+    granted: number;
+    claimed: number;
+  }[],
+  at: { now: number; windowMs: number; keepMs: number },
+): (Reclaim & { stamp: string })[] {
+  const { now, windowMs, keepMs } = at;
+  return ended.flatMap(({ record, slot, granted, claimed }) =>
+    record
+      ? [{
+        id: record.id,
+        stamp: record.stamp,
+        slot,
+        count: slotLeavesAt(slot, windowMs) - now < keepMs ? 0 : granted - claimed,
+      }]
+      : []
+  );
+}

@@ -5,17 +5,23 @@
  */
 import {
   decide,
-  firstSlot,
   secondsUntil,
   type SlotCounts,
   slotIndex,
   slotLeavesAt,
   tally,
   type WindowDecision,
-  type WindowTally,
 } from "./rate_window.ts";
 import { backsOf, blockSize, freedBy, paceWant } from "./lease_sizing.ts";
-import { type LeaseRecord, nextClaim, type Reclaim, reclaimable, sliceOf } from "./lease_claims.ts";
+import {
+  type LeaseRecord,
+  nextClaim,
+  ownRecords,
+  type Reclaim,
+  reclaimable,
+  sliceOf,
+} from "./lease_claims.ts";
+import { WindowView } from "./window_view.ts";
 
 import type { GiveBack, Grant, Lease, LeaseRules } from "./lease_ledger_types.ts";
 
@@ -24,8 +30,7 @@ export type { GiveBack, Grant, Lease, LeaseRules };
 /** One subject's leases and its last view of the shared window. */
 export class LeaseLedger {
   /** The window's slots as last read, plus this instance's grants and give-backs since. */
-  #counts = new Map<number, number>();
-  #tally: WindowTally | null = null;
+  readonly #view: WindowView;
   #leases: Lease[] = [];
   /** The newest lease, kept after it ended: its pace sizes the next block. */
   #last: Lease | null = null;
@@ -35,15 +40,16 @@ export class LeaseLedger {
   #want = 1;
   /** The last block was cut to its share of what was left: near the limit, nothing ahead. */
   #capped = false;
-  #readAt = -Infinity;
   /** The last refusal, answered again without a read until `recheckAt`. */
   #refusal: { decision: WindowDecision; recheckAt: number; limit: number } | null = null;
 
-  constructor(private readonly rules: LeaseRules) {}
+  constructor(private readonly rules: LeaseRules) {
+    this.#view = new WindowView(rules.windowMs);
+  }
 
   /** When the window was last read; -Infinity before the first read. */
   get readAt(): number {
-    return this.#readAt;
+    return this.#view.readAt;
   }
 
   /** Units leased and neither spent nor given back yet. */
@@ -73,7 +79,7 @@ export class LeaseLedger {
       held += l.granted - l.spent;
       if (now < l.until && l.spent < l.claimed) live = true;
     }
-    if (live && this.#window(now).used - held < limit) return true;
+    if (live && this.#view.at(now).used - held < limit) return true;
     const refusal = this.#refusal;
     return refusal !== null && refusal.limit === limit && now < refusal.recheckAt &&
       now < refusal.decision.resetAt;
@@ -91,7 +97,7 @@ export class LeaseLedger {
       if (lease === null && now < l.until && l.spent < l.claimed) lease = l;
     }
     if (lease) {
-      const window = this.#window(now);
+      const window = this.#view.at(now);
       // Units spent or held by anyone else; a limit lowered since the grant is honoured too.
       const taken = window.used - held;
       if (taken < limit) {
@@ -137,9 +143,7 @@ export class LeaseLedger {
   ): Grant | WindowDecision {
     const { counts, now, limit } = read;
     const { windowMs } = this.rules;
-    this.#counts = new Map(counts);
-    this.#tally = null;
-    this.#readAt = now;
+    this.#view.read(counts, now);
     // This instance's ended leases go back in the grant's atomic; its unspent units of a live
     // lease (none: a request gets here when every live one is spent) would stay counted.
     const ended = this.#leases.filter((l) => !l.claiming && now >= l.until);
@@ -194,7 +198,7 @@ export class LeaseLedger {
    * names the lease's record when its block is claimed a slice at a time.
    */
   granted(grant: Grant, now: number, record: { id: string; stamp: string } | null = null): void {
-    for (const back of [...grant.backs, ...grant.reclaims]) this.#add(back.slot, -back.count);
+    for (const back of [...grant.backs, ...grant.reclaims]) this.#view.add(back.slot, -back.count);
     if (grant.block === 0) return;
     const lease: Lease = {
       slot: grant.slot,
@@ -209,7 +213,7 @@ export class LeaseLedger {
     };
     this.#leases.push(lease);
     this.#last = lease;
-    this.#add(grant.slot, grant.block);
+    this.#view.add(grant.slot, grant.block);
   }
 
   /**
@@ -248,7 +252,7 @@ export class LeaseLedger {
     lease.claiming = false;
     if (outcome === "lost") {
       // Its unclaimed units went back with the record: no longer this instance's.
-      this.#add(lease.slot, -(lease.granted - lease.claimed));
+      this.#view.add(lease.slot, -(lease.granted - lease.claimed));
       lease.granted = lease.claimed;
       lease.record = null;
     } else {
@@ -281,24 +285,13 @@ export class LeaseLedger {
     const backs = backsOf(ended, this.rules, now);
     for (const back of backs) this.#returning += back.count;
     const { windowMs, keepMs } = this.rules;
-    const records = all
-      ? ended.flatMap(({ record, slot, granted, claimed }) =>
-        record
-          ? [{
-            id: record.id,
-            stamp: record.stamp,
-            slot,
-            count: slotLeavesAt(slot, windowMs) - now < keepMs ? 0 : granted - claimed,
-          }]
-          : []
-      )
-      : [];
+    const records = all ? ownRecords(ended, { now, windowMs, keepMs }) : [];
     return {
       backs,
       records,
       settle: (ok) => {
         for (const back of backs) this.#returning -= back.count;
-        if (ok) { for (const back of backs) this.#add(back.slot, -back.count); }
+        if (ok) { for (const back of backs) this.#view.add(back.slot, -back.count); }
         // Still counted in the window: given back by the next flush.
         else this.#leases.push(...ended);
       },
@@ -307,7 +300,7 @@ export class LeaseLedger {
 
   /** A record this instance reclaimed itself (at a pause) is out of the window. */
   reclaimed(reclaim: Reclaim): void {
-    this.#add(reclaim.slot, -reclaim.count);
+    this.#view.add(reclaim.slot, -reclaim.count);
   }
 
   /** The next decision reads the window again instead of repeating the last refusal. */
@@ -330,21 +323,5 @@ export class LeaseLedger {
     // Measured over at least `aheadMs`: a lease's first moments say little about its pace.
     const pace = lease.spent / Math.max(aheadMs, now - lease.grantedAt);
     return lease.until - now < aheadMs || left < pace * aheadMs;
-  }
-
-  #add(slot: number, count: number) {
-    const next = (this.#counts.get(slot) ?? 0) + count;
-    if (next > 0) this.#counts.set(slot, next);
-    else this.#counts.delete(slot);
-    this.#tally = null;
-  }
-
-  #window(now: number): WindowTally {
-    const { windowMs } = this.rules;
-    let window = this.#tally;
-    if (window === null || window.first !== firstSlot(now, windowMs)) {
-      window = this.#tally = tally(this.#counts, now, windowMs);
-    }
-    return window;
   }
 }

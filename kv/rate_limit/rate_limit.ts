@@ -5,24 +5,21 @@
  * (one atomic per use) are in `kv/rate_limit/exact_limit.ts`.
  */
 import { AsyncResource } from "node:async_hooks";
-import { commit } from "../commit.ts";
-import type { Grant } from "../../domain/rate_limit/lease_ledger.ts";
 import type { SliceRule } from "../../domain/rate_limit/lease_claims.ts";
 import type { WindowDecision } from "../../domain/rate_limit/rate_window.ts";
 import { readWindow } from "./exact_limit.ts";
 import { commitFlushGroups } from "./flush_groups.ts";
-import { giveBack, grantAtomic, raiseClaim, reclaimOwn } from "./lease_records.ts";
+import { giveBack, reclaimOwn } from "./lease_records.ts";
+import { claimLease, grantLease, type LeaseStore } from "./subject_leases.ts";
 import { leaseSubject, newSubject, type Subject } from "./rate_subject.ts";
 import { sweepRateSlots } from "./rate_sweep.ts";
 import {
   ACTIVE_MS,
   type FlushGroup,
   type FlushRider,
-  GRANT_ROUNDS,
   GRANTS_IN_FLIGHT,
   LEASE_MS,
   type LimitPolicy,
-  PREFETCH_MS,
   RENEW_AHEAD_MS,
   SLICES,
   SWEEP_INTERVAL_MS,
@@ -47,6 +44,8 @@ export class SharedRateLimiter {
    * and a request's traced round trips (kv/store/latency.ts) do not count it.
    */
   #detached = AsyncResource.bind((work: () => void) => work());
+  /** The store and clock a subject's grants and claims run on (kv/rate_limit/subject_leases.ts). */
+  readonly #store: LeaseStore;
 
   /**
    * `options.slices`: how blocks are claimed ahead (null: whole at the grant, as before claim
@@ -56,7 +55,9 @@ export class SharedRateLimiter {
     private readonly kv: Deno.Kv,
     private readonly now: () => number,
     private readonly options: { slices?: SliceRule | null } = {},
-  ) {}
+  ) {
+    this.#store = { kv, now };
+  }
 
   /** Decides one request of `subjectId` under `policy`, counting it when allowed. */
   async take(policy: LimitPolicy, subjectId: string): Promise<WindowDecision> {
@@ -73,16 +74,16 @@ export class SharedRateLimiter {
           this.#subjects.set(id, subject);
           // Half the slice spent: the next one is claimed in the background, nobody waits for it.
           if (!subject.claiming && subject.ledger.claimWanted(this.now())) {
-            this.#detached(() => this.#claim(subject, false).catch(() => {}));
+            this.#detached(() => claimLease(this.#store, subject, false).catch(() => {}));
           }
         }
         return decision;
       }
       if (subject.ledger.waitsForClaim(this.now())) {
-        await this.#claim(subject, true);
+        await claimLease(this.#store, subject, true);
         continue;
       }
-      const refused = await (subject.granting ?? this.#grant(subject, policy.limit));
+      const refused = await (subject.granting ?? grantLease(this.#store, subject, policy.limit));
       if (refused) return refused;
     }
   }
@@ -171,7 +172,7 @@ export class SharedRateLimiter {
       { length: Math.min(GRANTS_IN_FLIGHT, renewals.length) },
       async () => {
         for (let s = renewals.pop(); s; s = renewals.pop()) {
-          if (!s.granting) await this.#grant(s, s.policy.limit);
+          if (!s.granting) await grantLease(this.#store, s, s.policy.limit);
         }
       },
     );
@@ -180,107 +181,6 @@ export class SharedRateLimiter {
       this.#sweptAt = now;
       await sweepRateSlots(this.kv, now);
     }
-  }
-
-  /**
-   * Leases a block: reads the window and adds the block to its current slot in an atomic checked
-   * against the subject's version marker, which every grant moves, so that no two grants on any
-   * instances pass the limit together. Resolves to the refusal when the window has no unit left.
-   */
-  #grant(subject: Subject, limit: number): Promise<WindowDecision | null> {
-    const { policy, id, ledger } = subject;
-    const run = async () => {
-      for (let round = 0;; round++) {
-        let now = this.now();
-        // A read started ahead, moments ago (by this request's key lookup), stands for this one.
-        const ahead = subject.prefetched;
-        subject.prefetched = null;
-        const fresh = ahead !== null && now - ahead.at <= PREFETCH_MS;
-        if (fresh) now = ahead.at;
-        const read = await (fresh
-          ? ahead.read.catch(() =>
-            readWindow(this.kv, { policy, subject: id, now: now = this.now() })
-          )
-          : readWindow(this.kv, { policy, subject: id, now }));
-        const plan = ledger.plan({
-          counts: read.counts,
-          now,
-          limit,
-          recheckMs: SYNC_INTERVAL_MS,
-          records: read.records.map(({ key, value }) => ({ ...value, id: key[4] as string })),
-        });
-        if (!isGrant(plan)) {
-          return plan;
-        }
-        const { op, record } = grantAtomic(this.kv, {
-          ...leaseSubject(subject),
-          read,
-          plan,
-          now,
-          marked: subject.marked,
-        });
-        let result: Deno.KvCommitResult | Deno.KvCommitError | null = null;
-        try {
-          result = await commit(op);
-        } finally {
-          if (!result?.ok) {
-            ledger.abandon(plan);
-          }
-        }
-        if (result.ok) {
-          if (plan.block > 0) {
-            subject.marked = Math.max(subject.marked, plan.slot);
-          }
-          ledger.granted(plan, now, record ? { id: record, stamp: result.versionstamp } : null);
-          return null;
-        }
-        if (round >= GRANT_ROUNDS) {
-          throw new Error("rate-limit lease kept conflicting");
-        }
-        // Another instance granted in between: read again after a short, spread-out pause.
-        await new Promise((resolve) =>
-          setTimeout(resolve, Math.random() * Math.min(20, round))
-        );
-      }
-    };
-    const granting = run().finally(() => {
-      subject.granting = null;
-    });
-    subject.granting = granting;
-    return granting;
-  }
-
-  /**
-   * Raises a live lease's claim mark by a slice when it is due (`force`: when its claimed units
-   * are all spent and requests wait), in an atomic checked against its record: a record reclaimed
-   * meanwhile (its lease ran out, as another instance's clock tells) fails it, and the lease is
-   * then spent no further than it had claimed.
-   */
-  #claim(subject: Subject, force: boolean): Promise<void> {
-    if (subject.claiming) return subject.claiming;
-    const due = subject.ledger.claimDue(this.now(), force);
-    if (!due) return Promise.resolve();
-    const { lease, to } = due;
-    const run = async () => {
-      let outcome: { to: number; stamp: string | null } | "lost" = "lost";
-      try {
-        outcome = await raiseClaim(this.kv, {
-          ...leaseSubject(subject),
-          lease,
-          to,
-          now: this.now(),
-        });
-      } catch {
-        // Unknown whether it committed: spent no further than claimed (a grant reports the error).
-      } finally {
-        subject.ledger.claimSettled(lease, outcome);
-      }
-    };
-    const claiming = run().finally(() => {
-      subject.claiming = null;
-    });
-    subject.claiming = claiming;
-    return claiming;
   }
 
   /** Gives back the unspent units of ended leases, with the riders' mutations. */
@@ -310,8 +210,4 @@ export class SharedRateLimiter {
       await Promise.allSettled(own);
     }
   }
-}
-
-function isGrant(plan: Grant | WindowDecision): plan is Grant {
-  return "block" in plan;
 }

@@ -13,7 +13,8 @@ import {
   type KeyMatch,
   matchDigest,
 } from "../../domain/api_key.ts";
-import { commitsAfter, KeyGuard } from "../../kv/api_keys/key_guard.ts";
+import { KeyGuard } from "../../kv/api_keys/key_guard.ts";
+import { commitsAfter } from "../../kv/api_keys/guarded_store.ts";
 import { type Access, hasScope, type Principal } from "../../domain/auth.ts";
 import { AppError } from "../../domain/errors.ts";
 import { addressAllowed } from "../../domain/ip.ts";

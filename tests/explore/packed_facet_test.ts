@@ -4,15 +4,13 @@
  */
 import assert from "node:assert/strict";
 import type { Location } from "../../domain/tasks/task.ts";
+import { type FacetFields, facetOf, readFacet } from "../../kv/explore/index/explore_facet.ts";
 import {
   type ExploreCard,
-  type FacetFields,
-  facetOf,
   packCard,
   packDoc,
-  readFacet,
   unpackCard,
-} from "../../kv/explore/index/explore_index.ts";
+} from "../../kv/explore/index/explore_card.ts";
 import { packedFacet } from "../../kv/explore/index/explore_packed_facet.ts";
 
 function card(budget: number, location: Location): ExploreCard {

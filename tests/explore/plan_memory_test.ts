@@ -7,7 +7,8 @@ import { PlanMemory, planMemory, undrivenKey } from "../../kv/explore/plan/explo
 import { indexCovers } from "../../kv/explore/index/explore_words.ts";
 import type { ExploreFilters } from "../../domain/explore.ts";
 import { allPages, generateTasks, reference, writeTask } from "./explore_fixtures.ts";
-import { commitsAfter, KeyGuard } from "../../kv/api_keys/key_guard.ts";
+import { KeyGuard } from "../../kv/api_keys/key_guard.ts";
+import { commitsAfter } from "../../kv/api_keys/guarded_store.ts";
 
 Deno.test("explore's plan memory is bounded and keeps what was used last", async (t) => {
   await t.step("rule: counters past the bound forget the least recently used", () => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { markdown } from "../../routes/reference/docs_page.ts";
+import { markdown } from "../../routes/reference/docs_markdown.ts";
 import { setup } from "../helpers.ts";
 
 Deno.test("GET /docs is an interactive reference rendered from the OpenAPI document", async (t) => {

@@ -4,13 +4,9 @@ import { checkIndexLayout, INDEX_LAYOUT, rebuildTaskIndexes } from "../../kv/tas
 import { explore, meta, tasks as tasksKeys } from "../../kv/keyspace.ts";
 import { indexedWords, isIndexedWord } from "../../kv/explore/index/explore_words.ts";
 import { toTaskListItem } from "../../domain/tasks/task_view.ts";
-import {
-  facetOf,
-  type PackedDoc,
-  unpackCard,
-  unpackDoc,
-  wordZone,
-} from "../../kv/explore/index/explore_index.ts";
+import { wordZone } from "../../kv/explore/index/explore_index.ts";
+import { facetOf } from "../../kv/explore/index/explore_facet.ts";
+import { type PackedDoc, unpackCard, unpackDoc } from "../../kv/explore/index/explore_card.ts";
 import { geohashEncode } from "../../domain/geo/geohash.ts";
 import { paymentOf, searchTerms, type TaskRecord } from "../../domain/tasks/task.ts";
 import { allPages, generateTasks, reference, writeTask } from "../explore/explore_fixtures.ts";

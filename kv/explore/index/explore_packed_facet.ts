@@ -4,7 +4,8 @@
  */
 import { normalizeName } from "../../../domain/explore.ts";
 import type { Location, Payment } from "../../../domain/tasks/task.ts";
-import type { FacetFields, PackedCard, PackedDoc } from "./explore_index.ts";
+import type { FacetFields } from "./explore_facet.ts";
+import type { PackedCard, PackedDoc } from "./explore_card.ts";
 
 /**
  * The facet fields of a packed card or document, read in place (the same fields `facetOf` gives

@@ -3,7 +3,8 @@
  * by distance, so that a task leaves only once no unread cell can hold a nearer one.
  */
 import type { GeoBox } from "../../../domain/geo/geo.ts";
-import type { GeoLayer, PackedCard, PackedDoc } from "../index/explore_index.ts";
+import type { GeoLayer } from "../index/explore_index.ts";
+import type { PackedCard, PackedDoc } from "../index/explore_card.ts";
 
 /**
  * `size`: at most this many tasks (a counter's exact count, or its cell's), or -1 if unknown.

@@ -4,12 +4,8 @@
  */
 import { BASE32 } from "../../../domain/geo/geohash.ts";
 import { matchesTerms } from "../../../domain/tasks/task.ts";
-import {
-  COUNT_PRECISION,
-  type PackedCard,
-  type PackedDoc,
-  POINT_PRECISION,
-} from "../index/explore_index.ts";
+import { COUNT_PRECISION, POINT_PRECISION } from "../index/explore_index.ts";
+import { type PackedCard, type PackedDoc } from "../index/explore_card.ts";
 import { packedFacet } from "../index/explore_packed_facet.ts";
 import { explore } from "../../keyspace.ts";
 import { getAll } from "../../store/get_all.ts";

@@ -5,12 +5,8 @@
  */
 import { cellAreaKm2, geohashEncode } from "../../../domain/geo/geohash.ts";
 import type { GeoFilter } from "../../../domain/explore.ts";
-import {
-  COUNT_PRECISION,
-  GEO_LAYERS,
-  type GeoLayer,
-  type PackedCard,
-} from "../index/explore_index.ts";
+import { COUNT_PRECISION, GEO_LAYERS, type GeoLayer } from "../index/explore_index.ts";
+import { type PackedCard } from "../index/explore_card.ts";
 import { explore } from "../../keyspace.ts";
 
 /**

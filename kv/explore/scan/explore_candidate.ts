@@ -3,14 +3,8 @@
  * packed card or document, words), read in place rather than unpacked.
  */
 import type { Payment } from "../../../domain/tasks/task.ts";
-import {
-  type Facet,
-  type FacetFields,
-  type PackedCard,
-  type PackedDoc,
-  packedUserId,
-  readFacet,
-} from "../index/explore_index.ts";
+import { type Facet, type FacetFields, readFacet } from "../index/explore_facet.ts";
+import { type PackedCard, type PackedDoc, packedUserId } from "../index/explore_card.ts";
 import { packedFacet } from "../index/explore_packed_facet.ts";
 import { PACKED_ITEM_LENGTH } from "../../tasks/packed_item.ts";
 

@@ -10,12 +10,8 @@ import {
   roundKm,
 } from "../../../domain/explore.ts";
 import { matchesTerms } from "../../../domain/tasks/task.ts";
-import {
-  type FacetFields,
-  type PackedDoc,
-  packedSpotsLeft,
-  unpackExploreItem,
-} from "../index/explore_index.ts";
+import { type FacetFields } from "../index/explore_facet.ts";
+import { type PackedDoc, packedSpotsLeft, unpackExploreItem } from "../index/explore_card.ts";
 import { PageAssembly, type PageItems } from "./explore_page.ts";
 import { GETMANY_MAX } from "../../store/limits.ts";
 import { DOC_COST, type Work } from "./explore_stream.ts";
