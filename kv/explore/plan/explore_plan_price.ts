@@ -21,13 +21,6 @@ export const UNDRIVEN_SHARE = 0.25;
 export const DEPTH_MARGIN = 1.5;
 
 /**
- * The share of a word's candidates in the zones that reach a search circle that the circle is
- * taken to keep when sizing the first documents read: the even spread over the zones runs about
- * ten times low around a city (docs/explore.md, "Planner"); the page then measures it.
- */
-export const ZONED_CIRCLE_SHARE = 0.5;
-
-/**
  * What a driver whose candidates wait for their documents pays for that wait, in units of one
  * listed entry (ten lists' worth): its page waits for a round trip more than one whose entries
  * are the documents, and a word in a tenth of 2,000 tasks, its zones now read in a few ranges,
@@ -87,8 +80,9 @@ export function cheapestPlan(
   const finalShare = (of: Driver) =>
     drivers.reduce((p, d) => {
       if (d === of || (of.bare ? isBase(d) : !d.bare)) return p;
-      const s = share(d, of);
-      return p * (of.zoned && d.name === "geo" ? kept ?? Math.max(s, ZONED_CIRCLE_SHARE) : s);
+      // A word entry in the circle's zones carries its position: the circle is checked on it.
+      if (of.zoned && d.name === "geo") return p;
+      return p * share(d, of);
     }, undriven);
   // A scan's length to fill a page is about proportional to its driver's size, but not its cost
   // per candidate: with a search, a geo, country or name scan reads a document for every
