@@ -96,11 +96,15 @@ export function cheapestPlan(
     const margin = pass < 1 ? DEPTH_MARGIN : 1;
     return Math.min(1, margin * (query.limit + 1) / Math.max(1, d.estimate * pass));
   };
+  // A word entry in the circle's zones that its position puts out of the circle costs no document.
+  const geo = drivers.find((d) => d.name === "geo");
+  const docShare = (d: Driver) => d.zoned && geo ? share(geo, d) : 1;
   const cost = (d: Driver) => {
     const docs = (filters.search.length > 0 && d.wordsFromDocs) || d.bare === true;
     const size = docs ? (d.upper ?? d.estimate) : d.estimate;
     const read = Math.min(size, (query.limit + 1) / Math.max(1e-9, passOthers(d)));
-    return read * (docs ? 1 + DOC_COST : 1) + (d.lists ?? 0) * (LIST_COST + FIRST_BATCH) +
+    return read * (docs ? 1 + DOC_COST * docShare(d) : 1) +
+      (d.lists ?? 0) * (LIST_COST + FIRST_BATCH) +
       (docs ? DOCS_TRIP_COST : 0) + (d.wholeRead?.(depthOf(d)) ?? 0);
   };
   // Ties go to the narrower index: the base one comes first and is only kept when strictly smaller.
