@@ -33,6 +33,9 @@ export interface IndexEntry {
   value: unknown;
 }
 
+/** Precision of the per-cell counters that estimate how many tasks a circle holds. */
+export const COUNT_PRECISION = 2;
+
 /**
  * A geo class: city points, or radius-type circles up to `maxRadiusKm`, whose point entries and
  * centre counters (`count("cell", name, …)`) are keyed by their centre, and whose cell entries
@@ -58,9 +61,11 @@ export const GEO_LAYERS: readonly GeoLayer[] = [
 
 /**
  * A layer of cell entries (`explore.byCell`) and its counters (`count("cell", name, …)`, at
- * `COUNT_PRECISION`), of one class: keyed by centre and read with a circle widened by
- * `extraKm`, or (`disc`) keyed by every cell the task's disc touches and read with the circle's
- * own cover. A disc class's tasks past `MAX_DISC_CELLS` are in its centre-keyed layer instead.
+ * `countPrecision`), of one class: keyed by centre and read with a circle widened by `extraKm`,
+ * or (`disc`) keyed by every cell the task's disc touches and read with the circle's own cover.
+ * A disc class's tasks past `MAX_DISC_CELLS` are in its centre-keyed layer instead, at
+ * `FALLBACK_PRECISION` alone: few tasks are there (none, in the bench's 1M store), and a circle
+ * widened by 100 or 500 km reads a few of its counters rather than dozens.
  */
 export interface CellLayer {
   name: string;
@@ -68,14 +73,23 @@ export interface CellLayer {
   disc: boolean;
   extraKm: number;
   precisions: readonly number[];
+  countPrecision: number;
 }
 
+/** Precision of the cells and counters of the layers past `MAX_DISC_CELLS` (45° cells). */
+export const FALLBACK_PRECISION = 1;
+
 export const CELL_LAYERS: readonly CellLayer[] = GEO_LAYERS.flatMap((of): CellLayer[] => {
-  const centre = { of, disc: false, extraKm: of.maxRadiusKm, precisions: of.precisions };
-  if (!of.disc) return [{ name: of.name, ...centre }];
+  const centre = { of, disc: false, extraKm: of.maxRadiusKm, countPrecision: COUNT_PRECISION };
+  if (!of.disc) return [{ name: of.name, ...centre, precisions: of.precisions }];
   return [
-    { name: `${of.name}d`, of, disc: true, extraKm: 0, precisions: of.precisions },
-    { name: `${of.name}x`, ...centre },
+    { ...centre, name: `${of.name}d`, disc: true, extraKm: 0, precisions: of.precisions },
+    {
+      ...centre,
+      name: `${of.name}x`,
+      precisions: [FALLBACK_PRECISION],
+      countPrecision: FALLBACK_PRECISION,
+    },
   ];
 });
 
@@ -116,18 +130,13 @@ export function taskCells(
     const cells = discCells(layer, { lon, lat, radiusKm });
     if (cells) return { layer: own.find((c) => c.disc)!, cells };
   }
-  const finest = geohashEncode(lon, lat, Math.max(...layer.precisions));
-  return {
-    layer: own.find((c) => !c.disc)!,
-    cells: layer.precisions.map((p) => [finest.slice(0, p)]),
-  };
+  const centre = own.find((c) => !c.disc)!;
+  const finest = geohashEncode(lon, lat, Math.max(...centre.precisions));
+  return { layer: centre, cells: centre.precisions.map((p) => [finest.slice(0, p)]) };
 }
 
 /** Geohash length of the point entries (`explore.byPoint`): cells of about 38 x 19 m. */
 export const POINT_PRECISION = 8;
-
-/** Precision of the per-cell counters that estimate how many tasks a circle holds. */
-export const COUNT_PRECISION = 2;
 
 /**
  * Word entries are ordered by zone, then time, so that a search within a circle reads only the

@@ -10,6 +10,7 @@ import {
   CELL_LAYERS,
   type CellLayer,
   COUNT_PRECISION,
+  FALLBACK_PRECISION,
   GEO_LAYERS,
 } from "../../index/explore_index.ts";
 import type { CounterReader, Driver, PlanQuery } from "../explore_driver.ts";
@@ -137,6 +138,15 @@ export async function bboxDriver(
   }
   if (coarse.size > MAX_BOX_CELLS) return null;
   const parents = [...coarse];
+  // The layers past the disc cap count at a coarser precision.
+  const coarsest = new Set<string>();
+  for (const part of parts) {
+    for (const cell of cellsInBox(part, FALLBACK_PRECISION, MAX_BOX_CELLS) ?? []) {
+      coarsest.add(cell);
+    }
+  }
+  const parentsOf = (layer: CellLayer) =>
+    layer.countPrecision === COUNT_PRECISION ? parents : [...coarsest];
   const boxKm2 = parts.reduce((sum, p) => sum + areaKm2(p), 0);
   const probed = parts.length === 1 && after === null && boxKm2 <= PROBED_AREA_KM2;
   const centre = probed && !query.dry
@@ -151,7 +161,7 @@ export async function bboxDriver(
   const [n, probes] = await Promise.all([
     counts(
       CELL_LAYERS.flatMap((layer) =>
-        parents.map((cell) => explore.count("cell", layer.name, cell))
+        parentsOf(layer).map((cell) => explore.count("cell", layer.name, cell))
       ),
     ),
     probing,
@@ -167,7 +177,7 @@ export async function bboxDriver(
     const byCell = new Map<string, number>();
     let i = 0;
     for (const layer of CELL_LAYERS) {
-      for (const cell of parents) {
+      for (const cell of parentsOf(layer)) {
         const id = countId(layer.of, cell);
         byCell.set(id, (byCell.get(id) ?? 0) + n[i++]);
       }
@@ -182,7 +192,7 @@ export async function bboxDriver(
   // A disc layer's cells hold every task whose disc reaches them, so those whose centre is in
   // the box too: the facet check keeps those.
   for (const layer of CELL_LAYERS) {
-    for (const parent of parents) {
+    for (const parent of parentsOf(layer)) {
       const count = n[at++];
       if (count === 0) continue;
       upper += count;
@@ -192,7 +202,7 @@ export async function bboxDriver(
       estimate += count * share;
       const covers: string[][] = [];
       if (count > SPLIT_ABOVE) {
-        for (const precision of layer.precisions.filter((p) => p > COUNT_PRECISION)) {
+        for (const precision of layer.precisions.filter((p) => p > layer.countPrecision)) {
           const finer = inside.flatMap((b) => cellsInBox(b, precision, MAX_FINE_CELLS) ?? [""]);
           if (finer.includes("") || finer.length > MAX_FINE_CELLS) break;
           // A part's edge on the counter cell's own edge meets the next cell's finer cells too:

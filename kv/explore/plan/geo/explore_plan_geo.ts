@@ -6,7 +6,7 @@ import { cellAreaKm2 } from "../../../../domain/geo/geohash.ts";
 import { coverCircle } from "../../../../domain/geo/geohash_cover.ts";
 import { capAreaKm2 } from "../../../../domain/geo/geo.ts";
 import type { GeoFilter } from "../../../../domain/explore.ts";
-import { CELL_LAYERS, type CellLayer, COUNT_PRECISION } from "../../index/explore_index.ts";
+import { CELL_LAYERS, type CellLayer } from "../../index/explore_index.ts";
 import type { CounterReader, Driver, PlanQuery } from "../explore_driver.ts";
 import {
   ENTRY_COST,
@@ -124,14 +124,13 @@ export async function geoDriver(
 ): Promise<Driver> {
   const { geo, after, limit, work } = query;
   const layers = CELL_LAYERS.map((layer) => {
-    const extraKm = layer.extraKm;
-    const coarse =
-      coverCircle(geo, { maxCells: 1024, precisions: [COUNT_PRECISION], extraKm }).cells;
+    const { extraKm, countPrecision: counted } = layer;
+    const coarse = coverCircle(geo, { maxCells: 1024, precisions: [counted], extraKm }).cells;
     // Finer covers within MAX_FINE_CELLS; coverCircle falls back to the counters' precision
     // (without enumerating the finer grid) when one would take more.
-    const finer = layer.precisions.filter((p) => p > COUNT_PRECISION).map((p) =>
-      coverCircle(geo, { maxCells: MAX_FINE_CELLS, precisions: [p, COUNT_PRECISION], extraKm })
-    ).filter((c) => c.precision > COUNT_PRECISION).map((c) => c.cells);
+    const finer = layer.precisions.filter((p) => p > counted).map((p) =>
+      coverCircle(geo, { maxCells: MAX_FINE_CELLS, precisions: [p, counted], extraKm })
+    ).filter((c) => c.precision > counted).map((c) => c.cells);
     return { layer, coarse, finer };
   });
   const counterKeys: Deno.KvKey[] = [];
