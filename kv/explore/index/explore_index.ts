@@ -64,8 +64,8 @@ export const GEO_LAYERS: readonly GeoLayer[] = [
  * `countPrecision`), of one class: keyed by centre and read with a circle widened by `extraKm`,
  * or (`disc`) keyed by every cell the task's disc touches and read with the circle's own cover.
  * A disc class's tasks past `MAX_DISC_CELLS` are in its centre-keyed layer instead, at
- * `FALLBACK_PRECISION` alone: few tasks are there (none, in the bench's 1M store), and a circle
- * widened by 100 or 500 km reads a few of its counters rather than dozens.
+ * `FALLBACK_PRECISION` alone: few tasks are there (discs near a pole), and a circle widened by
+ * 100 or 500 km reads a few of its counters rather than dozens.
  */
 export interface CellLayer {
   name: string;
