@@ -14,7 +14,10 @@ export const explore = {
     orderKey,
   ],
   allPrefix: (payment: Payment): Deno.KvKey => ["xp_tasks", paymentPart(payment)],
-  /** A geo layer's geohash cell (precision = cell length); value: facet. */
+  /**
+   * A cell layer's geohash cell (precision = cell length; `CELL_LAYERS`: by the task's centre, or
+   * by every cell its disc touches); value: card.
+   */
   byCell: (layer: string, cell: string, orderKey: string): Deno.KvKey => [
     "xp_by_cell",
     layer,

@@ -23,9 +23,12 @@ import {
  * owner's payment listing without the search words; 8: no word entry for the stop words of
  * SMART's English list and spelled-out numbers, nor for a word that starts another of the task;
  * 9: word entries by epoch (the order key's creation quarter) before zone, and the word's counts
- * by epoch (`xp_we`) beside the dictionary's by zone.
+ * by epoch (`xp_we`) beside the dictionary's by zone; 10: the 100 and 500 km classes' cell entries by
+ * every cell their disc touches (layers `r100d`, `r500d`, each with its counters; past
+ * `MAX_DISC_CELLS` by centre in `r100x`, `r500x`), and word entries of geo-placed tasks carry
+ * their position.
  */
-export const INDEX_LAYOUT = 9;
+export const INDEX_LAYOUT = 10;
 
 /** Indexes of earlier layouts that the current one no longer writes: the rebuild removes them. */
 const RETIRED_ROOTS: readonly Deno.KvKey[] = [explore.byWordZoneRoot(), explore.byWordOldRoot()];

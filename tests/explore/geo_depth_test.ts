@@ -21,20 +21,18 @@ Deno.test("explore learns how deep a circle's pages read", async (t) => {
   const path = `${dir}/explore.kv`;
   await using kv = await Deno.openKv(path);
   const rnd = seededRandom(7);
-  // Radius tasks of the largest class with its smallest radii, spread over 20 x 15 degrees: the
-  // even spread counts each as reaching 550 km, when it reaches 151. And city tasks in a band
-  // across the middle, where the circles are.
-  const location = (i: number): Location => {
-    if (i % 2 === 0) {
-      const coordinates: [number, number] = [rnd() * 20, 40 + rnd() * 15];
-      return { type: "radius", name: "Plain", coordinates, radiusKm: 101 + rnd() * 20 };
-    }
-    return { type: "city", name: "Band", coordinates: [rnd() * 20, 47 + rnd()] };
+  // Radius tasks of the 25 km class with radii of 1-2 km, spread evenly over two counter cells:
+  // the even spread counts each as reaching 25 km beyond the circle, when it reaches 2. (The
+  // larger classes are read by the cells their discs touch, which the even spread counts near
+  // enough.)
+  const location = (): Location => {
+    const coordinates: [number, number] = [rnd() * 22.5, 45 + rnd() * 5.625];
+    return { type: "radius", name: "Plain", coordinates, radiusKm: 1 + rnd() };
   };
-  const tasks = generateTasks(71, 1200).map((task, i) => ({
+  const tasks = generateTasks(71, 2400).map((task) => ({
     ...task,
     status: "published" as const,
-    location: location(i),
+    location: location(),
   }));
   for (const task of tasks) await writeTask(kv, null, task);
   const circles = Array.from({ length: 12 }, (_, i) => ({ lon: 1 + i * 1.5, lat: 47.5 }));

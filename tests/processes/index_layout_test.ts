@@ -4,7 +4,7 @@ import { checkIndexLayout, INDEX_LAYOUT, rebuildTaskIndexes } from "../../kv/tas
 import { explore, meta, tasks as tasksKeys } from "../../kv/keyspace.ts";
 import { indexedWords, isIndexedWord } from "../../kv/explore/index/explore_words.ts";
 import { toTaskListItem } from "../../domain/tasks/task_view.ts";
-import { wordZone } from "../../kv/explore/index/explore_index.ts";
+import { layerOf, wordZone } from "../../kv/explore/index/explore_index.ts";
 import { facetOf } from "../../kv/explore/index/explore_facet.ts";
 import { type PackedDoc, unpackCard, unpackDoc } from "../../kv/explore/index/explore_card.ts";
 import { geohashEncode } from "../../domain/geo/geohash.ts";
@@ -123,6 +123,48 @@ async function makeLayout8(kv: Deno.Kv) {
   }
 }
 
+/**
+ * Turns a store's entries into what layout 9 wrote: the 100 and 500 km classes' cell entries by
+ * their centre, in the class's own layer, without counters of the layer's own, and word entries
+ * carrying the payment class alone; marked 9.
+ */
+async function makeLayout9(kv: Deno.Kv, tasks: TaskRecord[]) {
+  await kv.set(meta.indexLayout(), 9);
+  const cards = new Map<string, unknown>();
+  for await (const entry of kv.list({ prefix: explore.byCellRoot() })) {
+    if (!/^r(100|500)[dx]$/.test(String(entry.key[1]))) continue;
+    cards.set(String(entry.key[3]), entry.value);
+    await kv.delete(entry.key);
+  }
+  for await (const entry of kv.list({ prefix: explore.count("cell") })) {
+    if (/^r(100|500)[dx]$/.test(String(entry.key[2]))) await kv.delete(entry.key);
+  }
+  for (const task of tasks) {
+    const card = cards.get(task.orderKey);
+    if (card === undefined) continue;
+    const layer = layerOf(task.location.type, task.location.radiusKm)!;
+    const [lon, lat] = task.location.coordinates;
+    for (const p of layer.precisions) {
+      await kv.set(explore.byCell(layer.name, geohashEncode(lon, lat, p), task.orderKey), card);
+    }
+  }
+  for await (const entry of kv.list<unknown>({ prefix: explore.byWordRoot() })) {
+    if (Array.isArray(entry.value)) await kv.set(entry.key, entry.value[0]);
+  }
+}
+
+/** Fails on a cell entry of a layout-9 layer, or when no word entry carries a position. */
+async function assertNoLayout9(kv: Deno.Kv) {
+  for await (const entry of kv.list({ prefix: explore.byCellRoot() })) {
+    assert.ok(!/^r(100|500)$/.test(String(entry.key[1])), `layout 9's ${String(entry.key)}`);
+  }
+  let placed = 0;
+  for await (const entry of kv.list({ prefix: explore.byWordRoot() })) {
+    if (Array.isArray(entry.value)) placed++;
+  }
+  assert.ok(placed > 0, "no word entry carries a position");
+}
+
 /** Fails on a word entry or dictionary count of a word layout 8 leaves out of every task. */
 async function assertNoLayout7(kv: Deno.Kv) {
   for (const root of [explore.byWordRoot(), explore.wordsPrefix()]) {
@@ -137,7 +179,8 @@ async function assertNoLayout7(kv: Deno.Kv) {
 async function assertNoLayout6(kv: Deno.Kv) {
   for await (const entry of kv.list({ prefix: explore.byWordRoot() })) {
     assert.equal(entry.key.length, 5, `word entry ${String(entry.key)} has no epoch or zone`);
-    assert.equal(typeof entry.value, "boolean");
+    const paid = Array.isArray(entry.value) ? entry.value[0] : entry.value;
+    assert.equal(typeof paid, "boolean");
   }
   for await (const entry of kv.list({ prefix: explore.wordsPrefix() })) {
     assert.equal(entry.key.length, 3, `layout 6's dictionary entry ${String(entry.key)} is left`);
@@ -244,6 +287,18 @@ Deno.test("a store written in an older index layout is found out and rebuilt", a
     try {
       await makeLayout8(kv);
       await assertRebuilt(kv, tasks, { stored: 8, leftOver: assertNoLayout6 });
+    } finally {
+      kv.close();
+    }
+  });
+
+  await t.step("a layout-9 store is rebuilt in the current layout", async () => {
+    const { kv, tasks } = await storeWithTasks(":memory:", 300);
+    try {
+      const radius = tasks.filter((task) => (task.location.radiusKm ?? 0) > 25);
+      assert.ok(radius.length > 10, `${radius.length} tasks of the 100 and 500 km classes`);
+      await makeLayout9(kv, tasks);
+      await assertRebuilt(kv, tasks, { stored: 9, leftOver: assertNoLayout9 });
     } finally {
       kv.close();
     }

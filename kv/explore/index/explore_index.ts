@@ -3,6 +3,7 @@
  * from the entries of the old state to those of the new one in its own atomic.
  */
 import { geohashEncode } from "../../../domain/geo/geohash.ts";
+import { coverCircle } from "../../../domain/geo/geohash_cover.ts";
 import { type ExploreTask, isExplorable, normalizeName } from "../../../domain/explore.ts";
 import { type Location, paymentOf, searchTerms } from "../../../domain/tasks/task.ts";
 import { toTaskListItem } from "../../../domain/tasks/task_view.ts";
@@ -32,30 +33,110 @@ export interface IndexEntry {
   value: unknown;
 }
 
+/** Precision of the per-cell counters that estimate how many tasks a circle holds. */
+export const COUNT_PRECISION = 2;
+
 /**
- * A geo index layer: city points, or radius-type circles up to `maxRadiusKm`, indexed by their
- * centre at `precisions` and searched with the circle widened by `maxRadiusKm`.
+ * A geo class: city points, or radius-type circles up to `maxRadiusKm`, whose point entries and
+ * centre counters (`count("cell", name, …)`) are keyed by their centre, and whose cell entries
+ * are at `precisions`: by centre, or, with `disc`, by every cell the task's disc touches.
  */
 export interface GeoLayer {
   name: string;
   maxRadiusKm: number;
   precisions: readonly number[];
+  disc?: boolean;
 }
 
 // Radius classes keep the widening small for small circles: a 10 km task is searched as 10 + 25
-// km, not 10 + 500. Larger classes need only coarse cells, since their search circle is large.
+// km, not 10 + 500. Larger classes need only coarse cells, since their search circle is large,
+// and are keyed by their disc: a circle then reads them with its own cover, not one widened by
+// 100 or 500 km (the 25 km class by its disc would cost an entry a task more).
 export const GEO_LAYERS: readonly GeoLayer[] = [
   { name: "c", maxRadiusKm: 0, precisions: [2, 3, 4] },
   { name: "r25", maxRadiusKm: 25, precisions: [2, 3, 4] },
-  { name: "r100", maxRadiusKm: 100, precisions: [2, 3] },
-  { name: "r500", maxRadiusKm: 500, precisions: [2] },
+  { name: "r100", maxRadiusKm: 100, precisions: [2, 3], disc: true },
+  { name: "r500", maxRadiusKm: 500, precisions: [2], disc: true },
 ];
+
+/**
+ * A layer of cell entries (`explore.byCell`) and its counters (`count("cell", name, …)`, at
+ * `countPrecision`), of one class: keyed by centre and read with a circle widened by `extraKm`,
+ * or (`disc`) keyed by every cell the task's disc touches and read with the circle's own cover.
+ * A disc class's tasks past `MAX_DISC_CELLS` are in its centre-keyed layer instead, at
+ * `FALLBACK_PRECISION` alone: few tasks are there (discs near a pole), and a circle widened by
+ * 100 or 500 km reads a few of its counters rather than dozens.
+ */
+export interface CellLayer {
+  name: string;
+  of: GeoLayer;
+  disc: boolean;
+  extraKm: number;
+  precisions: readonly number[];
+  countPrecision: number;
+}
+
+/** Precision of the cells and counters of the layers past `MAX_DISC_CELLS` (45° cells). */
+export const FALLBACK_PRECISION = 1;
+
+export const CELL_LAYERS: readonly CellLayer[] = GEO_LAYERS.flatMap((of): CellLayer[] => {
+  const centre = { of, disc: false, extraKm: of.maxRadiusKm, countPrecision: COUNT_PRECISION };
+  if (!of.disc) return [{ name: of.name, ...centre, precisions: of.precisions }];
+  return [
+    { ...centre, name: `${of.name}d`, disc: true, extraKm: 0, precisions: of.precisions },
+    {
+      ...centre,
+      name: `${of.name}x`,
+      precisions: [FALLBACK_PRECISION],
+      countPrecision: FALLBACK_PRECISION,
+    },
+  ];
+});
+
+/**
+ * Most cells of one precision a task's disc may touch and be indexed by them: past it (a disc
+ * near a pole touches a ring of cells) the task is indexed by its centre, so that a write stays
+ * small.
+ */
+export const MAX_DISC_CELLS = 16;
+
+/**
+ * The cells a task of a disc class is indexed in, by precision, or null past `MAX_DISC_CELLS`
+ * at some precision (it is then indexed by its centre).
+ */
+export function discCells(
+  layer: GeoLayer,
+  { lon, lat, radiusKm }: { lon: number; lat: number; radiusKm: number },
+): string[][] | null {
+  const cells: string[][] = [];
+  for (const p of layer.precisions) {
+    const cover = coverCircle({ lon, lat, radiusKm }, {
+      maxCells: MAX_DISC_CELLS,
+      precisions: [p],
+    });
+    if (cover.cells.length > MAX_DISC_CELLS) return null;
+    cells.push(cover.cells);
+  }
+  return cells;
+}
+
+/** The cell layer and cells (by precision) a geo-placed task is indexed in. */
+export function taskCells(
+  layer: GeoLayer,
+  { lon, lat, radiusKm }: { lon: number; lat: number; radiusKm: number },
+): { layer: CellLayer; cells: string[][] } {
+  const own = CELL_LAYERS.filter((c) => c.of === layer);
+  if (layer.disc) {
+    const cells = discCells(layer, { lon, lat, radiusKm });
+    if (cells) return { layer: own.find((c) => c.disc)!, cells };
+  }
+  const centre = own.find((c) => !c.disc)!;
+  const finest = geohashEncode(lon, lat, Math.max(...centre.precisions));
+  return { layer: centre, cells: centre.precisions.map((p) => [finest.slice(0, p)]) };
+}
 
 /** Geohash length of the point entries (`explore.byPoint`): cells of about 38 x 19 m. */
 export const POINT_PRECISION = 8;
-
-/** Precision of the per-cell counters that estimate how many tasks a circle holds. */
-export const COUNT_PRECISION = 2;
 
 /**
  * Word entries are ordered by zone, then time, so that a search within a circle reads only the
@@ -85,6 +166,18 @@ export function wordZone(loc: Location): string {
  * counter) well under the 1000 mutations an atomic allows.
  */
 export const MAX_INDEXED_WORDS = 100;
+
+/**
+ * A word entry's value: the payment class, and for a geo-placed task where it is (hundredths of
+ * a degree) and its radius, so that a search within a circle rejects it before its document.
+ */
+export type WordEntry = boolean | [paid: boolean, lon100: number, lat100: number, radiusKm: number];
+
+export function wordEntry(paid: boolean, placed: Location | null): WordEntry {
+  if (!placed) return paid;
+  const [lon, lat] = placed.coordinates;
+  return [paid, Math.round(lon * 100), Math.round(lat * 100), placed.radiusKm ?? 0];
+}
 
 /** The geo layer a location is indexed in, or null when it takes no part in geo queries. */
 export function layerOf(type: Location["type"], radiusKm = 0): GeoLayer | null {
@@ -116,9 +209,11 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
   const layer = layerOf(loc.type, loc.radiusKm);
   const [lon, lat] = loc.coordinates;
   if (layer) {
-    const finest = geohashEncode(lon, lat, Math.max(...layer.precisions));
-    for (const p of layer.precisions) {
-      entries.push({ key: explore.byCell(layer.name, finest.slice(0, p), ok), value: card });
+    const placed = taskCells(layer, { lon, lat, radiusKm: loc.radiusKm ?? 0 });
+    for (const cells of placed.cells) {
+      for (const cell of cells) {
+        entries.push({ key: explore.byCell(placed.layer.name, cell, ok), value: card });
+      }
     }
     const point = geohashEncode(lon, lat, POINT_PRECISION);
     entries.push({ key: explore.byPoint(layer.name, point, ok), value: card });
@@ -131,10 +226,10 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
     entries.push({ key: explore.overflow(ok), value: facet });
   } else {
     const zone = wordZone(loc);
-    const paid = task.budget > 0;
+    const value = wordEntry(task.budget > 0, layer ? loc : null);
     const epoch = epochOf(ok);
     for (const word of indexed) {
-      entries.push({ key: explore.byWord(word, epoch, zone, ok), value: paid });
+      entries.push({ key: explore.byWord(word, epoch, zone, ok), value });
     }
   }
   return entries;
@@ -148,7 +243,17 @@ export function exploreCounterKeys(task: ExploreTask): Deno.KvKey[] {
   const layer = layerOf(loc.type, loc.radiusKm);
   if (layer) {
     const [lon, lat] = loc.coordinates;
-    keys.push(explore.count("cell", layer.name, geohashEncode(lon, lat, COUNT_PRECISION)));
+    const centre = geohashEncode(lon, lat, COUNT_PRECISION);
+    keys.push(explore.count("cell", layer.name, centre));
+    // The cell layer's own counters, at the counters' precision: by centre they would equal the
+    // class's, so only the disc-keyed layer and the one past the cap count apart.
+    if (layer.disc) {
+      const placed = taskCells(layer, { lon, lat, radiusKm: loc.radiusKm ?? 0 });
+      const at = layer.precisions.indexOf(COUNT_PRECISION);
+      for (const cell of placed.cells[at]) {
+        keys.push(explore.count("cell", placed.layer.name, cell));
+      }
+    }
   }
   if (loc.countryCode) keys.push(explore.count("country", loc.countryCode));
   keys.push(explore.count("name", normalizeName(loc.name), nameKind(loc.type)));

@@ -21,13 +21,6 @@ export const UNDRIVEN_SHARE = 0.25;
 export const DEPTH_MARGIN = 1.5;
 
 /**
- * The share of a word's candidates in the zones that reach a search circle that the circle is
- * taken to keep when sizing the first documents read: the even spread over the zones runs about
- * ten times low around a city (docs/explore.md, "Planner"); the page then measures it.
- */
-export const ZONED_CIRCLE_SHARE = 0.5;
-
-/**
  * What a driver whose candidates wait for their documents pays for that wait, in units of one
  * listed entry (ten lists' worth): its page waits for a round trip more than one whose entries
  * are the documents, and a word in a tenth of 2,000 tasks, its zones now read in a few ranges,
@@ -87,8 +80,9 @@ export function cheapestPlan(
   const finalShare = (of: Driver) =>
     drivers.reduce((p, d) => {
       if (d === of || (of.bare ? isBase(d) : !d.bare)) return p;
-      const s = share(d, of);
-      return p * (of.zoned && d.name === "geo" ? kept ?? Math.max(s, ZONED_CIRCLE_SHARE) : s);
+      // A word entry in the circle's zones carries its position: the circle is checked on it.
+      if (of.zoned && d.name === "geo") return p;
+      return p * share(d, of);
     }, undriven);
   // A scan's length to fill a page is about proportional to its driver's size, but not its cost
   // per candidate: with a search, a geo, country or name scan reads a document for every
@@ -102,11 +96,15 @@ export function cheapestPlan(
     const margin = pass < 1 ? DEPTH_MARGIN : 1;
     return Math.min(1, margin * (query.limit + 1) / Math.max(1, d.estimate * pass));
   };
+  // A word entry in the circle's zones that its position puts out of the circle costs no document.
+  const geo = drivers.find((d) => d.name === "geo");
+  const docShare = (d: Driver) => d.zoned && geo ? share(geo, d) : 1;
   const cost = (d: Driver) => {
     const docs = (filters.search.length > 0 && d.wordsFromDocs) || d.bare === true;
     const size = docs ? (d.upper ?? d.estimate) : d.estimate;
     const read = Math.min(size, (query.limit + 1) / Math.max(1e-9, passOthers(d)));
-    return read * (docs ? 1 + DOC_COST : 1) + (d.lists ?? 0) * (LIST_COST + FIRST_BATCH) +
+    return read * (docs ? 1 + DOC_COST * docShare(d) : 1) +
+      (d.lists ?? 0) * (LIST_COST + FIRST_BATCH) +
       (docs ? DOCS_TRIP_COST : 0) + (d.wholeRead?.(depthOf(d)) ?? 0);
   };
   // Ties go to the narrower index: the base one comes first and is only kept when strictly smaller.

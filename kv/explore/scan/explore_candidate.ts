@@ -7,6 +7,7 @@ import { type Facet, type FacetFields, readFacet } from "../index/explore_facet.
 import { type PackedCard, type PackedDoc, packedUserId } from "../index/explore_card.ts";
 import { packedFacet } from "../index/explore_packed_facet.ts";
 import { PACKED_ITEM_LENGTH } from "../../tasks/packed_item.ts";
+import type { WordEntry } from "../index/explore_index.ts";
 
 /**
  * One candidate: its order key, its payment class (which names its document's key), its facet
@@ -20,6 +21,8 @@ export class Candidate {
   terms: string[] | undefined;
   /** True once its card is the one of a document read after its entry (see `load`). */
   reloaded = false;
+  /** Where a word entry says its task is: lon, lat (to a hundredth of a degree), radius. */
+  position: [lon: number, lat: number, radiusKm: number] | undefined;
   #packed: PackedCard | PackedDoc | undefined;
 
   constructor(
@@ -59,14 +62,20 @@ export class Candidate {
 }
 
 /**
- * Value of an index entry: a word's paid flag, a facet (overflow), a packed card (geo, point,
- * country, name) or a packed document (all).
+ * Value of an index entry: a word's paid flag (and position), a facet (overflow), a packed card
+ * (geo, point, country, name) or a packed document (all).
  */
-export type EntryValue = boolean | Facet | PackedCard | PackedDoc;
+export type EntryValue = WordEntry | Facet | PackedCard | PackedDoc;
 
 /** A candidate from an index entry's value. */
 export function candidateOf(key: string, value: EntryValue): Candidate {
   if (typeof value === "boolean") return new Candidate(key, value ? "Paid" : "Pro-bono");
+  if (typeof value[0] === "boolean") {
+    const [paid, lon, lat, radiusKm] = value as Exclude<WordEntry, boolean>;
+    const candidate = new Candidate(key, paid ? "Paid" : "Pro-bono");
+    candidate.position = [lon / 100, lat / 100, radiusKm];
+    return candidate;
+  }
   // A facet starts with its longitude, a packed card with the task's id.
   if (typeof value[0] === "number") {
     const facet = readFacet(value as Facet);

@@ -10,6 +10,7 @@ import {
   roundKm,
 } from "../../../domain/explore.ts";
 import { matchesTerms } from "../../../domain/tasks/task.ts";
+import { haversineKm } from "../../../domain/geo/geo.ts";
 import { type FacetFields } from "../index/explore_facet.ts";
 import { type PackedDoc, packedSpotsLeft, unpackExploreItem } from "../index/explore_card.ts";
 import { PageAssembly, type PageItems } from "./explore_page.ts";
@@ -27,6 +28,8 @@ const PRIOR_WEIGHT = 4;
 const MIN_LEARNED = 16;
 /** The least share remembered: a first list sized by a smaller one would be most of a class. */
 const MIN_SHARE = 0.01;
+/** More than a word entry's rounded position can be off (km). */
+const POSITION_SLACK_KM = 1;
 /** Most documents one chunk reads (in parallel getMany calls) before its matches are counted. */
 const MAX_CHUNK_DOCS = 128;
 
@@ -68,6 +71,8 @@ class PassRate {
   passed = 0;
   checked = 0;
   matched = 0;
+  /** Word entries the circle rejected on their position. */
+  placed = 0;
 
   constructor(private readonly prior: number) {}
 
@@ -134,9 +139,9 @@ interface Chunk {
 async function takeChunk(
   stream: UnionStream,
   wanted: number,
-  scan: { filters: ExploreFilters; rate: PassRate; budget: Budget },
+  scan: { filters: ExploreFilters; rate: PassRate; budget: Budget; work: Work },
 ): Promise<Chunk> {
-  const { filters, rate, budget } = scan;
+  const { filters, rate, budget, work } = scan;
   const taken: Taken[] = [];
   let expected = 0;
   let docs = 0;
@@ -151,9 +156,14 @@ async function takeChunk(
     if (!candidate) return { taken, exhausted: true };
     // A word entry carries the payment class only: its card, once read, is checked in full.
     const d = candidate.facet ? facetMatch(candidate.facet, filters) : undefined;
-    const pass = candidate.facet
+    let pass = candidate.facet
       ? d !== null
       : filters.payment === undefined || candidate.payment === filters.payment;
+    if (pass && !withinReach(candidate, filters)) {
+      pass = false;
+      rate.placed++;
+      work.placed++;
+    }
     if (!pass) {
       taken.push({ candidate, pass });
       continue;
@@ -173,6 +183,18 @@ async function takeChunk(
   return { taken, exhausted: false };
 }
 
+/**
+ * A word entry's position (hundredths of a degree: at most ~0.8 km off) against the search circle,
+ * with a margin over that rounding: false only where the task cannot match.
+ */
+function withinReach(candidate: Candidate, filters: ExploreFilters): boolean {
+  const position = candidate.position;
+  if (!position || !filters.geo) return true;
+  const [lon, lat, radiusKm] = position;
+  return haversineKm(filters.geo, { lon, lat }) <=
+    filters.geo.radiusKm + radiusKm + POSITION_SLACK_KM;
+}
+
 /** True when the final check needs the candidate's document: its card, or its search words. */
 function needsDoc(candidate: Candidate, filters: ExploreFilters): boolean {
   return !candidate.packed || (filters.search.length > 0 && !candidate.terms);
@@ -186,7 +208,7 @@ export async function scanPage(
 ): Promise<PageItems> {
   const { filters } = query;
   const rate = new PassRate(query.finalShare);
-  const scan = { filters, rate, budget: new Budget(query.work, query.budget) };
+  const scan = { filters, rate, budget: new Budget(query.work, query.budget), work: query.work };
   const page = new PageAssembly(query.limit, query.after);
   while (true) {
     // A sure page takes the page's matches alone; the one beyond is proved without its document.
@@ -217,7 +239,9 @@ export async function scanPage(
       : null;
     if (end) {
       if (query.learnShare && rate.checked >= MIN_LEARNED) {
-        query.learnShare(Math.max(MIN_SHARE, rate.matched / rate.checked));
+        // What the circle rejected on positions counts as checked: the share stays the one of the
+        // candidates that passed their entries' payment check.
+        query.learnShare(Math.max(MIN_SHARE, rate.matched / (rate.checked + rate.placed)));
       }
       return end;
     }

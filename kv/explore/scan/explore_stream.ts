@@ -12,6 +12,8 @@ export class Work {
   lists = 0;
   entries = 0;
   docs = 0;
+  /** Word entries rejected on the position they carry, without their documents. */
+  placed = 0;
 }
 
 // Relative costs of the local backend's operations, in units of one listed entry, so that a

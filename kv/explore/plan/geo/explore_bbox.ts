@@ -6,7 +6,13 @@
 import { bboxParts, type BoundingBox } from "../../../../domain/geo/bbox.ts";
 import { cellAreaKm2, geohashBounds, geohashEncode } from "../../../../domain/geo/geohash.ts";
 import { EARTH_RADIUS_KM, type GeoBox } from "../../../../domain/geo/geo.ts";
-import { COUNT_PRECISION, GEO_LAYERS, type GeoLayer } from "../../index/explore_index.ts";
+import {
+  CELL_LAYERS,
+  type CellLayer,
+  COUNT_PRECISION,
+  FALLBACK_PRECISION,
+  GEO_LAYERS,
+} from "../../index/explore_index.ts";
 import type { CounterReader, Driver, PlanQuery } from "../explore_driver.ts";
 import { countId, Density } from "../../nearest/explore_plan_distance.ts";
 import { probeCounts } from "../../nearest/explore_probes.ts";
@@ -132,6 +138,15 @@ export async function bboxDriver(
   }
   if (coarse.size > MAX_BOX_CELLS) return null;
   const parents = [...coarse];
+  // The layers past the disc cap count at a coarser precision.
+  const coarsest = new Set<string>();
+  for (const part of parts) {
+    for (const cell of cellsInBox(part, FALLBACK_PRECISION, MAX_BOX_CELLS) ?? []) {
+      coarsest.add(cell);
+    }
+  }
+  const parentsOf = (layer: CellLayer) =>
+    layer.countPrecision === COUNT_PRECISION ? parents : [...coarsest];
   const boxKm2 = parts.reduce((sum, p) => sum + areaKm2(p), 0);
   const probed = parts.length === 1 && after === null && boxKm2 <= PROBED_AREA_KM2;
   const centre = probed && !query.dry
@@ -145,7 +160,9 @@ export async function bboxDriver(
     : null;
   const [n, probes] = await Promise.all([
     counts(
-      GEO_LAYERS.flatMap((layer) => parents.map((cell) => explore.count("cell", layer.name, cell))),
+      CELL_LAYERS.flatMap((layer) =>
+        parentsOf(layer).map((cell) => explore.count("cell", layer.name, cell))
+      ),
     ),
     probing,
   ]);
@@ -156,10 +173,14 @@ export async function bboxDriver(
       work.entries += p.entries.length;
       work.units += LIST_COST + p.entries.length * ENTRY_COST;
     }
+    // Density counts a class by its centre; a disc layer's counts stand for it, a little high.
     const byCell = new Map<string, number>();
     let i = 0;
-    for (const layer of GEO_LAYERS) {
-      for (const cell of parents) byCell.set(countId(layer, cell), n[i++]);
+    for (const layer of CELL_LAYERS) {
+      for (const cell of parentsOf(layer)) {
+        const id = countId(layer.of, cell);
+        byCell.set(id, (byCell.get(id) ?? 0) + n[i++]);
+      }
     }
     density = new Density(centre, probes.counts, byCell);
   }
@@ -167,9 +188,11 @@ export async function bboxDriver(
   let estimate = 0;
   let upper = 0;
   let at = 0;
-  const cells: { layer: GeoLayer; parent: string; count: number; covers: string[][] }[] = [];
-  for (const layer of GEO_LAYERS) {
-    for (const parent of parents) {
+  const cells: { layer: CellLayer; parent: string; count: number; covers: string[][] }[] = [];
+  // A disc layer's cells hold every task whose disc reaches them, so those whose centre is in
+  // the box too: the facet check keeps those.
+  for (const layer of CELL_LAYERS) {
+    for (const parent of parentsOf(layer)) {
       const count = n[at++];
       if (count === 0) continue;
       upper += count;
@@ -179,7 +202,7 @@ export async function bboxDriver(
       estimate += count * share;
       const covers: string[][] = [];
       if (count > SPLIT_ABOVE) {
-        for (const precision of layer.precisions.filter((p) => p > COUNT_PRECISION)) {
+        for (const precision of layer.precisions.filter((p) => p > layer.countPrecision)) {
           const finer = inside.flatMap((b) => cellsInBox(b, precision, MAX_FINE_CELLS) ?? [""]);
           if (finer.includes("") || finer.length > MAX_FINE_CELLS) break;
           // A part's edge on the counter cell's own edge meets the next cell's finer cells too:
@@ -202,7 +225,7 @@ export async function bboxDriver(
     const size = count / chosen.length;
     for (const cell of chosen) {
       // Tasks the cell holds at the centre's density, at most its counter cell's.
-      const local = density ? Math.min(count, density.perKm2(layer) * cellAreaKm2(cell)) : -1;
+      const local = density ? Math.min(count, density.perKm2(layer.of) * cellAreaKm2(cell)) : -1;
       plans.push({ layer: layer.name, cell, size, local });
     }
   }

@@ -6,7 +6,7 @@ import { cellAreaKm2 } from "../../../../domain/geo/geohash.ts";
 import { coverCircle } from "../../../../domain/geo/geohash_cover.ts";
 import { capAreaKm2 } from "../../../../domain/geo/geo.ts";
 import type { GeoFilter } from "../../../../domain/explore.ts";
-import { COUNT_PRECISION, GEO_LAYERS, type GeoLayer } from "../../index/explore_index.ts";
+import { CELL_LAYERS, type CellLayer } from "../../index/explore_index.ts";
 import type { CounterReader, Driver, PlanQuery } from "../explore_driver.ts";
 import {
   ENTRY_COST,
@@ -58,7 +58,7 @@ function smallBatch(expected: number): number {
  * expectation plus three standard deviations and 2.
  */
 function firstBatch(
-  layer: GeoLayer,
+  { of: layer }: CellLayer,
   { size, share, depth, near }: { size: number; share: number; depth?: number; near?: number },
 ): number {
   const local = near === undefined ? 0 : Math.ceil(DENSITY_SAFETY * near) + 1;
@@ -92,15 +92,15 @@ function streamCost(size: number, share: number): number {
  */
 function cheapestCells(
   { cell: parent, count }: { cell: string; count: number },
-  finer: string[][],
-  share: number,
+  { layer, finer, share }: { layer: CellLayer; finer: string[][]; share: number },
 ): CellPlan[] {
   let best: CellPlan[] = [{ cell: parent, size: count }];
   let bestCost = streamCost(count, share);
   for (const cells of finer) {
     const inside = cells.filter((c) => c.startsWith(parent));
     if (inside.length === 0) continue;
-    const size = count / 32 ** (inside[0].length - parent.length);
+    const size = count / 32 ** (inside[0].length - parent.length) *
+      spill(layer, inside[0]) / spill(layer, parent);
     const cost = inside.length * streamCost(size, share);
     if (cost < bestCost) {
       best = inside.map((cell) => ({ cell, size }));
@@ -123,15 +123,14 @@ export async function geoDriver(
   query: PlanQuery & { geo: GeoFilter },
 ): Promise<Driver> {
   const { geo, after, limit, work } = query;
-  const layers = GEO_LAYERS.map((layer) => {
-    const extraKm = layer.maxRadiusKm;
-    const coarse =
-      coverCircle(geo, { maxCells: 1024, precisions: [COUNT_PRECISION], extraKm }).cells;
+  const layers = CELL_LAYERS.map((layer) => {
+    const { extraKm, countPrecision: counted } = layer;
+    const coarse = coverCircle(geo, { maxCells: 1024, precisions: [counted], extraKm }).cells;
     // Finer covers within MAX_FINE_CELLS; coverCircle falls back to the counters' precision
     // (without enumerating the finer grid) when one would take more.
-    const finer = layer.precisions.filter((p) => p > COUNT_PRECISION).map((p) =>
-      coverCircle(geo, { maxCells: MAX_FINE_CELLS, precisions: [p, COUNT_PRECISION], extraKm })
-    ).filter((c) => c.precision > COUNT_PRECISION).map((c) => c.cells);
+    const finer = layer.precisions.filter((p) => p > counted).map((p) =>
+      coverCircle(geo, { maxCells: MAX_FINE_CELLS, precisions: [p, counted], extraKm })
+    ).filter((c) => c.precision > counted).map((c) => c.cells);
     return { layer, coarse, finer };
   });
   const counterKeys: Deno.KvKey[] = [];
@@ -159,12 +158,10 @@ export async function geoDriver(
     let area = 0;
     for (const p of parents) {
       inCells += p.count;
-      area += cellAreaKm2(p.cell);
+      area += cellAreaKm2(p.cell) * spill(layer, p.cell);
     }
     upper += inCells;
-    if (inCells > 0) {
-      estimate += inCells * Math.min(1, capAreaKm2(geo.radiusKm + layer.maxRadiusKm) / area);
-    }
+    if (inCells > 0) estimate += inCells * Math.min(1, reachAreaKm2(geo, layer) / area);
     return { layer, parents, finer };
   });
   // The page ends at the frontier where limit + 1 matches are found; with matches spread evenly
@@ -183,7 +180,7 @@ export async function geoDriver(
   const plans: { prefix: Deno.KvKey; batch: number; expected: number }[] = [];
   for (const { layer, parents, finer } of sized) {
     for (const parent of parents) {
-      for (const { cell, size } of cheapestCells(parent, finer, planShare)) {
+      for (const { cell, size } of cheapestCells(parent, { layer, finer, share: planShare })) {
         const near = deep ? deep(layer, cell, parent.count) : undefined;
         const batch = Math.min(MAX_FIRST_BATCH, firstBatch(layer, { size, share, depth, near }));
         const prefix = explore.byCellPrefix(layer.name, cell);
@@ -221,29 +218,52 @@ export async function geoDriver(
 function localDepth(
   geo: GeoFilter,
   { layers, counts, probes, limit }: {
-    layers: { layer: GeoLayer; coarse: string[] }[];
+    layers: { layer: CellLayer; coarse: string[] }[];
     counts: number[];
     probes: ProbeCount[];
     limit: number;
   },
-): (layer: GeoLayer, cell: string, parentCount: number) => number {
+): (layer: CellLayer, cell: string, parentCount: number) => number {
+  // Density counts a class by its centre; a disc layer's counts stand for it, a little high.
   const byCell = new Map<string, number>();
   let at = 0;
   for (const { layer, coarse } of layers) {
-    for (const cell of coarse) byCell.set(countId(layer, cell), counts[at++]);
+    for (const cell of coarse) {
+      const id = countId(layer.of, cell);
+      byCell.set(id, (byCell.get(id) ?? 0) + counts[at++]);
+    }
   }
   const density = new Density(geo, probes, byCell);
   // A radius-type task matches from as far as the circle plus its own radius (taken at half its
   // class's largest), but no layer holds more than its counter cells' tasks.
   const matches = layers.reduce((sum, { layer, coarse }, l) => {
-    const reach = capAreaKm2(geo.radiusKm + layer.maxRadiusKm / 2);
+    const reach = capAreaKm2(geo.radiusKm + layer.of.maxRadiusKm / 2);
     const before = layers.slice(0, l).reduce((n, x) => n + x.coarse.length, 0);
     const inCells = counts.slice(before, before + coarse.length).reduce((a, b) => a + b, 0);
-    return sum + Math.min(inCells, density.perKm2(layer) * reach);
+    return sum + Math.min(inCells, density.perKm2(layer.of) * reach);
   }, 0);
   const share = Math.min(1, (limit + 1) / Math.max(1, matches));
   return (layer, cell, parentCount) => {
-    const held = Math.min(parentCount, density.perKm2(layer) * cellAreaKm2(cell));
-    return share * held;
+    const area = cellAreaKm2(cell) * spill(layer, cell);
+    return share * Math.min(parentCount, density.perKm2(layer.of) * area);
   };
+}
+
+/**
+ * How many times its tasks' centres a disc layer's cell holds: the tasks whose disc (taken at
+ * half the class's largest radius) reaches into it, from around it too; 1 for a centre layer.
+ */
+function spill(layer: CellLayer, cell: string): number {
+  if (!layer.disc) return 1;
+  const side = Math.sqrt(cellAreaKm2(cell));
+  return ((side + layer.of.maxRadiusKm) / side) ** 2;
+}
+
+/**
+ * The area whose tasks a layer's cells give the circle: the circle widened by the layer's
+ * `extraKm` for a centre layer, by half the class's largest radius for a disc layer (whose
+ * cells' area is widened alike, `spill`).
+ */
+function reachAreaKm2(geo: GeoFilter, layer: CellLayer): number {
+  return capAreaKm2(geo.radiusKm + (layer.disc ? layer.of.maxRadiusKm / 2 : layer.extraKm));
 }
