@@ -18,8 +18,22 @@ export function decodeBase64(text: string): Uint8Array {
 
 /** Encodes bytes as unpadded base64url, for cursors and tokens in URLs. */
 export function encodeBase64Url(bytes: Uint8Array): string {
-  return encodeBase64(bytes).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return urlAlphabet(encodeBase64(bytes));
 }
+
+const NOT_ASCII = /[\u0080-\uffff]/;
+
+/**
+ * `encodeBase64Url` of a text's UTF-8 bytes. An ASCII text is its own bytes, one character each,
+ * which `btoa` takes as they are: no encoder and no byte-by-byte string.
+ */
+export function encodeTextBase64Url(text: string): string {
+  if (NOT_ASCII.test(text)) return encodeBase64Url(new TextEncoder().encode(text));
+  return urlAlphabet(btoa(text));
+}
+
+const urlAlphabet = (base64: string) =>
+  base64.replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 
 /** Decodes unpadded base64url; an invalid input yields an empty array. */
 export function decodeBase64Url(text: string): Uint8Array {

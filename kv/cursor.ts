@@ -2,7 +2,7 @@
  * Opaque cursors for newest-first listings: a position in an index plus a fingerprint of the
  * query that made it, so a cursor replayed with other filters is refused as INVALID_CURSOR.
  */
-import { decodeBase64Url, encodeBase64Url } from "../domain/base64.ts";
+import { decodeBase64Url, encodeBase64Url, encodeTextBase64Url } from "../domain/base64.ts";
 import { AppError } from "../domain/errors.ts";
 
 /** What a cursor is bound to: the listing's name, its owner and its filters (limit excluded). */
@@ -36,8 +36,7 @@ async function fingerprint(scope: CursorScope): Promise<string> {
 
 /** Encodes a position (e.g. the last item's ordering key) for the query described by `scope`. */
 export async function encodeCursor(position: string, scope: CursorScope): Promise<string> {
-  const json = JSON.stringify({ p: position, f: await fingerprint(scope) });
-  return encodeBase64Url(new TextEncoder().encode(json));
+  return encodeTextBase64Url(JSON.stringify({ p: position, f: await fingerprint(scope) }));
 }
 
 /**

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { encodeBase64Url, encodeTextBase64Url } from "../domain/base64.ts";
 import { AppError } from "../domain/errors.ts";
 import { decodeCursor, encodeCursor, isUlid, readNewestFirst } from "../kv/cursor.ts";
 import { openTestKv } from "./helpers.ts";
@@ -54,4 +55,19 @@ Deno.test("readNewestFirst pages an index newest first without repeats", async (
     before = page.next;
   }
   assert.deepEqual(seen, ["E", "D", "C", "B", "A"]);
+});
+
+Deno.test("a text's base64url is that of its UTF-8 bytes, ASCII or not", () => {
+  const texts = [
+    "",
+    "a",
+    "ab",
+    "abc",
+    '{"p":"01J0000000000000000000000A","f":"x-_"}',
+    "\x7f~?>",
+    "é€😀",
+  ];
+  for (const text of [...texts, ...texts.map((t) => t.repeat(37))]) {
+    assert.equal(encodeTextBase64Url(text), encodeBase64Url(new TextEncoder().encode(text)), text);
+  }
 });
