@@ -176,7 +176,7 @@ export function summary(reports: SizeReport[]): string {
   rows.push(["load time s", ...reports.map((r) => r.manifest.seconds.toFixed(0))]);
   rows.push(["KV file MiB", ...reports.map((r) => mb(r.fileBytes))]);
   rows.push(["peak RSS, query process MiB", ...reports.map((r) => mb(r.query.peakBytes))]);
-  return `\n### Index queries across sizes (in-process exploreTasks, first page of 20)\n\n${
+  return `\n### Index queries across sizes (in-process exploreTasks, first page of 20, each kind timed after 30 untimed queries of its kind at other points)\n\n${
     table(head, rows)
   }`;
 }
