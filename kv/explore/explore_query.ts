@@ -5,7 +5,7 @@
 import type { ExploreFilters } from "../../domain/explore.ts";
 import type { ExplorePage } from "./scan/explore_page.ts";
 import { planScan } from "./plan/explore_plan.ts";
-import { entriesSure } from "./plan/explore_driver.ts";
+import { entriesSure, entriesSureWithin } from "./plan/explore_driver.ts";
 import { scanPage } from "./scan/explore_scan.ts";
 import { Work } from "./scan/explore_stream.ts";
 import { UnionStream } from "./scan/explore_union.ts";
@@ -54,7 +54,7 @@ export async function exploreTasks(kv: Deno.Kv, query: ExploreQuery): Promise<Ex
     limit,
     budget,
     hidden,
-    sure: driver.bare === true && entriesSure(filters),
+    sure: driver.bare === true && (entriesSure(filters) || entriesSureWithin(filters)),
     finalShare: driver.finalShare ?? 1,
     learnShare: driver.learnShare,
     work,

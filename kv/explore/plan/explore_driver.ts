@@ -92,3 +92,11 @@ export function entriesSure(filters: ExploreFilters): boolean {
     filters.bbox === undefined && filters.countryCode === undefined &&
     filters.cityName === undefined && filters.regionName === undefined && !filters.hasSpots;
 }
+
+/**
+ * `entriesSure` within a circle: a word entry passing its own check is a match when, besides, the
+ * position it carries puts the task surely inside the circle (`surelyWithin` in the scan).
+ */
+export function entriesSureWithin(filters: ExploreFilters): boolean {
+  return filters.geo !== undefined && entriesSure({ ...filters, geo: undefined });
+}

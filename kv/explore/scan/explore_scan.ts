@@ -6,6 +6,7 @@ import {
   bboxMatch,
   type ExploreFilters,
   type ExploreItem,
+  type GeoFilter,
   geoMatch,
   roundKm,
 } from "../../../domain/explore.ts";
@@ -50,8 +51,9 @@ export interface ScanQuery {
   finalShare: number;
   /**
    * True when every candidate the driver's entries pass is a match unless its author is hidden
-   * (a word entry of the query's only word, with no filter but payment): a full page then needs
-   * no document, nor any read, for the match that proves another page follows (`holdsMore`).
+   * (a word entry of the query's only word, with no filter but payment, and a circle if its
+   * position is surely inside it): a full page then needs no document, nor any read, for the
+   * match that proves another page follows (`holdsMore`).
    */
   sure?: boolean;
   /** Told the final check's measured share when the page ends, if it checked enough to say. */
@@ -195,6 +197,18 @@ function withinReach(candidate: Candidate, filters: ExploreFilters): boolean {
     filters.geo.radiusKm + radiusKm + POSITION_SLACK_KM;
 }
 
+/**
+ * True when a word entry's position puts its task inside the circle whatever its rounding: the
+ * circle's test (`geoMatch`) passes by more than the rounding's margin. A city's entry carries
+ * radius 0, as its location has none.
+ */
+function surelyWithin(candidate: Candidate, geo: GeoFilter): boolean {
+  const position = candidate.position;
+  if (!position) return false;
+  const [lon, lat, radiusKm] = position;
+  return haversineKm(geo, { lon, lat }) + POSITION_SLACK_KM <= geo.radiusKm + radiusKm;
+}
+
 /** True when the final check needs the candidate's document: its card, or its search words. */
 function needsDoc(candidate: Candidate, filters: ExploreFilters): boolean {
   return !candidate.packed || (filters.search.length > 0 && !candidate.terms);
@@ -210,6 +224,8 @@ export async function scanPage(
   const rate = new PassRate(query.finalShare);
   const scan = { filters, rate, budget: new Budget(query.work, query.budget), work: query.work };
   const page = new PageAssembly(query.limit, query.after);
+  const { geo } = filters;
+  const within = geo ? (c: Candidate) => surelyWithin(c, geo) : undefined;
   while (true) {
     // A sure page takes the page's matches alone; the one beyond is proved without its document.
     const wanted = query.sure && page.wanted > 1 ? page.wanted - 1 : page.wanted;
@@ -229,7 +245,7 @@ export async function scanPage(
       page.offer(candidate.key, matched ? item : null);
     }
     const proved = query.sure && !page.full && page.wanted === 1 && !chunk.exhausted &&
-      hidden.size === 0 && stream.holdsMore(filters.payment);
+      hidden.size === 0 && stream.holdsMore(filters.payment, within);
     const end = page.full || proved
       ? page.complete()
       : chunk.exhausted

@@ -136,6 +136,12 @@ export class PrefixStream {
     return this.#at < this.#buffer.length ? this.#buffer[this.#at] : null;
   }
 
+  /** True when an entry read but not yet taken passes `test`. */
+  buffers(test: (c: Candidate) => boolean): boolean {
+    for (let i = this.#at; i < this.#buffer.length; i++) if (test(this.#buffer[i])) return true;
+    return false;
+  }
+
   /** Read but not yet taken. */
   get buffered(): number {
     return this.#buffer.length - this.#at;

@@ -56,9 +56,16 @@ export class UnionStream {
   /**
    * True when, without a read, the streams are known to hold another word entry of the payment
    * class (any class when undefined): a buffered one, or an unread lazy stream whose exact
-   * counters say it holds entries.
+   * counters say it holds entries. With `within`, only a buffered entry that passes it (its
+   * position surely in the search circle) counts.
    */
-  holdsMore(payment: Payment | undefined): boolean {
+  holdsMore(payment: Payment | undefined, within?: (c: Candidate) => boolean): boolean {
+    if (within) {
+      return this.streams.some((s) =>
+        !s.lazy &&
+        s.buffers((c) => !c.facet && (payment === undefined || c.payment === payment) && within(c))
+      );
+    }
     for (const s of this.streams) {
       if (s.lazy) {
         if (payment === undefined && (s.holds ?? 0) > 0) return true;
