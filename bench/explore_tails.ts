@@ -153,9 +153,9 @@ async function main() {
   const body = [
     `${
       n.toLocaleString("en")
-    } tasks, ${count} queries a kind in bench:explore's order and warm-up, ` +
+    } tasks, ${count} queries a kind in bench:explore's order, each kind after 10 repeats of its first query, ` +
     `${passes} passes in one process, the handle reopened each pass (the plan memory empty at ` +
-    `its start). The first pass is the one bench:explore times. Load average after the run: ` +
+    `its start). The first pass is the one bench:explore timed before it warmed each kind on other points. Load average after the run: ` +
     `${loadAverage()}.`,
     "",
     table,
