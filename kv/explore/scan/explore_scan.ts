@@ -186,27 +186,29 @@ async function takeChunk(
 }
 
 /**
- * A word entry's position (hundredths of a degree: at most ~0.8 km off) against the search circle,
- * with a margin over that rounding: false only where the task cannot match.
+ * How far inside the search circle's reach a word entry's position puts its task (km; negative
+ * outside), or null for an entry without one. The position is rounded to hundredths of a degree
+ * (at most ~0.8 km off), so the entry is rejected only below -`POSITION_SLACK_KM` and taken as
+ * surely inside (`geoMatch` passes whatever the rounding) only above +`POSITION_SLACK_KM`. A
+ * city's entry carries radius 0, as its location has none.
  */
-function withinReach(candidate: Candidate, filters: ExploreFilters): boolean {
+function reachMarginKm(candidate: Candidate, geo: GeoFilter): number | null {
   const position = candidate.position;
-  if (!position || !filters.geo) return true;
+  if (!position) return null;
   const [lon, lat, radiusKm] = position;
-  return haversineKm(filters.geo, { lon, lat }) <=
-    filters.geo.radiusKm + radiusKm + POSITION_SLACK_KM;
+  return geo.radiusKm + radiusKm - haversineKm(geo, { lon, lat });
 }
 
-/**
- * True when a word entry's position puts its task inside the circle whatever its rounding: the
- * circle's test (`geoMatch`) passes by more than the rounding's margin. A city's entry carries
- * radius 0, as its location has none.
- */
+/** False only where the entry's position puts its task out of the circle's reach. */
+function withinReach(candidate: Candidate, { geo }: ExploreFilters): boolean {
+  const margin = geo ? reachMarginKm(candidate, geo) : null;
+  return margin === null || margin >= -POSITION_SLACK_KM;
+}
+
+/** True where the entry's position puts its task inside the circle whatever the rounding. */
 function surelyWithin(candidate: Candidate, geo: GeoFilter): boolean {
-  const position = candidate.position;
-  if (!position) return false;
-  const [lon, lat, radiusKm] = position;
-  return haversineKm(geo, { lon, lat }) + POSITION_SLACK_KM <= geo.radiusKm + radiusKm;
+  const margin = reachMarginKm(candidate, geo);
+  return margin !== null && margin >= POSITION_SLACK_KM;
 }
 
 /** True when the final check needs the candidate's document: its card, or its search words. */
