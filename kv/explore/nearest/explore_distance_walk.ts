@@ -13,7 +13,7 @@ import {
 import { GEO_LAYERS, type GeoLayer, POINT_PRECISION } from "../index/explore_index.ts";
 import { type PackedCard, packedSpotsLeft, packedUserId } from "../index/explore_card.ts";
 import { packedFacet } from "../index/explore_packed_facet.ts";
-import { facetMatch } from "../scan/explore_scan.ts";
+import { facetMatch } from "../scan/explore_checks.ts";
 import { explore } from "../../keyspace.ts";
 import { type CellNode, Queue } from "./explore_distance_queue.ts";
 import { type DistanceWork, type Found, withWords } from "./explore_distance_reads.ts";

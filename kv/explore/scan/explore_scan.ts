@@ -2,23 +2,14 @@
  * Explore's scan: candidates taken from the driver's merged streams newest first, checked on their
  * facets, their documents read where the page needs them, until the page fills or the budget ends.
  */
-import {
-  bboxMatch,
-  type ExploreFilters,
-  type ExploreItem,
-  type GeoFilter,
-  geoMatch,
-  roundKm,
-} from "../../../domain/explore.ts";
-import { matchesTerms } from "../../../domain/tasks/task.ts";
-import { haversineKm } from "../../../domain/geo/geo.ts";
-import { type FacetFields } from "../index/explore_facet.ts";
-import { type PackedDoc, packedSpotsLeft, unpackExploreItem } from "../index/explore_card.ts";
+import { type ExploreFilters, type ExploreItem } from "../../../domain/explore.ts";
+import { type PackedDoc } from "../index/explore_card.ts";
 import { PageAssembly, type PageItems } from "./explore_page.ts";
 import { GETMANY_MAX } from "../../store/limits.ts";
 import { DOC_COST, type Work } from "./explore_stream.ts";
 import { type Candidate } from "./explore_candidate.ts";
 import { type UnionStream } from "./explore_union.ts";
+import { facetMatch, finalMatch, needsDoc, surelyWithin, withinReach } from "./explore_checks.ts";
 import { explore } from "../../keyspace.ts";
 
 /** Refills read this many times the entries the pass rate so far says the page still needs. */
@@ -29,8 +20,6 @@ const PRIOR_WEIGHT = 4;
 const MIN_LEARNED = 16;
 /** The least share remembered: a first list sized by a smaller one would be most of a class. */
 const MIN_SHARE = 0.01;
-/** More than a word entry's rounded position can be off (km). */
-const POSITION_SLACK_KM = 1;
 /** Most documents one chunk reads (in parallel getMany calls) before its matches are counted. */
 const MAX_CHUNK_DOCS = 128;
 
@@ -185,37 +174,6 @@ async function takeChunk(
   return { taken, exhausted: false };
 }
 
-/**
- * How far inside the search circle's reach a word entry's position puts its task (km; negative
- * outside), or null for an entry without one. The position is rounded to hundredths of a degree
- * (at most ~0.8 km off), so the entry is rejected only below -`POSITION_SLACK_KM` and taken as
- * surely inside (`geoMatch` passes whatever the rounding) only above +`POSITION_SLACK_KM`. A
- * city's entry carries radius 0, as its location has none.
- */
-function reachMarginKm(candidate: Candidate, geo: GeoFilter): number | null {
-  const position = candidate.position;
-  if (!position) return null;
-  const [lon, lat, radiusKm] = position;
-  return geo.radiusKm + radiusKm - haversineKm(geo, { lon, lat });
-}
-
-/** False only where the entry's position puts its task out of the circle's reach. */
-function withinReach(candidate: Candidate, { geo }: ExploreFilters): boolean {
-  const margin = geo ? reachMarginKm(candidate, geo) : null;
-  return margin === null || margin >= -POSITION_SLACK_KM;
-}
-
-/** True where the entry's position puts its task inside the circle whatever the rounding. */
-function surelyWithin(candidate: Candidate, geo: GeoFilter): boolean {
-  const margin = reachMarginKm(candidate, geo);
-  return margin !== null && margin >= POSITION_SLACK_KM;
-}
-
-/** True when the final check needs the candidate's document: its card, or its search words. */
-function needsDoc(candidate: Candidate, filters: ExploreFilters): boolean {
-  return !candidate.packed || (filters.search.length > 0 && !candidate.terms);
-}
-
 /** Scans for one page: newest first, below `after`, at most `budget` of storage work. */
 export async function scanPage(
   kv: Deno.Kv,
@@ -285,42 +243,4 @@ async function loadDocs(kv: Deno.Kv, candidates: Candidate[], query: ScanQuery):
   }));
   work.docs += missing.length;
   work.units += missing.length * DOC_COST;
-}
-
-/** Every filter but search, on a facet: the distance on a geo query, 0 otherwise, or null. */
-export function facetMatch(f: FacetFields, filters: ExploreFilters): number | null {
-  if (filters.payment !== undefined && f.payment !== filters.payment) return null;
-  if (filters.countryCode !== undefined && f.countryCode !== filters.countryCode) return null;
-  if (filters.regionName !== undefined && f.name !== filters.regionName) return null;
-  if (filters.cityName !== undefined && (f.type !== "city" || f.name !== filters.cityName)) {
-    return null;
-  }
-  if (filters.bbox && !bboxMatch(filters.bbox, f.type, f.lon, f.lat)) return null;
-  if (!filters.geo) return 0;
-  return geoMatch(filters.geo, f);
-}
-
-/**
- * The final check, on the card as read (the document's, when it was read after the entry):
- * every filter, search included. `entryCheck`, the entry's own facet check, stands for the card's
- * while the card is the entry's (the facet was read from it).
- */
-function finalMatch(
-  candidate: Candidate,
-  filters: ExploreFilters,
-  entryCheck: number | null | undefined,
-): ExploreItem | null {
-  const packed = candidate.packed!;
-  const d = candidate.reloaded || entryCheck === undefined
-    ? facetMatch(candidate.facet!, filters)
-    : entryCheck;
-  if (d === null) return null;
-  // Not in the facet: acceptances rewrite the cards (item), and the facet needs no change.
-  if (filters.hasSpots && packedSpotsLeft(packed) === 0) return null;
-  if (filters.search.length > 0 && !matchesTerms(filters.search, candidate.terms ?? [])) {
-    return null;
-  }
-  const item: ExploreItem = unpackExploreItem(packed);
-  if (filters.geo) item.distanceKm = roundKm(d);
-  return item;
 }
