@@ -1,10 +1,12 @@
 /**
  * The explore benchmark's queries: named sets of one kind each (cities, circles, words, ...) drawn
- * from the synthetic data's places and words (`bench/explore_data.ts`), and their query strings.
+ * from the synthetic data's places and words (`bench/explore_data_places.ts`,
+ * `bench/explore_data_words.ts`), and their query strings.
  */
 import type { ExploreFilterQuery } from "../domain/explore.ts";
 import { seededRandom } from "../scripts/seeded_random.ts";
-import { CITIES, COMMON_WORDS, KM_PER_DEGREE, LAND, RARE_WORDS } from "./explore_data.ts";
+import { CITIES, KM_PER_DEGREE, LAND } from "./explore_data_places.ts";
+import { COMMON_WORDS, RARE_WORDS } from "./explore_data_words.ts";
 
 /** A named set of queries of one kind, as the route receives them (validated query members). */
 export interface QueryKind {

@@ -7,7 +7,7 @@
 import { exploreFilters } from "../domain/explore.ts";
 import { INDEX_LAYOUT } from "../kv/tasks/index_layout.ts";
 import { readManifest } from "./explore_cache.ts";
-import { COMMON_WORDS, RARE_WORDS } from "./explore_data.ts";
+import { COMMON_WORDS, RARE_WORDS } from "./explore_data_words.ts";
 import { everydayTask } from "./everyday_data.ts";
 import { queryKinds } from "./explore_data_queries.ts";
 import {
