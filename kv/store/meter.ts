@@ -30,6 +30,11 @@ export function approxBytes(value: unknown): number {
   return json === undefined ? 0 : encoder.encode(json).byteLength;
 }
 
+/** A key or selector as the read log shows it. */
+function describe(what: unknown): string {
+  return JSON.stringify(what, (_, v) => typeof v === "bigint" ? `${v}n` : v) ?? String(what);
+}
+
 function entryBytes(entry: { key: Deno.KvKey; value: unknown }): number {
   return approxBytes(entry.key) + approxBytes(entry.value);
 }
@@ -37,6 +42,8 @@ function entryBytes(entry: { key: Deno.KvKey; value: unknown }): number {
 export interface MeteredKv {
   kv: Deno.Kv;
   usage: KvUsage;
+  /** What each read since the last reset asked for (its first key or its selector), in order. */
+  readLog: string[];
   reset(): void;
 }
 
@@ -46,9 +53,13 @@ function emptyUsage(): KvUsage {
 
 /** Wraps `inner`; every read and committed write through the result is added to `usage`. */
 export function meter(inner: Deno.Kv): MeteredKv {
-  const metered: MeteredKv = { kv: inner, usage: emptyUsage(), reset: () => {} };
-  metered.reset = () => metered.usage = emptyUsage();
-  const read = (bytes: number) => {
+  const metered: MeteredKv = { kv: inner, usage: emptyUsage(), readLog: [], reset: () => {} };
+  metered.reset = () => {
+    metered.usage = emptyUsage();
+    metered.readLog = [];
+  };
+  const read = (bytes: number, what: unknown) => {
+    metered.readLog.push(describe(what));
     metered.usage.reads++;
     metered.usage.readBytes += bytes;
     metered.usage.readUnits += Math.max(1, Math.ceil(bytes / READ_UNIT));
@@ -102,7 +113,7 @@ export function meter(inner: Deno.Kv): MeteredKv {
             const entry =
               await (original as (...a: unknown[]) => Promise<Deno.KvEntryMaybe<unknown>>)
                 .apply(target, args);
-            read(entryBytes(entry));
+            read(entryBytes(entry), args[0]);
             return entry;
           };
         case "getMany":
@@ -110,14 +121,14 @@ export function meter(inner: Deno.Kv): MeteredKv {
             const entries =
               await (original as (...a: unknown[]) => Promise<Deno.KvEntryMaybe<unknown>[]>)
                 .apply(target, args);
-            read(entries.reduce((sum, entry) => sum + entryBytes(entry), 0));
+            read(entries.reduce((sum, entry) => sum + entryBytes(entry), 0), args[0]);
             return entries;
           };
         case "list":
           return (...args: unknown[]) =>
             meterList(
               (original as (...a: unknown[]) => Deno.KvListIterator<unknown>).apply(target, args),
-              read,
+              (bytes) => read(bytes, args[0]),
             );
         case "atomic":
           return atomic;
