@@ -26,9 +26,10 @@ import {
  * by epoch (`xp_we`) beside the dictionary's by zone; 10: the 100 and 500 km classes' cell entries by
  * every cell their disc touches (layers `r100d`, `r500d`, each with its counters; past
  * `MAX_DISC_CELLS` by centre in `r100x`, `r500x`), and word entries of geo-placed tasks carry
- * their position.
+ * their position; 11: the 500 km class's disc cells at precision 3 too (`r500d`, up to its own
+ * `maxDiscCells` there).
  */
-export const INDEX_LAYOUT = 10;
+export const INDEX_LAYOUT = 11;
 
 /** Indexes of earlier layouts that the current one no longer writes: the rebuild removes them. */
 const RETIRED_ROOTS: readonly Deno.KvKey[] = [explore.byWordZoneRoot(), explore.byWordOldRoot()];

@@ -46,17 +46,21 @@ export interface GeoLayer {
   maxRadiusKm: number;
   precisions: readonly number[];
   disc?: boolean;
+  /** Most cells of each of `precisions` a disc may touch and be indexed by them (`MAX_DISC_CELLS`). */
+  maxDiscCells?: readonly number[];
 }
 
 // Radius classes keep the widening small for small circles: a 10 km task is searched as 10 + 25
 // km, not 10 + 500. Larger classes need only coarse cells, since their search circle is large,
 // and are keyed by their disc: a circle then reads them with its own cover, not one widened by
-// 100 or 500 km (the 25 km class by its disc would cost an entry a task more).
+// 100 or 500 km (the 25 km class by its disc would cost an entry a task more). The 500 km class
+// is in its precision-3 cells too: a precision-2 cell is so much larger than a small circle that
+// most of the class's tasks in the cells a small circle read were far outside it.
 export const GEO_LAYERS: readonly GeoLayer[] = [
   { name: "c", maxRadiusKm: 0, precisions: [2, 3, 4] },
   { name: "r25", maxRadiusKm: 25, precisions: [2, 3, 4] },
   { name: "r100", maxRadiusKm: 100, precisions: [2, 3], disc: true },
-  { name: "r500", maxRadiusKm: 500, precisions: [2], disc: true },
+  { name: "r500", maxRadiusKm: 500, precisions: [2, 3], disc: true, maxDiscCells: [16, 128] },
 ];
 
 /**
@@ -94,27 +98,26 @@ export const CELL_LAYERS: readonly CellLayer[] = GEO_LAYERS.flatMap((of): CellLa
 });
 
 /**
- * Most cells of one precision a task's disc may touch and be indexed by them: past it (a disc
- * near a pole touches a ring of cells) the task is indexed by its centre, so that a write stays
- * small.
+ * Most cells of one precision a task's disc may touch and be indexed by them, unless its layer
+ * says otherwise (`maxDiscCells`): past it (a disc near a pole touches a ring of cells) the task
+ * is indexed by its centre, so that a write stays small. A 500 km disc touches up to ~100
+ * precision-3 cells at the latitudes people live at, hence its class's own bound there.
  */
 export const MAX_DISC_CELLS = 16;
 
 /**
- * The cells a task of a disc class is indexed in, by precision, or null past `MAX_DISC_CELLS`
- * at some precision (it is then indexed by its centre).
+ * The cells a task of a disc class is indexed in, by precision, or null past its layer's most
+ * cells at some precision (it is then indexed by its centre).
  */
 export function discCells(
   layer: GeoLayer,
   { lon, lat, radiusKm }: { lon: number; lat: number; radiusKm: number },
 ): string[][] | null {
   const cells: string[][] = [];
-  for (const p of layer.precisions) {
-    const cover = coverCircle({ lon, lat, radiusKm }, {
-      maxCells: MAX_DISC_CELLS,
-      precisions: [p],
-    });
-    if (cover.cells.length > MAX_DISC_CELLS) return null;
+  for (const [i, p] of layer.precisions.entries()) {
+    const most = layer.maxDiscCells?.[i] ?? MAX_DISC_CELLS;
+    const cover = coverCircle({ lon, lat, radiusKm }, { maxCells: most, precisions: [p] });
+    if (cover.cells.length > most) return null;
     cells.push(cover.cells);
   }
   return cells;
