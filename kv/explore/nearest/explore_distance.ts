@@ -20,6 +20,7 @@ import { pendingPurges } from "../../users/users.ts";
 import type { CellNode, Node } from "./explore_distance_queue.ts";
 import { type DistanceWork, readCounts, siblingRuns } from "./explore_distance_reads.ts";
 import { CellChoices } from "./explore_distance_cells.ts";
+import { chooseDiscs, discCovers } from "./explore_distance_discs.ts";
 import { DistanceWalk } from "./explore_distance_walk.ts";
 import {
   type DistancePage,
@@ -62,11 +63,17 @@ export async function exploreByDistance(
       extraKm: layer.maxRadiusKm,
     }).cells.map((hash) => ({ layer, hash }))
   );
-  const [hidden, sizes, { probes, counts: probed }] = await Promise.all([
+  const discs = discCovers(geo);
+  const [hidden, counted, { probes, counts: probed }] = await Promise.all([
     pendingPurges(kv),
-    readCounts(kv, seeds.map((s) => explore.count("cell", s.layer.name, s.hash))),
+    readCounts(kv, [
+      ...seeds.map((s) => explore.count("cell", s.layer.name, s.hash)),
+      ...discs.keys,
+    ]),
     probeRemembered(kv, planMemory(kv), geo, { limit: splitAbove }),
   ]);
+  const sizes = counted.slice(0, seeds.length);
+  const discCounts = counted.slice(seeds.length);
   work.lists += probes.length;
   const walk = new DistanceWalk(kv, { filters, after, hidden, work });
   const { queue } = walk;
@@ -84,6 +91,19 @@ export async function exploreByDistance(
   const from = after?.d ?? 0;
   const cells = new CellChoices({ geo, density, probes, limit, splitAbove, from });
   cells.chooseEarly(seeded, from, limit);
+  if (cells.far) {
+    const reads = chooseDiscs(discs.covers, discCounts, {
+      density,
+      seeded,
+      early: cells.early,
+      horizon: cells.horizon,
+    });
+    for (const read of reads) {
+      cells.byDisc.add(read.layer);
+      walk.pushDisc(read);
+    }
+    for (const cell of cells.early) if (cells.byDisc.has(cell.layer)) cells.early.delete(cell);
+  }
 
   const items: ExploreItem[] = [];
   let last: DistancePosition | null = null;
