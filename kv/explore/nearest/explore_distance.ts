@@ -20,7 +20,7 @@ import { pendingPurges } from "../../users/users.ts";
 import type { CellNode, Node } from "./explore_distance_queue.ts";
 import { type DistanceWork, readCounts, siblingRuns } from "./explore_distance_reads.ts";
 import { CellChoices } from "./explore_distance_cells.ts";
-import { chooseDiscs, discCovers } from "./explore_distance_discs.ts";
+import { chooseDiscs, discCovers, mayReachFar } from "./explore_distance_discs.ts";
 import { DistanceWalk } from "./explore_distance_walk.ts";
 import {
   type DistancePage,
@@ -63,14 +63,16 @@ export async function exploreByDistance(
       extraKm: layer.maxRadiusKm,
     }).cells.map((hash) => ({ layer, hash }))
   );
-  const discs = discCovers(geo);
+  const memory = planMemory(kv);
+  const far = mayReachFar(memory, geo, { from: after?.d ?? 0, limit });
+  const discs = far ? discCovers(geo) : { covers: [], keys: [] };
   const [hidden, counted, { probes, counts: probed }] = await Promise.all([
     pendingPurges(kv),
     readCounts(kv, [
       ...seeds.map((s) => explore.count("cell", s.layer.name, s.hash)),
       ...discs.keys,
     ]),
-    probeRemembered(kv, planMemory(kv), geo, { limit: splitAbove }),
+    probeRemembered(kv, memory, geo, { limit: splitAbove }),
   ]);
   const sizes = counted.slice(0, seeds.length);
   const discCounts = counted.slice(seeds.length);

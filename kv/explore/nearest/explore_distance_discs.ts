@@ -4,13 +4,14 @@
  * instead of the class's point cells walked out to where the page ends.
  */
 import type { GeoFilter } from "../../../domain/explore.ts";
-import { cellAreaKm2 } from "../../../domain/geo/geohash.ts";
+import { cellAreaKm2, geohashEncode } from "../../../domain/geo/geohash.ts";
 import { coverCircle } from "../../../domain/geo/geohash_cover.ts";
 import { CELL_LAYERS, COUNT_PRECISION, GEO_LAYERS, type GeoLayer } from "../index/explore_index.ts";
 import { explore } from "../../keyspace.ts";
-import type { Density } from "./explore_plan_distance.ts";
+import { type Density, PROBE_PRECISIONS } from "./explore_plan_distance.ts";
+import type { PlanMemory } from "../plan/explore_plan_memory.ts";
 import type { CellNode } from "./explore_distance_queue.ts";
-import { LIST_ENTRIES } from "./explore_distance_page.ts";
+import { LIST_ENTRIES, SPARSE_REACH_KM } from "./explore_distance_page.ts";
 
 /** Most cells of a class's own cover of the circle: past it the class is walked by its points. */
 const MAX_DISC_COVER = 4;
@@ -57,6 +58,26 @@ export function discCovers(geo: GeoFilter): { covers: DiscCover[]; keys: Deno.Kv
     ...fallback.cells.map((c) => explore.count("cell", fallback.name, c)),
   ]);
   return { covers, keys };
+}
+
+/**
+ * False where the page cannot reach far (`SPARSE_REACH_KM`), by the probes the instance last read
+ * around its point: its density is at least theirs, so the disc cells' counters would be read for
+ * nothing. A probe remembered by a town since emptied only leaves the page to its point cells.
+ */
+export function mayReachFar(
+  memory: PlanMemory,
+  geo: GeoFilter,
+  { from, limit }: { from: number; limit: number },
+): boolean {
+  let density = 0;
+  for (const precision of PROBE_PRECISIONS) {
+    const hash = geohashEncode(geo.lon, geo.lat, precision);
+    const seen = memory.probes.peek(hash);
+    if (seen) density = Math.max(density, seen.found / cellAreaKm2(hash));
+  }
+  // As `Density.reach`, with its margin of 2 (the smaller), over the city layer alone.
+  return density <= 0 || from * from + 2 * (limit + 1) / (Math.PI * density) > SPARSE_REACH_KM ** 2;
 }
 
 /** A cell of a cell layer to list whole: every task of the class that can match is in one. */
