@@ -41,8 +41,9 @@ import {
  * Reads go in batches, each a set of lists in parallel (on Deno Deploy, one round trip): first
  * the counters, the purges and the probes of the point's own cells (`explore_plan_distance.ts`);
  * then every cell nearer than where the page is expected to end, split to the precision its
- * expected density fits; then, only if the page is not yet settled, every cell nearer than its
- * last needed match.
+ * expected density fits (a page that reaches far may take a disc class from its disc cells over
+ * the circle instead, `explore_distance_discs.ts`); then, only if the page is not yet settled,
+ * every cell nearer than its last needed match.
  */
 export async function exploreByDistance(
   kv: Deno.Kv,
