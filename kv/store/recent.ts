@@ -20,6 +20,11 @@ export class Recent<V> {
     return value;
   }
 
+  /** The value, left where it is in the order of use. */
+  peek(key: string): V | undefined {
+    return this.#map.get(key);
+  }
+
   set(key: string, value: V): void {
     const old = this.#map.get(key);
     if (old !== undefined) {

@@ -20,6 +20,7 @@ import { pendingPurges } from "../../users/users.ts";
 import type { CellNode, Node } from "./explore_distance_queue.ts";
 import { type DistanceWork, readCounts, siblingRuns } from "./explore_distance_reads.ts";
 import { CellChoices } from "./explore_distance_cells.ts";
+import { chooseDiscs, discCovers, mayReachFar } from "./explore_distance_discs.ts";
 import { DistanceWalk } from "./explore_distance_walk.ts";
 import {
   type DistancePage,
@@ -40,8 +41,9 @@ import {
  * Reads go in batches, each a set of lists in parallel (on Deno Deploy, one round trip): first
  * the counters, the purges and the probes of the point's own cells (`explore_plan_distance.ts`);
  * then every cell nearer than where the page is expected to end, split to the precision its
- * expected density fits; then, only if the page is not yet settled, every cell nearer than its
- * last needed match.
+ * expected density fits (a page that reaches far may take a disc class from its disc cells over
+ * the circle instead, `explore_distance_discs.ts`); then, only if the page is not yet settled,
+ * every cell nearer than its last needed match.
  */
 export async function exploreByDistance(
   kv: Deno.Kv,
@@ -62,11 +64,19 @@ export async function exploreByDistance(
       extraKm: layer.maxRadiusKm,
     }).cells.map((hash) => ({ layer, hash }))
   );
-  const [hidden, sizes, { probes, counts: probed }] = await Promise.all([
+  const memory = planMemory(kv);
+  const far = mayReachFar(memory, geo, { from: after?.d ?? 0, limit });
+  const discs = far ? discCovers(geo) : { covers: [], keys: [] };
+  const [hidden, counted, { probes, counts: probed }] = await Promise.all([
     pendingPurges(kv),
-    readCounts(kv, seeds.map((s) => explore.count("cell", s.layer.name, s.hash))),
-    probeRemembered(kv, planMemory(kv), geo, { limit: splitAbove }),
+    readCounts(kv, [
+      ...seeds.map((s) => explore.count("cell", s.layer.name, s.hash)),
+      ...discs.keys,
+    ]),
+    probeRemembered(kv, memory, geo, { limit: splitAbove }),
   ]);
+  const sizes = counted.slice(0, seeds.length);
+  const discCounts = counted.slice(seeds.length);
   work.lists += probes.length;
   const walk = new DistanceWalk(kv, { filters, after, hidden, work });
   const { queue } = walk;
@@ -84,6 +94,19 @@ export async function exploreByDistance(
   const from = after?.d ?? 0;
   const cells = new CellChoices({ geo, density, probes, limit, splitAbove, from });
   cells.chooseEarly(seeded, from, limit);
+  if (cells.far) {
+    const reads = chooseDiscs(discs.covers, discCounts, {
+      density,
+      seeded,
+      early: cells.early,
+      horizon: cells.horizon,
+    });
+    for (const read of reads) {
+      cells.byDisc.add(read.layer);
+      walk.pushDisc(read);
+    }
+    for (const cell of cells.early) if (cells.byDisc.has(cell.layer)) cells.early.delete(cell);
+  }
 
   const items: ExploreItem[] = [];
   let last: DistancePosition | null = null;

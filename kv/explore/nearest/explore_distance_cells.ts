@@ -6,7 +6,12 @@
 import { BASE32, childBounds } from "../../../domain/geo/geohash.ts";
 import type { GeoFilter } from "../../../domain/explore.ts";
 import { minDistanceToBoxKm, roughDistanceToBoxKm, roughFrom } from "../../../domain/geo/geo.ts";
-import { COUNT_PRECISION, GEO_LAYERS, POINT_PRECISION } from "../index/explore_index.ts";
+import {
+  COUNT_PRECISION,
+  GEO_LAYERS,
+  type GeoLayer,
+  POINT_PRECISION,
+} from "../index/explore_index.ts";
 import type { Density, Probe } from "./explore_plan_distance.ts";
 import type { CellNode } from "./explore_distance_queue.ts";
 import {
@@ -44,6 +49,13 @@ export class CellChoices {
    * whatever their distance; read, they are skipped when the walk reaches them.
    */
   readonly early = new Set<CellNode>();
+  /** Whether the page reaches far: `early` was chosen. */
+  far = false;
+  /**
+   * The disc classes read by their cells over the circle (`explore_distance_discs.ts`): their
+   * point cells hold nothing more to read.
+   */
+  readonly byDisc = new Set<GeoLayer>();
   /**
    * The density measured around the point holds as far again as a first page is expected to
    * reach; a later page far out reads by the counters, as a ring of cells at a city's density
@@ -78,6 +90,7 @@ export class CellChoices {
   /** Picks the early cells among the counter cells the walk was seeded with. */
   chooseEarly(seeded: CellNode[], from: number, limit: number): void {
     if (this.#density.reach(from, limit + 1) <= SPARSE_REACH_KM) return;
+    this.far = true;
     const wholeCell = WHOLE_CELL_FACTOR * this.#splitAbove;
     let entries = 0;
     for (const cell of seeded.sort((a, b) => a.at - b.at)) {
@@ -114,6 +127,8 @@ export class CellChoices {
 
   status(cell: CellNode): CellChoice {
     const { layer, hash, size, at } = cell;
+    if (cell.cellLayer) return "fetch";
+    if (this.byDisc.has(layer)) return "read";
     const cityLayer = GEO_LAYERS[0];
     const whole = this.#whole;
     if (layer === cityLayer && whole.some((w) => hash.startsWith(w))) return "read";

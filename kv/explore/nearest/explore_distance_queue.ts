@@ -19,6 +19,11 @@ export type CellNode = {
   size: number;
   box: GeoBox;
   exact: boolean;
+  /**
+   * Set for a cell of a cell layer (`explore_distance_discs.ts`), listed whole and never split:
+   * `at` is then 0, as its tasks may lie anywhere around it.
+   */
+  cellLayer?: string;
 };
 /** A task waits with its card packed: only the ones a page shows are unpacked. */
 export type Node = CellNode | {

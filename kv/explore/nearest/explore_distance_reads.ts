@@ -34,7 +34,7 @@ export function siblingRuns(batch: CellNode[], early: Set<CellNode>): CellNode[]
   let last: CellNode | null = null;
   for (const cell of sorted) {
     const fine = cell.hash.length > COUNT_PRECISION && cell.hash.length < POINT_PRECISION &&
-      !early.has(cell);
+      !early.has(cell) && !cell.cellLayer;
     const next = last !== null && fine && last.layer === cell.layer &&
       last.hash.length === cell.hash.length &&
       last.hash.slice(0, -1) === cell.hash.slice(0, -1) &&

@@ -19,6 +19,7 @@ import { type CellNode, Queue } from "./explore_distance_queue.ts";
 import { type DistanceWork, type Found, withWords } from "./explore_distance_reads.ts";
 import { type DistancePosition, farBoundKm, isAfter, MAX_LIST } from "./explore_distance_page.ts";
 import type { CellChoices } from "./explore_distance_cells.ts";
+import type { DiscRead } from "./explore_distance_discs.ts";
 
 export interface DistanceWalkOptions {
   filters: ExploreFilters;
@@ -67,6 +68,14 @@ export class DistanceWalk {
     const near = minDistanceToBoxKm(this.#geo.lon, this.#geo.lat, box);
     if (!this.#reaches(layer, near, box)) return null;
     const node: CellNode = { cell: true, at: near, layer, hash, size, box, exact: true };
+    this.queue.push(node);
+    return node;
+  }
+
+  /** A cell layer's cell, listed whole: its tasks may lie anywhere, so it waits at 0. */
+  pushDisc({ layer, cellLayer, hash, size }: DiscRead): CellNode {
+    const box = geohashBounds(hash);
+    const node: CellNode = { cell: true, at: 0, layer, hash, size, box, exact: true, cellLayer };
     this.queue.push(node);
     return node;
   }
@@ -135,12 +144,27 @@ export class DistanceWalk {
     }
   }
 
+  /** Lists a cell layer's cell whole: it is never split, so it needs no room. */
+  async #fetchWhole(cellLayer: string, hash: string): Promise<void> {
+    const found: Found[] = [];
+    this.work.lists++;
+    const entries = this.#kv.list<PackedCard>({ prefix: explore.byCellPrefix(cellLayer, hash) }, {
+      batchSize: MAX_LIST,
+    });
+    for await (const entry of entries) {
+      this.work.entries++;
+      found.push({ key: entry.key.at(-1) as string, packed: entry.value });
+    }
+    await this.take(found);
+  }
+
   /**
    * Lists a run of sibling cells (consecutive in key order: one key range) as one: a city's fine
    * cells around the point hold a few tasks each, and a list costs as much as ten entries.
    */
   async fetch(run: CellNode[], cells: CellChoices): Promise<void> {
-    const { layer, hash } = run[0];
+    const { layer, hash, cellLayer } = run[0];
+    if (cellLayer) return await this.#fetchWhole(cellLayer, hash);
     const splittable = hash.length < POINT_PRECISION;
     const probe = splittable
       ? Math.min(MAX_LIST, run.reduce((sum, cell) => sum + cells.roomOf(cell), 0) + 1)
