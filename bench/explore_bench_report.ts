@@ -65,6 +65,8 @@ export interface SizeReport {
   n: number;
   manifest: LoadManifest;
   fileBytes: number;
+  /** Seconds spent reading the store's file before querying, or null when run `--cold`. */
+  warmedSeconds: number | null;
   query: QueryPhase;
   brute: BruteResult[] | null;
   redis: RedisPhase | null;
@@ -85,7 +87,11 @@ export function sizeReport(r: SizeReport): string {
     `index entries per task ${perTask} (explore ${explorePerTask}) + ` +
     `${m.stats.counters.toLocaleString("en")} counters in all; ` +
     `peak RSS of the query process ${mb(r.query.peakBytes)} MiB ` +
-    `(load average while querying ${r.query.loadAverage}).`,
+    `(load average while querying ${r.query.loadAverage}). ` +
+    (r.warmedSeconds === null
+      ? "Run `--cold`: the store's file was not read before querying."
+      : `The store's file was read once before querying (${r.warmedSeconds.toFixed(0)} s), ` +
+        "so its pages come from the page cache, not the disk."),
     "",
   ];
   const brute = new Map((r.brute ?? []).map((b) => [b.name, b]));
