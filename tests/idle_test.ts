@@ -13,7 +13,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 Deno.test("an idle instance makes no store reads and catches up before its next answer", async (t) => {
   const path = await Deno.makeTempFile({ suffix: ".sqlite3" });
-  const metered = meter(await Deno.openKv(path));
+  const metered = meter(await Deno.openKv(path), { logReads: true });
   const otherKv = await Deno.openKv(path);
   {
     await using idle = await setup({ kv: metered.kv, settings: { IDLE_AFTER_SECONDS: 0.5 } });

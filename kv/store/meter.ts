@@ -42,7 +42,10 @@ function entryBytes(entry: { key: Deno.KvKey; value: unknown }): number {
 export interface MeteredKv {
   kv: Deno.Kv;
   usage: KvUsage;
-  /** What each read since the last reset asked for (its first key or its selector), in order. */
+  /**
+   * What each read since the last reset asked for (its first key or its selector), in order; kept
+   * only when asked (`logReads`), as benches read millions of times through the meter.
+   */
   readLog: string[];
   reset(): void;
 }
@@ -52,14 +55,14 @@ function emptyUsage(): KvUsage {
 }
 
 /** Wraps `inner`; every read and committed write through the result is added to `usage`. */
-export function meter(inner: Deno.Kv): MeteredKv {
+export function meter(inner: Deno.Kv, { logReads = false } = {}): MeteredKv {
   const metered: MeteredKv = { kv: inner, usage: emptyUsage(), readLog: [], reset: () => {} };
   metered.reset = () => {
     metered.usage = emptyUsage();
     metered.readLog = [];
   };
   const read = (bytes: number, what: unknown) => {
-    metered.readLog.push(describe(what));
+    if (logReads) metered.readLog.push(describe(what));
     metered.usage.reads++;
     metered.usage.readBytes += bytes;
     metered.usage.readUnits += Math.max(1, Math.ceil(bytes / READ_UNIT));
