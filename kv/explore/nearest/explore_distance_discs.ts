@@ -6,7 +6,14 @@
 import type { GeoFilter } from "../../../domain/explore.ts";
 import { cellAreaKm2, geohashEncode } from "../../../domain/geo/geohash.ts";
 import { coverCircle } from "../../../domain/geo/geohash_cover.ts";
-import { CELL_LAYERS, COUNT_PRECISION, GEO_LAYERS, type GeoLayer } from "../index/explore_index.ts";
+import {
+  CELL_LAYERS,
+  type CellLayer,
+  COUNT_PRECISION,
+  GEO_LAYERS,
+  type GeoLayer,
+} from "../index/explore_index.ts";
+import { finerCount } from "../plan/geo/explore_plan_geo.ts";
 import { explore } from "../../keyspace.ts";
 import { type Density, PROBE_PRECISIONS } from "./explore_plan_distance.ts";
 import type { PlanMemory } from "../plan/explore_plan_memory.ts";
@@ -23,7 +30,7 @@ const MAX_DISC_COVER = 4;
  */
 export interface DiscCover {
   of: GeoLayer;
-  disc: { name: string; cells: string[]; parents: string[] };
+  disc: { layer: CellLayer; cells: string[]; parents: string[] };
   fallback: { name: string; cells: string[] };
 }
 
@@ -39,7 +46,7 @@ export function discCovers(geo: GeoFilter): { covers: DiscCover[]; keys: Deno.Kv
     covers.push({
       of,
       disc: {
-        name: disc.name,
+        layer: disc,
         cells: cover.cells,
         parents: [...new Set(cover.cells.map((c) => c.slice(0, COUNT_PRECISION)))],
       },
@@ -54,7 +61,7 @@ export function discCovers(geo: GeoFilter): { covers: DiscCover[]; keys: Deno.Kv
     });
   }
   const keys = covers.flatMap(({ disc, fallback }) => [
-    ...disc.parents.map((p) => explore.count("cell", disc.name, p)),
+    ...disc.parents.map((p) => explore.count("cell", disc.layer.name, p)),
     ...fallback.cells.map((c) => explore.count("cell", fallback.name, c)),
   ]);
   return { covers, keys };
@@ -124,9 +131,8 @@ export function chooseDiscs(
       const parent = hash.slice(0, COUNT_PRECISION);
       const count = parentCount.get(parent) ?? 0;
       if (count === 0) continue;
-      const share = 32 ** (parent.length - hash.length) * spill(of, hash) / spill(of, parent);
-      own.push({ layer: of, cellLayer: disc.name, hash, size: count });
-      cost += LIST_ENTRIES + Math.min(count, count * share);
+      own.push({ layer: of, cellLayer: disc.layer.name, hash, size: count });
+      cost += LIST_ENTRIES + Math.min(count, finerCount(disc.layer, { parent, count, cell: hash }));
     }
     fallback.cells.forEach((hash, i) => {
       if (fallbackCounts[i] === 0) return;
@@ -151,13 +157,4 @@ function walkCost(of: GeoLayer, { density, seeded, early, horizon }: DiscChoiceO
     else if (cell.at <= horizon) near += cell.size;
   }
   return cost + Math.min(near, density.perKm2(of) * Math.PI * horizon * horizon);
-}
-
-/**
- * How many times its tasks' centres a disc cell holds: the tasks whose disc (taken at the class's
- * largest radius) reaches into it, from around it too.
- */
-function spill(of: GeoLayer, cell: string): number {
-  const side = Math.sqrt(cellAreaKm2(cell));
-  return ((side + of.maxRadiusKm) / side) ** 2;
 }

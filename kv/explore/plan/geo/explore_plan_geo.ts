@@ -99,8 +99,7 @@ function cheapestCells(
   for (const cells of finer) {
     const inside = cells.filter((c) => c.startsWith(parent));
     if (inside.length === 0) continue;
-    const size = count / 32 ** (inside[0].length - parent.length) *
-      spill(layer, inside[0]) / spill(layer, parent);
+    const size = finerCount(layer, { parent, count, cell: inside[0] });
     const cost = inside.length * streamCost(size, share);
     if (cost < bestCost) {
       best = inside.map((cell) => ({ cell, size }));
@@ -247,6 +246,17 @@ function localDepth(
     const area = cellAreaKm2(cell) * spill(layer, cell);
     return share * Math.min(parentCount, density.perKm2(layer.of) * area);
   };
+}
+
+/**
+ * The tasks a finer cell of a counter cell is expected to hold, of the `count` its counter cell
+ * holds: its share of the area, and for a disc layer the ratio of the two cells' `spill`s.
+ */
+export function finerCount(
+  layer: CellLayer,
+  { parent, count, cell }: { parent: string; count: number; cell: string },
+): number {
+  return count / 32 ** (cell.length - parent.length) * spill(layer, cell) / spill(layer, parent);
 }
 
 /**
