@@ -6,7 +6,7 @@ import { notFound } from "../../domain/errors.ts";
 import type { Rating } from "../../domain/reviews/review.ts";
 import type { TaskAuthor } from "../../domain/tasks/task_view.ts";
 import type { StoredUser } from "../../kv/users/users.ts";
-import type { Deps } from "../env.ts";
+import type { Deps } from "../router/env.ts";
 
 /** The live author with their rating; null when the account is gone. */
 export async function authorOf(

@@ -33,8 +33,8 @@ import {
   jsonContent,
   Message,
   problems,
-} from "../define.ts";
-import type { AppEnv } from "../env.ts";
+} from "../router/define.ts";
+import type { AppEnv } from "../router/env.ts";
 import { originOf } from "../http/origin.ts";
 
 export const WebhookId = z.object({

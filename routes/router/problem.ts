@@ -3,12 +3,12 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z, ZodError } from "zod";
-import { closestName } from "../domain/validation/closest_name.ts";
-import { AppError, type ErrorCode, type FieldProblem } from "../domain/errors.ts";
-import { storageFull } from "../kv/commit.ts";
-import { noteStorageFull } from "../kv/store/storage_writes.ts";
+import { closestName } from "../../domain/validation/closest_name.ts";
+import { AppError, type ErrorCode, type FieldProblem } from "../../domain/errors.ts";
+import { storageFull } from "../../kv/commit.ts";
+import { noteStorageFull } from "../../kv/store/storage_writes.ts";
 import type { AppEnv, Deps } from "./env.ts";
-import { knownMembers } from "./http/request_members.ts";
+import { knownMembers } from "./request_members.ts";
 
 const TITLES: Record<number, string> = {
   400: "Bad Request",

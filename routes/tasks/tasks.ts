@@ -4,8 +4,8 @@
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { TypedResponse } from "hono";
-import { hasScope } from "../domain/auth.ts";
-import { AppError, notFound } from "../domain/errors.ts";
+import { hasScope } from "../../domain/auth.ts";
+import { AppError, notFound } from "../../domain/errors.ts";
 import {
   applyPatch,
   assertOwner,
@@ -17,37 +17,37 @@ import {
   TaskPatch,
   type TaskRecord,
   TaskStatus,
-} from "../domain/tasks/task.ts";
+} from "../../domain/tasks/task.ts";
 import {
   TaskCreated,
   TaskDetail,
   TaskListItem,
   toTaskCreated,
   toTaskDetail,
-} from "../domain/tasks/task_view.ts";
-import { taskWriteEffects } from "../domain/tasks/task_effects.ts";
-import { taskFilter, taskFilterFields, taskFilterScope } from "../domain/tasks/task_filter.ts";
-import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
-import { requestFingerprint } from "../kv/idempotency.ts";
-import { orderKey } from "../kv/order_key.ts";
-import { changeTask, createTask, createTaskOnce, getTask } from "../kv/tasks/tasks.ts";
+} from "../../domain/tasks/task_view.ts";
+import { taskWriteEffects } from "../../domain/tasks/task_effects.ts";
+import { taskFilter, taskFilterFields, taskFilterScope } from "../../domain/tasks/task_filter.ts";
+import { cursorPosition, encodeCursor } from "../../kv/cursor.ts";
+import { requestFingerprint } from "../../kv/idempotency.ts";
+import { orderKey } from "../../kv/order_key.ts";
+import { changeTask, createTask, createTaskOnce, getTask } from "../../kv/tasks/tasks.ts";
 import {
   filteredUserTasks,
   listUserTasks,
   pageUserTasksByStatus,
-} from "../kv/tasks/task_listings.ts";
-import { authorOf, ownAuthor } from "./reviews/author.ts";
+} from "../../kv/tasks/task_listings.ts";
+import { authorOf, ownAuthor } from "../reviews/author.ts";
 import {
   ConditionalHeaders,
   JSON_UTF8,
   notModified,
   sharedAnswer,
   SharedCacheHeaders,
-} from "./http/shared_cache.ts";
-import { principalOf } from "./http/authenticate.ts";
-import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
-import type { AppEnv, Deps } from "./env.ts";
-import { streamJsonArray } from "./http/json_stream.ts";
+} from "../http/shared_cache.ts";
+import { principalOf } from "../http/authenticate.ts";
+import { defineRoute, jsonBody, jsonContent, Message, problems } from "../router/define.ts";
+import type { AppEnv, Deps } from "../router/env.ts";
+import { streamJsonArray } from "../http/json_stream.ts";
 import {
   cursorPage,
   CursorQuery,
@@ -55,7 +55,7 @@ import {
   PageQuery,
   setNextPage,
   setPageLinks,
-} from "./http/paging.ts";
+} from "../http/paging.ts";
 
 const TaskId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
 
@@ -190,7 +190,7 @@ async function detailOf(deps: Deps, task: TaskRecord) {
   return toTaskDetail(task, author);
 }
 
-/** Registers every task endpoint except explore (`routes/explore.ts`). */
+/** Registers every task endpoint except explore (`routes/tasks/explore.ts`). */
 export function registerTasks(api: OpenAPIHono<AppEnv>) {
   api.openapi(createTaskRoute, async (c) => {
     const deps = c.get("deps");

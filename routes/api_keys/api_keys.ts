@@ -15,15 +15,15 @@ import {
   resolveExpiry,
   rolled,
   toMetadata,
-} from "../domain/api_key.ts";
-import { invalid, notFound } from "../domain/errors.ts";
-import { changeApiKey, createApiKey, getApiKey, listApiKeys } from "../kv/api_keys/api_keys.ts";
-import { deleteUsage, readUsage } from "../kv/api_keys/api_key_usage.ts";
-import { UsageRange, UsageSeries } from "../domain/usage.ts";
-import { keyChangeEffects, keyEditEffects } from "../domain/api_key_effects.ts";
-import { originOf } from "./http/origin.ts";
-import { takeExact } from "../kv/rate_limit/exact_limit.ts";
-import { principalOf } from "./http/authenticate.ts";
+} from "../../domain/api_key.ts";
+import { invalid, notFound } from "../../domain/errors.ts";
+import { changeApiKey, createApiKey, getApiKey, listApiKeys } from "../../kv/api_keys/api_keys.ts";
+import { deleteUsage, readUsage } from "../../kv/api_keys/api_key_usage.ts";
+import { UsageRange, UsageSeries } from "../../domain/usage.ts";
+import { keyChangeEffects, keyEditEffects } from "../../domain/api_key_effects.ts";
+import { originOf } from "../http/origin.ts";
+import { takeExact } from "../../kv/rate_limit/exact_limit.ts";
+import { principalOf } from "../http/authenticate.ts";
 import {
   createdContent,
   defineRoute,
@@ -32,12 +32,12 @@ import {
   jsonContent,
   Message,
   problems,
-} from "./define.ts";
-import type { AppEnv } from "./env.ts";
-import type { Settings } from "../domain/settings.ts";
-import type { SecurityEventType } from "../domain/security_log.ts";
-import type { EventType } from "../domain/webhooks/event.ts";
-import { keyCreationPolicy, rateLimited } from "./http/rate_limit.ts";
+} from "../router/define.ts";
+import type { AppEnv } from "../router/env.ts";
+import type { Settings } from "../../domain/settings.ts";
+import type { SecurityEventType } from "../../domain/security_log.ts";
+import type { EventType } from "../../domain/webhooks/event.ts";
+import { keyCreationPolicy, rateLimited } from "../http/rate_limit.ts";
 
 const KeyId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
 
