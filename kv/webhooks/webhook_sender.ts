@@ -10,6 +10,7 @@ import {
   skipped,
 } from "../../domain/webhooks/delivery.ts";
 import { eventUlid, selects } from "../../domain/webhooks/event.ts";
+import { SERVICE_ORIGIN } from "../../domain/security_log.ts";
 import {
   disablingEffects,
   signatureHeader,
