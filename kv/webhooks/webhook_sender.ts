@@ -12,6 +12,7 @@ import {
 import { eventUlid, selects } from "../../domain/webhooks/event.ts";
 import { SERVICE_ORIGIN } from "../../domain/security_log.ts";
 import {
+  disablingEffects,
   signatureHeader,
   signingSecrets,
   type WebhookRecord,
@@ -144,20 +145,17 @@ async function trackFailures(
   const { id: webhookId, userId } = outcome.hook;
   const now = ctx.now();
   const at = new Date(now).toISOString();
-  let disabled = false;
   await changeWebhook(ctx.kv, {
     userId,
     webhookId,
     now,
     change: (hook) => {
-      disabled = false;
       if (!hook) return null;
       if (status === "succeeded") return hook.failingSince ? { ...hook, failingSince: null } : null;
       if (!hook.failingSince) return { ...hook, failingSince: at };
       if (!hook.enabled || now - Date.parse(hook.failingSince) < ctx.webhooks.disableAfterMs) {
         return null;
       }
-      disabled = true;
       return {
         ...hook,
         enabled: false,
@@ -165,7 +163,6 @@ async function trackFailures(
         updatedAt: at,
       };
     },
-    effects: () =>
-      disabled ? { security: { type: "webhook.disabled", origin: SERVICE_ORIGIN, webhookId } } : {},
+    effects: disablingEffects,
   });
 }

@@ -25,6 +25,7 @@ import {
   toTaskCreated,
   toTaskDetail,
 } from "../../domain/tasks/task_view.ts";
+import { taskWriteEffects } from "../../domain/tasks/task_effects.ts";
 import { taskFilter, taskFilterFields, taskFilterScope } from "../../domain/tasks/task_filter.ts";
 import { cursorPosition, encodeCursor } from "../../kv/cursor.ts";
 import { requestFingerprint } from "../../kv/idempotency.ts";
@@ -35,8 +36,7 @@ import {
   listUserTasks,
   pageUserTasksByStatus,
 } from "../../kv/tasks/task_listings.ts";
-import { taskEffects } from "./task_effects.ts";
-import { authorOf } from "../reviews/author.ts";
+import { authorOf, ownAuthor } from "../reviews/author.ts";
 import {
   ConditionalHeaders,
   JSON_UTF8,
@@ -201,7 +201,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
     const id = crypto.randomUUID();
     const task = newTask(input, { id, userId, orderKey: orderKey(now, id) }, iso(now));
     let response = { body: toTaskCreated(task), location: `/api/v1/tasks/${id}` };
-    const effects = await taskEffects(deps, userId);
+    const effects = { now, ...taskWriteEffects(null, task, await ownAuthor(deps, userId)) };
     if (idempotencyKey === undefined) {
       await createTask(deps.kv, task, effects);
     } else {
@@ -279,7 +279,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
     const task = await changeTask(deps.kv, {
       taskId: c.req.valid("param").id,
       change: (current) => applyPatch(assertOwner(current, userId), patch, iso(deps.now())),
-      effects: await taskEffects(deps, userId),
+      effects: { now: deps.now(), rule: taskWriteEffects, context: await ownAuthor(deps, userId) },
       owner: userId,
     });
     return c.json(await detailOf(deps, task), 200);
@@ -291,7 +291,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
     await changeTask(deps.kv, {
       taskId: c.req.valid("param").id,
       change: (current) => markDeleted(assertOwner(current, userId), iso(deps.now())),
-      effects: await taskEffects(deps, userId),
+      effects: { now: deps.now(), rule: taskWriteEffects, context: await ownAuthor(deps, userId) },
       owner: userId,
     });
     return c.json({ message: "Task deleted" }, 200);

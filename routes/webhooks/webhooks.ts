@@ -142,7 +142,7 @@ function checkedGrantor(c: Context<AppEnv>, events: readonly string[]) {
 
 /** The security log entry of an endpoint change. */
 function logged(c: Context<AppEnv>, type: SecurityEventType, webhookId: string) {
-  return () => ({ security: { type, origin: originOf(c), webhookId } });
+  return { security: { type, origin: originOf(c), webhookId } };
 }
 
 export function registerWebhooks(api: OpenAPIHono<AppEnv>) {
@@ -162,7 +162,7 @@ export function registerWebhooks(api: OpenAPIHono<AppEnv>) {
       at,
       grantedBy,
     });
-    await createWebhook(kv, hook, { now: now(), ...logged(c, "webhook.created", hook.id)() });
+    await createWebhook(kv, hook, { now: now(), ...logged(c, "webhook.created", hook.id) });
     c.header("Location", `/api/v1/webhooks/${hook.id}`);
     return c.json({ ...toWebhookView(hook), secret }, 201);
   });
