@@ -18,8 +18,8 @@ import { postMessage } from "../../kv/conversations/post.ts";
 import { markRead } from "../../kv/conversations/read_marker.ts";
 import type { UserCache } from "../../kv/users/user_cache.ts";
 import { principalOf } from "../http/authenticate.ts";
-import { defineRoute, jsonBody, jsonContent, problems } from "../define.ts";
-import type { AppEnv } from "../env.ts";
+import { defineRoute, jsonBody, jsonContent, problems } from "../router/define.ts";
+import type { AppEnv } from "../router/env.ts";
 import { cursorPage, CursorQuery, setNextPage } from "../http/paging.ts";
 import { messagePolicy, rateLimited } from "../http/rate_limit.ts";
 

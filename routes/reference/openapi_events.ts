@@ -12,7 +12,7 @@ import { MessageCreated } from "../../domain/conversations/message.ts";
 import { TaskMatched } from "../../domain/alerts/match.ts";
 import { TaskDetail } from "../../domain/tasks/task_view.ts";
 import { WebhookView } from "../../domain/webhooks/webhook.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../router/env.ts";
 
 /** The resource an event type is about: the part of its name before the dot. */
 type EventResource = EventType extends `${infer R}.${string}` ? R : never;
