@@ -3,7 +3,7 @@
  * store), serves the app and runs the jobs, and on SIGINT/SIGTERM stops accepting, finishes
  * in-flight requests, flushes, closes KV.
  */
-import { flushStdout } from "./domain/log.ts";
+import { flushStdout } from "./io/log.ts";
 import { portInUseMessage } from "./domain/port_in_use.ts";
 import { deliveryPolicy, isKvConnectUrl, parseSettings, type Settings } from "./domain/settings.ts";
 import { drainLegacyQueue } from "./kv/jobs/legacy_queue.ts";

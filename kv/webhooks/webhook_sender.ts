@@ -17,8 +17,9 @@ import {
   signingSecrets,
   type WebhookRecord,
 } from "../../domain/webhooks/webhook.ts";
-import { postWebhook } from "../../domain/webhooks/webhook_post.ts";
+import { postWebhook } from "../../io/webhooks/webhook_post.ts";
 import { checkTarget } from "../../domain/webhooks/webhook_target.ts";
+import { resolveHost } from "../../io/webhooks/resolve_host.ts";
 import type { JobContext, JobPayload } from "../jobs/types.ts";
 import { readEventBody } from "./webhook_event_bodies.ts";
 import { grantAllows, whyNotHeard } from "./webhook_grants.ts";
@@ -79,7 +80,10 @@ async function attempt(
   const { body } = delivery;
   if (body === null) return failed("event_expired");
   // Checked again at each attempt, and the connection goes to the addresses checked here.
-  const target = await checkTarget(hook.url, ctx.webhooks);
+  const target = await checkTarget(hook.url, {
+    allowPrivate: ctx.webhooks.allowPrivate,
+    resolve: ctx.webhooks.resolve ?? resolveHost,
+  });
   if (target instanceof Error) return failed("target_refused");
   const result = await postWebhook({
     target,
