@@ -29,7 +29,10 @@ let olderCursor = null;
 
 const list = $("#conversations-list");
 const messagesError = $("#messages-error");
-const { announce: announceMessages, report: reportMessages } = statusLines($("#messages-status"), messagesError);
+const { announce: announceMessages, report: reportMessages } = statusLines(
+  $("#messages-status"),
+  messagesError,
+);
 const composer = $form("#composer");
 
 /**
