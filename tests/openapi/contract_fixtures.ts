@@ -227,7 +227,7 @@ export const VALID_BODY: Record<string, unknown> = {
   "POST /tasks/{id}/applications": { message: "Hello" },
   "PATCH /applications/{id}": { status: "withdrawn" },
   ...REVIEW_BODIES,
-  "POST /alerts": { name: "x", filters: { minBudget: 1 } },
+  "POST /alerts": { name: "x", filters: { countryCode: "FR", minBudget: 1 } },
 };
 
 /** An alert of the session's user: its id. */
@@ -260,7 +260,11 @@ Object.assign(HAPPY, {
   }),
   "PATCH /alerts/{id}": async (s: Session) => ({
     path: `/api/v1/alerts/${await newAlert(s)}`,
-    init: { method: "PATCH", headers: k(s), json: { enabled: false, filters: { minBudget: 5 } } },
+    init: {
+      method: "PATCH",
+      headers: k(s),
+      json: { enabled: false, filters: { countryCode: "FR", minBudget: 5 } },
+    },
   }),
   "DELETE /alerts/{id}": async (s: Session) => ({
     path: `/api/v1/alerts/${await newAlert(s)}`,
