@@ -17,8 +17,9 @@ import {
   signingSecrets,
   type WebhookRecord,
 } from "../../domain/webhooks/webhook.ts";
-import { postWebhook } from "../../domain/webhooks/webhook_post.ts";
+import { postWebhook } from "../../io/webhooks/webhook_post.ts";
 import { checkTarget } from "../../domain/webhooks/webhook_target.ts";
+import { resolveHost } from "../../io/webhooks/resolve_host.ts";
 import type { JobContext, JobOutcome, JobPayload } from "../jobs/types.ts";
 import { takeMatchedDelivery } from "./matched_budget.ts";
 import { readEventBody } from "./webhook_event_bodies.ts";
@@ -91,7 +92,10 @@ async function attempt(
   const { body } = delivery;
   if (body === null) return failed("event_expired");
   // Checked again at each attempt, and the connection goes to the addresses checked here.
-  const target = await checkTarget(hook.url, ctx.webhooks);
+  const target = await checkTarget(hook.url, {
+    allowPrivate: ctx.webhooks.allowPrivate,
+    resolve: ctx.webhooks.resolve ?? resolveHost,
+  });
   if (target instanceof Error) return failed("target_refused");
   const result = await postWebhook({
     target,

@@ -1,6 +1,6 @@
 /** Assembles the app's dependencies from an open KV store and parsed settings. */
-import { Background } from "../../domain/background.ts";
-import { createLogger } from "../../domain/log.ts";
+import { Background } from "../../io/timers.ts";
+import { createLogger } from "../../io/log.ts";
 import type { Settings } from "../../domain/settings.ts";
 import { loadJwtSecret } from "../../kv/config.ts";
 import { newApiKeyCache } from "../../kv/api_keys/api_key_cache.ts";

@@ -1,5 +1,5 @@
 /** The dependencies every route receives and the Hono environment type they share. */
-import type { Logger } from "../../domain/log.ts";
+import type { Logger } from "../../io/log.ts";
 import type { Principal } from "../../domain/auth.ts";
 import type { Settings } from "../../domain/settings.ts";
 import type { ApiKeyCache } from "../../kv/api_keys/api_key_cache.ts";

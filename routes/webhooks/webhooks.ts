@@ -18,6 +18,7 @@ import {
   WebhookWithSecret,
 } from "../../domain/webhooks/webhook.ts";
 import { checkTarget } from "../../domain/webhooks/webhook_target.ts";
+import { resolveHost } from "../../io/webhooks/resolve_host.ts";
 import {
   changeWebhook,
   createWebhook,
@@ -109,6 +110,7 @@ const rotateRoute = defineRoute({ scope: "webhooks:write" }, {
 async function checkedUrl(c: Context<AppEnv>, url: string): Promise<string> {
   const target = await checkTarget(url, {
     allowPrivate: c.get("deps").settings.WEBHOOK_ALLOW_PRIVATE,
+    resolve: resolveHost,
   });
   if (target instanceof Error) throw invalid("url", target.message);
   return target.url.href;
