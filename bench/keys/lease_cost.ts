@@ -1,16 +1,18 @@
 /**
- * `deno task bench:lease-cost`: what claiming ahead (docs/rate-limits.md, "Claiming ahead") costs in
- * KV. One key at 11.6 requests a second (1M a day) for 10 minutes of an injected clock, the 100 ms
+ * `deno task bench:lease-cost [--minutes=10]`: what claiming ahead (docs/rate-limits.md,
+ * "Claiming ahead") costs in KV. One key at 11.6 requests a second (1M a day) for 10 minutes
+ * (`--minutes`) of an injected clock, the 100 ms
  * tick run by hand, under several hourly limits; the limiter's own reads, commits and write units
  * (kv/store/meter.ts). Compared with the same limiter claiming every block whole at its grant (no
  * records: the rule before claim marks) in the same run.
  */
 import { meter } from "../../kv/store/meter.ts";
 import { SharedRateLimiter, SLICES } from "../../kv/rate_limit/rate_limit.ts";
+import { numberFlag } from "../lib/flags.ts";
 import { markdownTable, writeResults } from "../lib/results.ts";
 
 const PER_SECOND = 1_000_000 / 86_400;
-const MINUTES = 10;
+const MINUTES = numberFlag("minutes", 10);
 const LIMITS = [1_000, 20_000, 100_000, 1_000_000, 1_000_000_000];
 
 async function run(limit: number, slices: typeof SLICES | null) {
@@ -68,7 +70,7 @@ async function main() {
   console.log(table);
   const path = await writeResults({
     name: "lease_cost",
-    command: "deno task bench:lease-cost",
+    command: `deno task bench:lease-cost --minutes=${MINUTES}`,
     comparedWith: "the same limiter claiming every block whole at its grant (no lease records), " +
       `in the same run; one key at ${PER_SECOND.toFixed(1)} requests a second for ${MINUTES} ` +
       `minutes of an injected clock, slices of a quarter of a block and at least ${SLICES.min} units`,
