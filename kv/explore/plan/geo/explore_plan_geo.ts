@@ -24,8 +24,8 @@ import { planMemory } from "../explore_plan_memory.ts";
 /** Most cells a finer cover may take before the planner stops considering it (CPU bound). */
 export const MAX_FINE_CELLS = 32;
 /**
- * How much deeper than the even-spread estimate a cover is planned for; 3 read the fewest
- * entries and lists at 100k and 1M bench tasks among 1, 2, 3 and 10.
+ * How much deeper than the even-spread estimate a cover is planned for: of 1, 2, 3 and 10, the
+ * one whose pages read the fewest entries and lists on bench:explore's stores.
  */
 const SHARE_SAFETY = 3;
 /**
