@@ -8,7 +8,7 @@ import { benchSettings } from "../lib/service.ts";
 import { checkIndexLayout } from "../../kv/tasks/index_layout.ts";
 import { type RoundTrips, withLatency } from "../../kv/store/latency.ts";
 import { createApp } from "../../routes/app.ts";
-import { backgroundJobs, createDeps } from "../../routes/deps.ts";
+import { backgroundJobs, createDeps } from "../../routes/router/deps.ts";
 import { generateTask } from "../data/explore_data.ts";
 import { queryKinds, queryString } from "../data/explore_data_queries.ts";
 import { loadTasks } from "../explore/explore_load.ts";

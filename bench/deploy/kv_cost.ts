@@ -18,7 +18,7 @@ import { pollJob, startJobs } from "../../kv/jobs/start.ts";
 import type { JobHandlers } from "../../kv/jobs/types.ts";
 import { type KvUsage, meter } from "../../kv/store/meter.ts";
 import { createApp } from "../../routes/app.ts";
-import { backgroundJobs, createDeps } from "../../routes/deps.ts";
+import { backgroundJobs, createDeps } from "../../routes/router/deps.ts";
 import { benchTaskBody } from "../data/http_seed.ts";
 import { writeResults } from "../lib/results.ts";
 import { numberFlag as flag } from "../lib/flags.ts";
@@ -241,6 +241,8 @@ async function main() {
       review_published: noop,
       alert_match: noop,
       alert_forget: noop,
+      conversation_refresh: noop,
+      conversation_titles: noop,
     } satisfies JobHandlers,
     context: { kv: metered.kv, now: Date.now, webhooks: deliveryPolicy(deps.settings) },
   });

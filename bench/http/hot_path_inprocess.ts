@@ -47,7 +47,7 @@ async function variant(label: string, root: string, dir: string): Promise<Varian
   const { seedStore } = await import(codePath(root, ...SEED_PATHS));
   const { apiKey, taskIds } = await seedStore(path, TASKS);
   const { createApp } = await import(`${root}/routes/app.ts`);
-  const { createDeps } = await import(`${root}/routes/deps.ts`);
+  const { createDeps } = await import(codePath(root, "routes/router/deps.ts", "routes/deps.ts"));
   const { parseSettings } = await import(`${root}/domain/settings.ts`);
   const kv = await Deno.openKv(path);
   const settings = parseSettings({

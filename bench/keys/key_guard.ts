@@ -7,7 +7,7 @@
  * Flags: --delay=20 (ms) --rounds=40 --batch=200 --base=<git ref>.
  */
 import { BENCH_SETTINGS } from "../lib/bench_settings.ts";
-import { extractCommit } from "../lib/extract.ts";
+import { codePath, extractCommit } from "../lib/extract.ts";
 import { numberFlag } from "../lib/flags.ts";
 import { loadAverage, markdownTable, writeResults } from "../lib/results.ts";
 
@@ -120,7 +120,7 @@ interface Variant {
 /** A service built from the code under `root`, seeded with an account, a key and a task. */
 async function variant(name: string, root: string): Promise<Variant> {
   const { createApp } = await import(`${root}/routes/app.ts`);
-  const { createDeps } = await import(`${root}/routes/deps.ts`);
+  const { createDeps } = await import(codePath(root, "routes/router/deps.ts", "routes/deps.ts"));
   // Each commit's own settings schema, given the benches' values (every commit since the bench
   // began exports `Settings`).
   const { Settings } = await import(`${root}/domain/settings.ts`);

@@ -5,8 +5,8 @@
  */
 import { Settings, type SettingsInput } from "../../domain/settings.ts";
 import { createApp } from "../../routes/app.ts";
-import { createDeps } from "../../routes/deps.ts";
-import type { Deps } from "../../routes/env.ts";
+import { createDeps } from "../../routes/router/deps.ts";
+import type { Deps } from "../../routes/router/env.ts";
 import { BENCH_SETTINGS } from "./bench_settings.ts";
 
 /** The benches' settings with `overrides`. */
