@@ -41,7 +41,8 @@ async function fillDisk(path: string): Promise<number> {
 }
 
 Deno.test({
-  name: "a full disk answers 503 STORAGE_FULL, logs one warning, and /health says so on every worker",
+  name:
+    "a full disk answers 503 STORAGE_FULL, logs one warning, and /health says so on every worker",
   ignore: !isRoot,
   async fn(t) {
     const dir = await Deno.makeTempDir();
