@@ -1,8 +1,9 @@
 /**
  * `deno task bench [--list] [files]`: lists every bench (each `bench:*` task of deno.json and each
- * `Deno.bench` file), then runs the `Deno.bench` files (every `*_bench.ts` under bench/ by default) through
- * `deno bench --json`, prints one table per file and writes it to `bench/results/<file>.md`. The
- * task benches are listed from their text, never loaded: each runs only as its own task.
+ * `Deno.bench` file), then runs the `Deno.bench` files (every `*_bench.ts` under bench/ by default)
+ * through `deno bench --json`, prints one table per file and writes it to
+ * `bench/results/<file>.md`. The task benches are listed from their text, never loaded: each runs
+ * only as its own task.
  */
 import { markdownTable, writeResults } from "./lib/results.ts";
 

@@ -4,12 +4,14 @@
  * place ("placed", bench/alerts/alerts_data.ts), in its two steps timed apart: finding the
  * candidates (index reads and explore's predicate) and recording the matches (their events).
  * The two sizes are the comparison: reads and examined-per-matched must not grow with the total;
- * each task's output-bound floor (bench/alerts/alerts_floor.ts) is the other: what its matches alone cost.
+ * each task's output-bound floor (bench/alerts/alerts_floor.ts) is the other: what its matches
+ * alone cost.
  * The issue's goal (at most 10 reads, p99 under 20 ms per task in-process, at 100,000 explore-like
  * alerts) is the lead's to read as matching = finding the candidates and checking them, what the
  * job does before it records; recording the matched pairs is bound by its output (every match
  * writes at least its key, whatever the index) and is reported beside it, not held to 20 ms.
- * Usage: deno task bench:alerts [--sizes=10000,100000] [--spreads=explore-like,placed] [--tasks=500]
+ * Usage: deno task bench:alerts [--sizes=10000,100000] [--spreads=explore-like,placed]
+ *   [--tasks=500]
  */
 import { numberFlag } from "../lib/flags.ts";
 import { Samples, timed } from "../lib/samples.ts";

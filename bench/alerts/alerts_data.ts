@@ -1,8 +1,8 @@
 /**
  * Alerts for the alerts bench, spread like the explore bench's tasks: alert `i` is drawn around
- * explore task `i`'s place and words (bench/data/explore_data.ts), a pure function of `i`; and a bulk
- * loader that stores them and files them as the service's index does (same anchors, same pages),
- * without the per-alert atomics that a load of 100,000 does not need.
+ * explore task `i`'s place and words (bench/data/explore_data.ts), a pure function of `i`; and a
+ * bulk loader that stores them and files them as the service's index does (same anchors, same
+ * pages), without the per-alert atomics that a load of 100,000 does not need.
  */
 import { alertCriteria, AlertFilters, type AlertRecord } from "../../domain/alerts/alert.ts";
 import { anchorsOf } from "../../domain/alerts/anchors.ts";
@@ -110,7 +110,9 @@ export function benchAlert(i: number, n: number, spread: Spread = "explore-like"
 
 /** Accounts owning the alerts: alert `i` is account `i % OWNERS`'s. */
 const OWNERS = 20_000;
-/** One account in this many has an endpoint selecting `task.matched`, so its matches raise events. */
+/**
+ * One account in this many has an endpoint selecting `task.matched`, so its matches raise events.
+ */
 export const SUBSCRIBED_EVERY = 10;
 
 function ownerId(k: number): string {

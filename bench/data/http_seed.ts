@@ -1,6 +1,7 @@
 /**
  * Seeds the store that bench/http/http.ts serves: an account, an API key whitelisted for 127.0.0.1,
- * and tasks written by the service's own code (kv/tasks/tasks.ts createTask, the path POST /tasks takes).
+ * and tasks written by the service's own code (kv/tasks/tasks.ts createTask, the path POST /tasks
+ * takes).
  */
 import { startJobs } from "../../kv/jobs/start.ts";
 import { checkIndexLayout } from "../../kv/tasks/index_layout.ts";

@@ -1,8 +1,8 @@
 /**
  * `deno task bench:deploy [--tasks=2000] [--samples=15]`: the KV round trips each request kind
- * waits for in sequence when every KV call is a network round trip, as on Deno Deploy (kv/store/latency.ts
- * at 0, 25 and 90 ms a call), through the real app (app.request) of a live instance with its
- * background jobs running, and of cold instances answering their first request.
+ * waits for in sequence when every KV call is a network round trip, as on Deno Deploy
+ * (kv/store/latency.ts at 0, 25 and 90 ms a call), through the real app (app.request) of a live
+ * instance with its background jobs running, and of cold instances answering their first request.
  */
 import { benchSettings } from "../lib/service.ts";
 import { checkIndexLayout } from "../../kv/tasks/index_layout.ts";

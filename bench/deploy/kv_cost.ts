@@ -1,12 +1,12 @@
 /**
  * `deno task bench:kv-cost`: what the service reads from and writes to KV, counted as Deno Deploy
- * bills it (read units of 4 KiB, write units of 1 KiB; kv/store/meter.ts), per request kind, per second
- * of background work under steady keyed traffic, and per idle minute; then what a day of 1M keyed
- * requests and 10k task creations costs at the given prices; and what background jobs cost
+ * bills it (read units of 4 KiB, write units of 1 KiB; kv/store/meter.ts), per request kind, per
+ * second of background work under steady keyed traffic, and per idle minute; then what a day of 1M
+ * keyed requests and 10k task creations costs at the given prices; and what background jobs cost
  * (kv/jobs/): a job of its own, a webhook event's fan-out and delivery, the runner's poll while
- * active and the cron's tick when idle. In-process on a KV file; compared
- * against nothing but itself: the table is a price list, not a race. Flags: --samples=50
- * --seconds=20 --read-price=1.00 --write-price=2.50 (USD per million units).
+ * active and the cron's tick when idle. In-process on a KV file; compared against nothing but
+ * itself: the table is a price list, not a race. Flags: --samples=50 --seconds=20 --read-price=1.00
+ * --write-price=2.50 (USD per million units).
  */
 import { deliveryPolicy } from "../../domain/settings.ts";
 import { benchSettings } from "../lib/service.ts";

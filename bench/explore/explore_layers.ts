@@ -1,7 +1,8 @@
 /**
- * `deno task bench:explore-layers [--n=1000000] [--queries=300] [--kinds=sparse area]`: where a first
- * page's reads go, by index layer (city `c`, `r25`, disc layers, fallbacks) and by round trip.
- * Load-independent: entries, lists and the sequential wait a call starts at, on a warm handle.
+ * `deno task bench:explore-layers [--n=1000000] [--queries=300] [--kinds=sparse area]`: where a
+ * first page's reads go, by index layer (city `c`, `r25`, disc layers, fallbacks) and by round
+ * trip. Load-independent: entries, lists and the sequential wait a call starts at, on a warm
+ * handle.
  */
 import { exploreFilters } from "../../domain/explore.ts";
 import { exploreTasks } from "../../kv/explore/explore_query.ts";

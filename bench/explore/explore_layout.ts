@@ -1,8 +1,8 @@
 /**
- * `deno task bench:explore-layout [--tasks=10000]`: what one task costs in the store, by index family.
- * Everyday tasks (bench/data/everyday_data.ts) are written one atomic each, through the same
- * `writeTaskTransition` every task write uses, into a fresh KV file; the table counts entries and
- * their encoded key and value bytes per task by the keys' first part, and the file's size.
+ * `deno task bench:explore-layout [--tasks=10000]`: what one task costs in the store, by index
+ * family. Everyday tasks (bench/data/everyday_data.ts) are written one atomic each, through the
+ * same `writeTaskTransition` every task write uses, into a fresh KV file; the table counts entries
+ * and their encoded key and value bytes per task by the keys' first part, and the file's size.
  */
 import { serialize } from "node:v8";
 import { INDEX_LAYOUT } from "../../kv/tasks/index_layout.ts";

@@ -1,9 +1,9 @@
 /**
  * Bulk loading for the explore benchmark: the index entries and counters that every task write
- * stores (kv/tasks/task_indexes.ts), for thousands of tasks at a time, sorted by key and committed in
- * atomics within Deno KV's limits, several in flight. A task's entries thus land in several
- * atomics, not one: the stored result is what one createTask per task leaves, reached far
- * faster (see docs/explore.md).
+ * stores (kv/tasks/task_indexes.ts), for thousands of tasks at a time, sorted by key and committed
+ * in atomics within Deno KV's limits, several in flight. A task's entries thus land in several
+ * atomics, not one: the stored result is what one createTask per task leaves, reached far faster
+ * (see docs/explore.md).
  */
 import { commit as commitOp } from "../../kv/commit.ts";
 import type { TaskRecord } from "../../domain/tasks/task.ts";

@@ -1,10 +1,10 @@
 /**
- * `deno task bench:hot-path`: the hot path over real HTTP (keyed and anonymous reads), this code against an earlier
- * commit (`--base=<ref>`) in the same run: each serves its own seeded store as `deno task serve`
- * runs main.ts, pinned to CPU 1, under wrk on CPU 0, the two alternated round by round so that a
- * machine's drift or another process's load falls on both alike. Server CPU per request is the
- * figure; the ratio of the medians says whether the hot path got slower.
- * Flags: --base=3432692 (the end of wave 2) --seconds=8 --rounds=5 --connections=32 --tasks=2000.
+ * `deno task bench:hot-path`: the hot path over real HTTP (keyed and anonymous reads), this code
+ * against an earlier commit (`--base=<ref>`) in the same run: each serves its own seeded store as
+ * `deno task serve` runs main.ts, pinned to CPU 1, under wrk on CPU 0, the two alternated round by
+ * round so that a machine's drift or another process's load falls on both alike. Server CPU per
+ * request is the figure; the ratio of the medians says whether the hot path got slower. Flags:
+ * --base=3432692 (the end of wave 2) --seconds=8 --rounds=5 --connections=32 --tasks=2000.
  */
 import { codePath, extractCommit, SEED_PATHS } from "../lib/extract.ts";
 import { numberFlag as flag } from "../lib/flags.ts";
@@ -28,7 +28,18 @@ const HUGE_LIMIT = "1000000000";
 
 /** What a commit needs to seed its store and serve as `deno task serve` does. */
 const SERVICE_FILES = [
-  ...["main.ts", "routes", "domain", "kv", "tests", "bench", "scripts", "deno.json", "deno.lock"],
+  ...[
+    "main.ts",
+    "routes",
+    "domain",
+    "kv",
+    "io",
+    "tests",
+    "bench",
+    "scripts",
+    "deno.json",
+    "deno.lock",
+  ],
 ];
 
 interface Variant {
@@ -54,8 +65,9 @@ async function git(args: string[]): Promise<string> {
 }
 
 /**
- * Seeds a store with the code under `root` (its own `bench/data/http_seed.ts`, so each commit writes
- * the index layout it reads), in a process of that code's config, and answers the seed's JSON.
+ * Seeds a store with the code under `root` (its own `bench/data/http_seed.ts`, so each commit
+ * writes the index layout it reads), in a process of that code's config, and answers the seed's
+ * JSON.
  */
 async function seed(root: string, path: string): Promise<{ apiKey: string; taskIds: string[] }> {
   const json = JSON.stringify;

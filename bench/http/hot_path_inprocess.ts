@@ -16,7 +16,7 @@ const ROUNDS = numberFlag("rounds", 30);
 const BATCH = numberFlag("batch", 300);
 const TASKS = 200;
 const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
-const SERVICE_FILES = ["main.ts", "routes", "domain", "kv", "tests", "bench", "scripts"];
+const SERVICE_FILES = ["main.ts", "routes", "domain", "kv", "io", "tests", "bench", "scripts"];
 // Large enough that a batch of the largest scenario allocates without a scavenge.
 const ALLOC_FLAGS = "--expose-gc,--min-semi-space-size=128,--max-semi-space-size=128";
 

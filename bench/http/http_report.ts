@@ -1,6 +1,6 @@
 /**
- * The report of bench/http/http.ts: the table, the ratios to the floors, what 1 and 2 workers predict
- * for more cores, and the method, printed and written to bench/results/http.md.
+ * The report of bench/http/http.ts: the table, the ratios to the floors, what 1 and 2 workers
+ * predict for more cores, and the method, printed and written to bench/results/http.md.
  */
 import type { WrkResult } from "../lib/wrk.ts";
 import type { Server } from "../lib/http_process.ts";

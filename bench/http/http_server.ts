@@ -1,13 +1,14 @@
 /**
  * The floors bench/http/http.ts compares the service against, each a bare Hono app on Deno.serve
  * with no middleware, run as its own process:
- *   floor-get  GET /tasks/:id   one kv.get of the task (kv/tasks/tasks.ts getTask), the record as JSON
+ *   floor-get  GET /tasks/:id   one kv.get of the task (kv/tasks/tasks.ts getTask), as JSON
  *   floor-get-headers           the same, answered with the headers the contract puts on every
  *                               keyed response (request id, CORS, five rate-limit headers,
  *                               JSON charset) with fixed rate-limit values: what they cost alone
  *   floor-post POST /tasks      the JSON body, then one atomic of the task and its indexes
  *                               (kv/tasks/tasks.ts createTask, the service's own create path)
- * Usage: PORT=<port> deno run ... bench/http/http_server.ts floor-get|floor-post <kv file> <user id>
+ * Usage: PORT=<port> deno run ... bench/http/http_server.ts floor-get|floor-post <kv file>
+ *   <user id>
  */
 import { Hono } from "hono";
 import { monotonicFactory } from "ulid";

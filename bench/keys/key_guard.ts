@@ -275,7 +275,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function main() {
   const ref = BASE_REF || await git(["merge-base", "HEAD", "main"]);
-  const baseDir = await extractCommit(ref, ["main.ts", "routes", "domain", "kv"]);
+  const baseDir = await extractCommit(ref, ["main.ts", "routes", "domain", "kv", "io"]);
   try {
     const base = await variant("base", baseDir);
     const guard = await variant("guard", ROOT.replace(/\/$/, ""));

@@ -2,11 +2,21 @@
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 
-/** Extracts `paths` of the project at `ref` (via `git archive`) into a new temporary directory. */
+/**
+ * Extracts `paths` of the project at `ref` (via `git archive`) into a new temporary directory;
+ * a path the commit does not have (a layer added later, such as `io/`) is left out.
+ */
 export async function extractCommit(ref: string, paths: string[]): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "bench-base-" });
+  const listed = await new Deno.Command("git", {
+    args: ["ls-tree", "--name-only", ref, "--", ...paths],
+    cwd: ROOT,
+    stdout: "piped",
+  }).output();
+  if (!listed.success) throw new Error(`could not list ${ref}`);
+  const present = new TextDecoder().decode(listed.stdout).split("\n").filter((p) => p !== "");
   const archive = new Deno.Command("git", {
-    args: ["archive", ref, ...paths],
+    args: ["archive", ref, ...present],
     cwd: ROOT,
     stdout: "piped",
   }).spawn();

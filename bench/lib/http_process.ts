@@ -1,6 +1,6 @@
 /**
- * The server processes bench/http/http.ts measures: started pinned with taskset, and read from /proc
- * (CPU time, memory), for one process or summed over the workers of `deno task start`.
+ * The server processes bench/http/http.ts measures: started pinned with taskset, and read from
+ * /proc (CPU time, memory), for one process or summed over the workers of `deno task start`.
  */
 
 export interface Server {
