@@ -5,7 +5,7 @@
  * handle.
  */
 import { exploreFilters } from "../../domain/explore.ts";
-import { exploreTasks } from "../../kv/explore/explore_query.ts";
+import { exploreTasks } from "../../kv/explore/newest_page.ts";
 import { kvPath } from "./explore_cache.ts";
 import { queryKinds } from "../data/explore_data_queries.ts";
 import { listBatchSize } from "../../kv/store/latency.ts";
