@@ -134,6 +134,8 @@ async function world(svc: TestContext) {
     });
     assert.equal(res.status, 200, await res.text());
   }
+  // Cancelled by its case's valid body.
+  const doomed = await json("/tasks", owner.token, taskBody());
   const project = await json("/projects", owner.token, { name: "Home" });
   const key = await createKey(svc, owner.token);
   const hook = await json("/webhooks", owner.token, {
@@ -141,7 +143,7 @@ async function world(svc: TestContext) {
     events: ["*"],
   });
   const alert = await json("/alerts", owner.token, { name: "a", filters: { countryCode: "FR" } });
-  return { owner, applicant, third, task, application, project, key, hook, done, alert };
+  return { owner, applicant, third, task, application, project, key, hook, done, alert, doomed };
 }
 
 function bodyCases(w: Awaited<ReturnType<typeof world>>): Record<string, BodyCase> {
@@ -229,6 +231,11 @@ function bodyCases(w: Awaited<ReturnType<typeof world>>): Record<string, BodyCas
       path: `/tasks/${w.done.id}/reviews`,
       token: owner.token,
       valid: { revieweeId: applicant.id, rating: 4, comment: "On time, tidy work" },
+    },
+    "post /tasks/{id}/cancel": {
+      path: `/tasks/${w.doomed.id}/cancel`,
+      token: owner.token,
+      valid: { reason: "no_longer_needed", note: "Plans changed" },
     },
     "patch /applications/{id}": {
       path: `/applications/${w.application.id}`,
