@@ -3,13 +3,13 @@
  * store), serves the app and runs the jobs, and on SIGINT/SIGTERM stops accepting, finishes
  * in-flight requests, flushes, closes KV.
  */
-import { flushStdout } from "./domain/log.ts";
+import { flushStdout } from "./io/log.ts";
 import { deliveryPolicy, isKvConnectUrl, parseSettings, type Settings } from "./domain/settings.ts";
 import { drainLegacyQueue } from "./kv/jobs/legacy_queue.ts";
 import type { JobRunner } from "./kv/jobs/runner.ts";
 import { pollJob, startJobs } from "./kv/jobs/start.ts";
 import { createApp } from "./routes/app.ts";
-import { backgroundJobs, createDeps } from "./routes/deps.ts";
+import { backgroundJobs, createDeps } from "./routes/router/deps.ts";
 import { openStore } from "./kv/store/store.ts";
 import { limitGuard } from "./kv/store/limits.ts";
 import { retryTransient } from "./kv/commit.ts";

@@ -1560,9 +1560,11 @@ export interface components {
             userAgent: string | null;
             keyId?: string;
             webhookId?: string;
+            /** @description webhook.delivery_skipped: why (the delivery attempt's category) */
+            reason?: string;
         };
         /** @enum {string} */
-        SecurityEventType: "session.signed_in" | "session.sign_in_failed" | "session.signed_out" | "api_key.created" | "api_key.regenerated" | "api_key.revoked" | "api_key.updated" | "api_key.whitelist_changed" | "api_key.expired" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "profile.updated";
+        SecurityEventType: "session.signed_in" | "session.sign_in_failed" | "session.signed_out" | "api_key.created" | "api_key.regenerated" | "api_key.revoked" | "api_key.updated" | "api_key.whitelist_changed" | "api_key.expired" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "webhook.delivery_skipped" | "profile.updated";
         TaskCreated: {
             /** Format: uuid */
             id: string;
@@ -1830,8 +1832,11 @@ export interface components {
             /** @description evt_<ulid>: the webhook-id header of every attempt */
             eventId: string;
             eventType: string;
-            /** @enum {string} */
-            status: "pending" | "succeeded" | "failed";
+            /**
+             * @description skipped: the endpoint may no longer hear the event (its events or its grantor changed); the last attempt's category says which
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed" | "skipped";
             /** @description Attempts made so far */
             attempts: number;
             lastStatusCode: number | null;
@@ -1852,7 +1857,7 @@ export interface components {
              * @description Why the attempt failed (http_status: see statusCode); null when it succeeded
              * @enum {string|null}
              */
-            category: "http_status" | "timeout" | "connection_failed" | "tls" | "invalid_response" | "target_refused" | "endpoint_deleted" | "endpoint_disabled" | "event_too_large" | "event_expired" | null;
+            category: "http_status" | "timeout" | "connection_failed" | "tls" | "invalid_response" | "target_refused" | "endpoint_deleted" | "endpoint_disabled" | "event_too_large" | "event_expired" | "event_not_selected" | "grantor_may_not_read" | null;
             /** @description A fixed sentence for the category when there was no HTTP answer; null otherwise */
             error: string | null;
         };

@@ -1,6 +1,6 @@
 /**
  * The one error type of the service. Domain and storage code throw `AppError`s; a single
- * handler in `routes/problem.ts` turns them into RFC 9457 problem bodies.
+ * handler in `routes/router/problem.ts` turns them into RFC 9457 problem bodies.
  */
 
 /** Every error code a client may see, with the HTTP status it travels with. */

@@ -4,7 +4,7 @@
  * flushes before it exits; a worker that dies is started again. `--watch` (`deno task dev`)
  * restarts the workers when the service's code changes.
  */
-import { createLogger, flushStdout } from "../domain/log.ts";
+import { createLogger, flushStdout } from "../io/log.ts";
 import { parseSettings } from "../domain/settings.ts";
 import { projectRoot, taskRunArgs } from "./task_line.ts";
 

@@ -5,15 +5,14 @@
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { applyCancel, CancelRequest } from "../../domain/cancellation/cancellation.ts";
-import { notFound } from "../../domain/errors.ts";
 import { assertOwner } from "../../domain/tasks/task.ts";
 import { TaskDetail, toTaskDetail } from "../../domain/tasks/task_view.ts";
 import { changeTask } from "../../kv/tasks/tasks.ts";
-import { defineRoute, jsonBody, jsonContent, problems } from "../define.ts";
-import type { AppEnv } from "../env.ts";
+import { defineRoute, jsonBody, jsonContent, problems } from "../router/define.ts";
+import type { AppEnv } from "../router/env.ts";
 import { principalOf } from "../http/authenticate.ts";
-import { authorOf } from "../reviews/author.ts";
-import { taskEffects } from "../task_effects.ts";
+import { ownAuthor } from "../reviews/author.ts";
+import { taskWriteEffects } from "../../domain/tasks/task_effects.ts";
 
 const TaskId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
 
@@ -47,11 +46,9 @@ export function registerCancellation(api: OpenAPIHono<AppEnv>) {
     const task = await changeTask(deps.kv, {
       taskId: c.req.valid("param").id,
       change: (current) => applyCancel(assertOwner(current, userId), body, iso(deps.now())),
-      effects: await taskEffects(deps, userId),
+      effects: { now: deps.now(), rule: taskWriteEffects, context: await ownAuthor(deps, userId) },
       owner: userId,
     });
-    const author = await authorOf(deps, userId);
-    if (!author) throw notFound("Task");
-    return c.json(toTaskDetail(task, author), 200);
+    return c.json(toTaskDetail(task, await ownAuthor(deps, userId)), 200);
   });
 }

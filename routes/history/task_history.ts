@@ -9,8 +9,8 @@ import { decodeCursor, encodeCursor } from "../../kv/cursor.ts";
 import { wasEverAccepted } from "../../kv/history/task_helpers.ts";
 import { readHistory } from "../../kv/history/task_history.ts";
 import { getTask } from "../../kv/tasks/tasks.ts";
-import { defineRoute, problems } from "../define.ts";
-import type { AppEnv } from "../env.ts";
+import { defineRoute, problems } from "../router/define.ts";
+import type { AppEnv } from "../router/env.ts";
 import { principalOf } from "../http/authenticate.ts";
 import { cursorPage, CursorQuery, setNextPage } from "../http/paging.ts";
 

@@ -12,7 +12,7 @@ import { TaskMatched } from "../../domain/alerts/match.ts";
 import { TaskCancelled } from "../../domain/cancellation/cancelled_event.ts";
 import { TaskDetail } from "../../domain/tasks/task_view.ts";
 import { WebhookView } from "../../domain/webhooks/webhook.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../router/env.ts";
 
 /** The resource an event type is about: the part of its name before the dot. */
 type EventResource = EventType extends `${infer R}.${string}` ? R : never;

@@ -3,8 +3,8 @@
  * of space. Checked for real, at most once a second per instance (kv/health_probe.ts).
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { HealthProbe } from "../kv/health_probe.ts";
-import type { AppEnv, Deps } from "./env.ts";
+import { HealthProbe } from "../../kv/health_probe.ts";
+import type { AppEnv, Deps } from "../router/env.ts";
 
 const Health = z.object({
   status: z.enum(["ok", "read_only", "unavailable"]).openapi({

@@ -3,7 +3,7 @@
  * account deletion. Deletion hides the account at once and leaves the clean-up to the queue.
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { hashPassword } from "../domain/users/password.ts";
+import { hashPassword } from "../../domain/users/password.ts";
 import {
   PrivateProfile,
   PublicProfile,
@@ -11,20 +11,33 @@ import {
   toPrivateProfile,
   toPublicProfile,
   UserUpdate,
-} from "../domain/users/user.ts";
-import { AppError, notFound } from "../domain/errors.ts";
-import { RatedPrivateProfile, RatedPublicProfile } from "../domain/reviews/profile.ts";
-import { readRating } from "../kv/reviews/ratings.ts";
-import { revokeAllApiKeys } from "../kv/api_keys/api_keys.ts";
-import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
-import { deleteUserSessions } from "../kv/users/sessions.ts";
-import { createUser, getUser, listUsers, markUserDeleted, updateUser } from "../kv/users/users.ts";
-import { principalOf } from "./http/authenticate.ts";
-import { originOf } from "./http/origin.ts";
-import { createdContent, defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
-import type { AppEnv } from "./env.ts";
-import { cursorPage, CursorQuery, setNextPage } from "./http/paging.ts";
-import { drawPasswordHash } from "./http/rate_limit.ts";
+} from "../../domain/users/user.ts";
+import { AppError, notFound } from "../../domain/errors.ts";
+import { RatedPrivateProfile, RatedPublicProfile } from "../../domain/reviews/profile.ts";
+import { readRating } from "../../kv/reviews/ratings.ts";
+import { revokeAllApiKeys } from "../../kv/api_keys/api_keys.ts";
+import { cursorPosition, encodeCursor } from "../../kv/cursor.ts";
+import { deleteUserSessions } from "../../kv/users/sessions.ts";
+import {
+  createUser,
+  getUser,
+  listUsers,
+  markUserDeleted,
+  updateUser,
+} from "../../kv/users/users.ts";
+import { principalOf } from "../http/authenticate.ts";
+import { originOf } from "../http/origin.ts";
+import {
+  createdContent,
+  defineRoute,
+  jsonBody,
+  jsonContent,
+  Message,
+  problems,
+} from "../router/define.ts";
+import type { AppEnv } from "../router/env.ts";
+import { cursorPage, CursorQuery, setNextPage } from "../http/paging.ts";
+import { drawPasswordHash } from "../http/rate_limit.ts";
 
 const UserId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
 

@@ -1,25 +1,32 @@
 /** Projects: each user's own, listed newest first; another user's project is simply not found. */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { notFound } from "../domain/errors.ts";
+import { notFound } from "../../domain/errors.ts";
 import {
   applyProjectUpdate,
   Project,
   ProjectCreate,
   ProjectUpdate,
   toProject,
-} from "../domain/project.ts";
-import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
+} from "../../domain/project.ts";
+import { cursorPosition, encodeCursor } from "../../kv/cursor.ts";
 import {
   createProject,
   deleteProject,
   getProject,
   listProjects,
   updateProject,
-} from "../kv/projects.ts";
-import { principalOf } from "./http/authenticate.ts";
-import { createdContent, defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
-import type { AppEnv } from "./env.ts";
-import { cursorPage, CursorQuery, setNextPage } from "./http/paging.ts";
+} from "../../kv/projects.ts";
+import { principalOf } from "../http/authenticate.ts";
+import {
+  createdContent,
+  defineRoute,
+  jsonBody,
+  jsonContent,
+  Message,
+  problems,
+} from "../router/define.ts";
+import type { AppEnv } from "../router/env.ts";
+import { cursorPage, CursorQuery, setNextPage } from "../http/paging.ts";
 
 const ProjectId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
 

@@ -3,7 +3,7 @@
  * once into a 32×32 ICO, so a browser's automatic request is answered instead of a 404.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import type { AppEnv } from "./env.ts";
+import type { AppEnv } from "../router/env.ts";
 
 const SIZE = 32;
 const ACCENT = [0x3b, 0x4f, 0xd8]; // --accent of the dashboard's stylesheet

@@ -1,10 +1,10 @@
 /** GET /users/:id/avatar.svg: the generated default avatar of a user without a picture. */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { avatarSvg } from "../domain/users/avatar.ts";
-import { notFound } from "../domain/errors.ts";
-import { getUser } from "../kv/users/users.ts";
-import { defineRoute, problems } from "./define.ts";
-import type { AppEnv } from "./env.ts";
+import { avatarSvg } from "../../domain/users/avatar.ts";
+import { notFound } from "../../domain/errors.ts";
+import { getUser } from "../../kv/users/users.ts";
+import { defineRoute, problems } from "../router/define.ts";
+import type { AppEnv } from "../router/env.ts";
 
 const avatarRoute = defineRoute("public", {
   method: "get",

@@ -1,18 +1,18 @@
 /** Assembles the app's dependencies from an open KV store and parsed settings. */
-import { Background } from "../domain/background.ts";
-import { createLogger } from "../domain/log.ts";
-import type { Settings } from "../domain/settings.ts";
-import { loadJwtSecret } from "../kv/config.ts";
-import { newApiKeyCache } from "../kv/api_keys/api_key_cache.ts";
-import { newUserCache } from "../kv/users/user_cache.ts";
-import { newRatingCache } from "../kv/reviews/ratings.ts";
-import { FLUSH_INTERVAL_MS, LastUsedBuffer } from "../kv/api_keys/last_used.ts";
-import { SharedRateLimiter, SYNC_INTERVAL_MS } from "../kv/rate_limit/rate_limit.ts";
-import { POLL_INTERVAL_MS, pollTogether } from "../kv/polled_cache.ts";
-import { HOLD_MS, UsageCounter } from "../kv/api_keys/usage_counter.ts";
-import { noteStorageFull } from "../kv/store/storage_writes.ts";
+import { Background } from "../../io/timers.ts";
+import { createLogger } from "../../io/log.ts";
+import type { Settings } from "../../domain/settings.ts";
+import { loadJwtSecret } from "../../kv/config.ts";
+import { newApiKeyCache } from "../../kv/api_keys/api_key_cache.ts";
+import { newUserCache } from "../../kv/users/user_cache.ts";
+import { newRatingCache } from "../../kv/reviews/ratings.ts";
+import { FLUSH_INTERVAL_MS, LastUsedBuffer } from "../../kv/api_keys/last_used.ts";
+import { SharedRateLimiter, SYNC_INTERVAL_MS } from "../../kv/rate_limit/rate_limit.ts";
+import { POLL_INTERVAL_MS, pollTogether } from "../../kv/polled_cache.ts";
+import { HOLD_MS, UsageCounter } from "../../kv/api_keys/usage_counter.ts";
+import { noteStorageFull } from "../../kv/store/storage_writes.ts";
 import type { Deps } from "./env.ts";
-import { requestPolicies } from "./http/rate_limit.ts";
+import { requestPolicies } from "../http/rate_limit.ts";
 
 export async function createDeps(
   kv: Deno.Kv,

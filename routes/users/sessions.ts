@@ -1,19 +1,19 @@
 /** Sessions: POST /auth/token issues a session JWT for email and password, /auth/logout ends it. */
 import { sign } from "hono/jwt";
-import { AppError } from "../domain/errors.ts";
-import { hashPassword, verifyPassword } from "../domain/users/password.ts";
-import { sessionClaims } from "../domain/users/session.ts";
-import { addressGroup } from "../domain/ip.ts";
-import { Login, SessionToken } from "../domain/users/user.ts";
-import { findUserByEmail } from "../kv/users/users.ts";
-import { createSession, deleteSession } from "../kv/users/sessions.ts";
-import { logSecurity } from "../kv/security_log.ts";
-import { originOf } from "./http/origin.ts";
-import { principalOf } from "./http/authenticate.ts";
-import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
-import type { AppEnv } from "./env.ts";
-import { holdLoginAttempt } from "./http/login_limits.ts";
-import { drawPasswordHash } from "./http/rate_limit.ts";
+import { AppError } from "../../domain/errors.ts";
+import { hashPassword, verifyPassword } from "../../domain/users/password.ts";
+import { sessionClaims } from "../../domain/users/session.ts";
+import { addressGroup } from "../../domain/ip.ts";
+import { Login, SessionToken } from "../../domain/users/user.ts";
+import { findUserByEmail } from "../../kv/users/users.ts";
+import { createSession, deleteSession } from "../../kv/users/sessions.ts";
+import { logSecurity } from "../../kv/security_log.ts";
+import { originOf } from "../http/origin.ts";
+import { principalOf } from "../http/authenticate.ts";
+import { defineRoute, jsonBody, jsonContent, Message, problems } from "../router/define.ts";
+import type { AppEnv } from "../router/env.ts";
+import { holdLoginAttempt } from "../http/login_limits.ts";
+import { drawPasswordHash } from "../http/rate_limit.ts";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 
 const tokenRoute = defineRoute("public", {

@@ -11,27 +11,27 @@ import {
   type ExploreFilters,
   exploreFilters,
   ExploreItem,
-} from "../domain/explore.ts";
+} from "../../domain/explore.ts";
 import {
   ExploreFeatureCollection,
   GEOJSON_MEDIA_TYPE,
   toFeatureCollection,
   wantsGeoJson,
-} from "../domain/geo/geojson.ts";
-import { cursorPosition, decodeCursor, encodeCursor, isUlid } from "../kv/cursor.ts";
-import { exploreByDistance } from "../kv/explore/nearest/explore_distance.ts";
-import type { DistancePosition } from "../kv/explore/nearest/explore_distance_page.ts";
-import { exploreTasks } from "../kv/explore/explore_query.ts";
-import { defineRoute, problems } from "./define.ts";
-import type { AppEnv } from "./env.ts";
-import { cursorPage, CursorQuery, setNextPage } from "./http/paging.ts";
+} from "../../domain/geo/geojson.ts";
+import { cursorPosition, decodeCursor, encodeCursor, isUlid } from "../../kv/cursor.ts";
+import { exploreByDistance } from "../../kv/explore/nearest/explore_distance.ts";
+import type { DistancePosition } from "../../kv/explore/nearest/explore_distance_page.ts";
+import { exploreTasks } from "../../kv/explore/explore_query.ts";
+import { defineRoute, problems } from "../router/define.ts";
+import type { AppEnv } from "../router/env.ts";
+import { cursorPage, CursorQuery, setNextPage } from "../http/paging.ts";
 import {
   ConditionalHeaders,
   JSON_UTF8,
   notModified,
   sharedAnswer,
   SharedCacheHeaders,
-} from "./http/shared_cache.ts";
+} from "../http/shared_cache.ts";
 
 const ExploreQuery = CursorQuery.extend(exploreFilterFields)
   .superRefine(checkGeoTogether)

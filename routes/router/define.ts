@@ -5,15 +5,15 @@
 import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { Hook } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import type { Access } from "../domain/auth.ts";
-import { AppError, ERROR_STATUS, type ErrorCode } from "../domain/errors.ts";
-import { authenticate } from "./http/authenticate.ts";
+import type { Access } from "../../domain/auth.ts";
+import { AppError, ERROR_STATUS, type ErrorCode } from "../../domain/errors.ts";
+import { authenticate } from "../http/authenticate.ts";
 import type { AppEnv } from "./env.ts";
 import { validationProblem } from "./problem.ts";
-import { assertStrict } from "./http/request_members.ts";
+import { assertStrict } from "./request_members.ts";
 import { RouteTable, type TableRoute } from "./route_table.ts";
-import { NoQuery, servedRoute } from "./http/served_route.ts";
-import { ShapeRouter } from "./http/shape_router.ts";
+import { NoQuery, servedRoute } from "./served_route.ts";
+import { ShapeRouter } from "./shape_router.ts";
 
 // deno-lint-ignore no-explicit-any
 type AnyHook = Hook<any, AppEnv, any, any>;

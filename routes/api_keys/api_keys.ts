@@ -1,5 +1,6 @@
 /** API key management under /keys: create, list, rename or re-whitelist, regenerate, revoke. */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import {
   ApiKeyCreate,
   ApiKeyMetadata,
@@ -14,14 +15,15 @@ import {
   resolveExpiry,
   rolled,
   toMetadata,
-} from "../domain/api_key.ts";
-import { invalid, notFound } from "../domain/errors.ts";
-import { changeApiKey, createApiKey, getApiKey, listApiKeys } from "../kv/api_keys/api_keys.ts";
-import { deleteUsage, readUsage } from "../kv/api_keys/api_key_usage.ts";
-import { UsageRange, UsageSeries } from "../domain/usage.ts";
-import { keyEffects } from "./key_effects.ts";
-import { takeExact } from "../kv/rate_limit/exact_limit.ts";
-import { principalOf } from "./http/authenticate.ts";
+} from "../../domain/api_key.ts";
+import { invalid, notFound } from "../../domain/errors.ts";
+import { changeApiKey, createApiKey, getApiKey, listApiKeys } from "../../kv/api_keys/api_keys.ts";
+import { deleteUsage, readUsage } from "../../kv/api_keys/api_key_usage.ts";
+import { UsageRange, UsageSeries } from "../../domain/usage.ts";
+import { keyChangeEffects, keyEditEffects } from "../../domain/api_key_effects.ts";
+import { originOf } from "../http/origin.ts";
+import { takeExact } from "../../kv/rate_limit/exact_limit.ts";
+import { principalOf } from "../http/authenticate.ts";
 import {
   createdContent,
   defineRoute,
@@ -30,10 +32,12 @@ import {
   jsonContent,
   Message,
   problems,
-} from "./define.ts";
-import type { AppEnv } from "./env.ts";
-import type { Settings } from "../domain/settings.ts";
-import { keyCreationPolicy, rateLimited } from "./http/rate_limit.ts";
+} from "../router/define.ts";
+import type { AppEnv } from "../router/env.ts";
+import type { Settings } from "../../domain/settings.ts";
+import type { SecurityEventType } from "../../domain/security_log.ts";
+import type { EventType } from "../../domain/webhooks/event.ts";
+import { keyCreationPolicy, rateLimited } from "../http/rate_limit.ts";
 
 const KeyId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
 
@@ -127,6 +131,13 @@ function checkOwnLimit(limit: number | null | undefined, settings: Settings) {
   }
 }
 
+/** A key change raising the event and security entry `type`, from the key the change writes. */
+function keyEffects(c: Context<AppEnv>, type: EventType & SecurityEventType) {
+  const now = c.get("deps").now();
+  const context = { now, origin: originOf(c), event: type, security: type };
+  return { now, rule: keyChangeEffects, context };
+}
+
 export function registerKeys(api: OpenAPIHono<AppEnv>) {
   api.openapi(createRouteDef, async (c) => {
     const { kv, now, settings } = c.get("deps");
@@ -163,8 +174,9 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
       previousExpiresAt: null,
       rateLimitPerHour: input.rateLimitPerHour ?? null,
     };
-    const effects = keyEffects(c, { event: "api_key.created", security: "api_key.created" });
-    await createApiKey(kv, record, { now: now(), effects: effects(null, record) });
+    const types = { event: "api_key.created", security: "api_key.created" } as const;
+    const effects = keyChangeEffects(null, record, { now: now(), origin: originOf(c), ...types });
+    await createApiKey(kv, record, { now: now(), effects });
     c.header("Location", `/api/v1/keys/${record.id}`);
     return c.json({ ...toMetadata(record, now()), key: value }, 201);
   });
@@ -190,12 +202,7 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
           ? k.rateLimitPerHour ?? null
           : change.rateLimitPerHour,
       }),
-      effects: (before, after) =>
-        keyEffects(c, {
-          security: before?.ipWhitelist.join() === after.ipWhitelist.join()
-            ? "api_key.updated"
-            : "api_key.whitelist_changed",
-        })(before, after),
+      effects: { now: now(), rule: keyEditEffects, context: { now: now(), origin: originOf(c) } },
     });
     apiKeyCache.clear(); // at once here; other instances see the change marker move
     if (!updated) throw notFound("API key");
@@ -214,7 +221,7 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
       userId: principalOf(c).userId,
       keyId: id,
       change: (k) => rolled(k, { ...keyHint(value), digest }, GRACE_MS[expireCurrentIn], at),
-      effects: keyEffects(c, { event: "api_key.regenerated", security: "api_key.regenerated" }),
+      effects: keyEffects(c, "api_key.regenerated"),
     });
     apiKeyCache.clear();
     if (!updated) throw notFound("API key");
@@ -234,7 +241,7 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
       userId: principalOf(c).userId,
       keyId: c.req.valid("param").id,
       change: (k) => ({ ...k, revokedAt: new Date(now()).toISOString() }),
-      effects: keyEffects(c, { event: "api_key.revoked", security: "api_key.revoked" }),
+      effects: keyEffects(c, "api_key.revoked"),
     });
     apiKeyCache.clear();
     if (!revoked) throw notFound("API key");

@@ -5,8 +5,8 @@
  * and headers are read (at most a few KB), redirects are never followed, and the whole exchange
  * is bounded by a timeout.
  */
-import { answered, type NoAnswer, noAnswer, type Outcome } from "./delivery.ts";
-import type { Target } from "./webhook_target.ts";
+import { answered, type NoAnswer, noAnswer, type Outcome } from "../../domain/webhooks/delivery.ts";
+import type { Target } from "../../domain/webhooks/webhook_target.ts";
 
 /** What is read of an answer at most: the status line and headers fit, a body is not wanted. */
 export const MAX_RESPONSE_BYTES = 4096;

@@ -8,7 +8,7 @@ import { type RouteConfig, z } from "@hono/zod-openapi";
 import type { Hook } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { validator } from "hono/validator";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "./env.ts";
 
 // deno-lint-ignore no-explicit-any
 type AnyHook = Hook<any, AppEnv, any, any>;

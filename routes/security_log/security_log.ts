@@ -1,12 +1,12 @@
 /** GET /security-log: the caller's own security events, newest first, cursor paging. */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { SecurityLogEntry } from "../domain/security_log.ts";
-import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
-import { listSecurityLog } from "../kv/security_log.ts";
-import { principalOf } from "./http/authenticate.ts";
-import { defineRoute, problems } from "./define.ts";
-import type { AppEnv } from "./env.ts";
-import { cursorPage, CursorQuery, setNextPage } from "./http/paging.ts";
+import { SecurityLogEntry } from "../../domain/security_log.ts";
+import { cursorPosition, encodeCursor } from "../../kv/cursor.ts";
+import { listSecurityLog } from "../../kv/security_log.ts";
+import { principalOf } from "../http/authenticate.ts";
+import { defineRoute, problems } from "../router/define.ts";
+import type { AppEnv } from "../router/env.ts";
+import { cursorPage, CursorQuery, setNextPage } from "../http/paging.ts";
 
 // Session only, as key management is: the log shows where the account signs in from, which a
 // leaked API key should not reveal.

@@ -1,13 +1,13 @@
 /** The dependencies every route receives and the Hono environment type they share. */
-import type { Logger } from "../domain/log.ts";
-import type { Principal } from "../domain/auth.ts";
-import type { Settings } from "../domain/settings.ts";
-import type { ApiKeyCache } from "../kv/api_keys/api_key_cache.ts";
-import type { UserCache } from "../kv/users/user_cache.ts";
-import type { RatingCache } from "../kv/reviews/ratings.ts";
-import type { LastUsedBuffer } from "../kv/api_keys/last_used.ts";
-import type { SharedRateLimiter } from "../kv/rate_limit/rate_limit.ts";
-import type { UsageCounter } from "../kv/api_keys/usage_counter.ts";
+import type { Logger } from "../../io/log.ts";
+import type { Principal } from "../../domain/auth.ts";
+import type { Settings } from "../../domain/settings.ts";
+import type { ApiKeyCache } from "../../kv/api_keys/api_key_cache.ts";
+import type { UserCache } from "../../kv/users/user_cache.ts";
+import type { RatingCache } from "../../kv/reviews/ratings.ts";
+import type { LastUsedBuffer } from "../../kv/api_keys/last_used.ts";
+import type { SharedRateLimiter } from "../../kv/rate_limit/rate_limit.ts";
+import type { UsageCounter } from "../../kv/api_keys/usage_counter.ts";
 
 /** What the app is built from: injected so tests can pass a fresh in-memory store and a clock. */
 export interface Deps {

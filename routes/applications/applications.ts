@@ -11,21 +11,21 @@ import {
   MyApplication,
   toApplication,
   toTaskSummary,
-} from "../domain/application.ts";
-import { notFound } from "../domain/errors.ts";
+} from "../../domain/application.ts";
+import { notFound } from "../../domain/errors.ts";
 import {
   changeApplication,
   createApplication,
   listTaskApplications,
   listUserApplications,
-} from "../kv/applications.ts";
-import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
-import { orderKey } from "../kv/order_key.ts";
-import { getTask } from "../kv/tasks/tasks.ts";
-import { principalOf } from "./http/authenticate.ts";
-import { defineRoute, jsonBody, jsonContent, problems } from "./define.ts";
-import type { AppEnv } from "./env.ts";
-import { cursorPage, CursorQuery, setNextPage } from "./http/paging.ts";
+} from "../../kv/applications.ts";
+import { cursorPosition, encodeCursor } from "../../kv/cursor.ts";
+import { orderKey } from "../../kv/order_key.ts";
+import { getTask } from "../../kv/tasks/tasks.ts";
+import { principalOf } from "../http/authenticate.ts";
+import { defineRoute, jsonBody, jsonContent, problems } from "../router/define.ts";
+import type { AppEnv } from "../router/env.ts";
+import { cursorPage, CursorQuery, setNextPage } from "../http/paging.ts";
 
 const IdParam = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
 

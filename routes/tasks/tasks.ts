@@ -4,8 +4,8 @@
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { TypedResponse } from "hono";
-import { hasScope } from "../domain/auth.ts";
-import { AppError, notFound } from "../domain/errors.ts";
+import { hasScope } from "../../domain/auth.ts";
+import { AppError, notFound } from "../../domain/errors.ts";
 import {
   applyPatch,
   assertOwner,
@@ -17,38 +17,38 @@ import {
   TaskPatch,
   type TaskRecord,
   TaskStatus,
-} from "../domain/tasks/task.ts";
+} from "../../domain/tasks/task.ts";
 import {
   TaskCreated,
   TaskDetail,
   TaskListItem,
   toTaskCreated,
   toTaskDetail,
-} from "../domain/tasks/task_view.ts";
-import { taskFilter, taskFilterFields, taskFilterScope } from "../domain/tasks/task_filter.ts";
-import { cursorPosition, encodeCursor } from "../kv/cursor.ts";
-import { requestFingerprint } from "../kv/idempotency.ts";
-import { orderKey } from "../kv/order_key.ts";
-import { changeTask, createTask, createTaskOnce, getTask } from "../kv/tasks/tasks.ts";
+} from "../../domain/tasks/task_view.ts";
+import { taskWriteEffects } from "../../domain/tasks/task_effects.ts";
+import { taskFilter, taskFilterFields, taskFilterScope } from "../../domain/tasks/task_filter.ts";
+import { cursorPosition, encodeCursor } from "../../kv/cursor.ts";
+import { requestFingerprint } from "../../kv/idempotency.ts";
+import { orderKey } from "../../kv/order_key.ts";
+import { changeTask, createTask, createTaskOnce, getTask } from "../../kv/tasks/tasks.ts";
 import {
   filteredUserTasks,
   listUserTasks,
   pageUserTasksByStatus,
-} from "../kv/tasks/task_listings.ts";
-import { taskEffects } from "./task_effects.ts";
-import { isCancelledHelper } from "../kv/history/task_helpers.ts";
-import { authorOf } from "./reviews/author.ts";
+} from "../../kv/tasks/task_listings.ts";
+import { isCancelledHelper } from "../../kv/history/task_helpers.ts";
+import { authorOf, ownAuthor } from "../reviews/author.ts";
 import {
   ConditionalHeaders,
   JSON_UTF8,
   notModified,
   sharedAnswer,
   SharedCacheHeaders,
-} from "./http/shared_cache.ts";
-import { principalOf } from "./http/authenticate.ts";
-import { defineRoute, jsonBody, jsonContent, Message, problems } from "./define.ts";
-import type { AppEnv, Deps } from "./env.ts";
-import { streamJsonArray } from "./http/json_stream.ts";
+} from "../http/shared_cache.ts";
+import { principalOf } from "../http/authenticate.ts";
+import { defineRoute, jsonBody, jsonContent, Message, problems } from "../router/define.ts";
+import type { AppEnv, Deps } from "../router/env.ts";
+import { streamJsonArray } from "../http/json_stream.ts";
 import {
   cursorPage,
   CursorQuery,
@@ -56,7 +56,7 @@ import {
   PageQuery,
   setNextPage,
   setPageLinks,
-} from "./http/paging.ts";
+} from "../http/paging.ts";
 
 const TaskId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
 
@@ -192,7 +192,7 @@ async function detailOf(deps: Deps, task: TaskRecord) {
   return toTaskDetail(task, author);
 }
 
-/** Registers every task endpoint except explore (`routes/explore.ts`). */
+/** Registers every task endpoint except explore (`routes/tasks/explore.ts`). */
 export function registerTasks(api: OpenAPIHono<AppEnv>) {
   api.openapi(createTaskRoute, async (c) => {
     const deps = c.get("deps");
@@ -203,7 +203,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
     const id = crypto.randomUUID();
     const task = newTask(input, { id, userId, orderKey: orderKey(now, id) }, iso(now));
     let response = { body: toTaskCreated(task), location: `/api/v1/tasks/${id}` };
-    const effects = await taskEffects(deps, userId);
+    const effects = { now, ...taskWriteEffects(null, task, await ownAuthor(deps, userId)) };
     if (idempotencyKey === undefined) {
       await createTask(deps.kv, task, effects);
     } else {
@@ -285,7 +285,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
     const task = await changeTask(deps.kv, {
       taskId: c.req.valid("param").id,
       change: (current) => applyPatch(assertOwner(current, userId), patch, iso(deps.now())),
-      effects: await taskEffects(deps, userId),
+      effects: { now: deps.now(), rule: taskWriteEffects, context: await ownAuthor(deps, userId) },
       owner: userId,
     });
     return c.json(await detailOf(deps, task), 200);
@@ -297,7 +297,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
     await changeTask(deps.kv, {
       taskId: c.req.valid("param").id,
       change: (current) => markDeleted(assertOwner(current, userId), iso(deps.now())),
-      effects: await taskEffects(deps, userId),
+      effects: { now: deps.now(), rule: taskWriteEffects, context: await ownAuthor(deps, userId) },
       owner: userId,
     });
     return c.json({ message: "Task deleted" }, 200);
