@@ -15,7 +15,7 @@ import { signUp, type TestContext } from "../helpers.ts";
 import { postTask } from "../tasks/task_fixtures.ts";
 import { type Receiver, startReceiver } from "../webhooks/webhook_receiver.ts";
 import { addEndpoint, workingService } from "../webhooks/webhook_fixtures.ts";
-import { cancel, send, setStatus, staffedTask, type User } from "./fixtures.ts";
+import { cancel, send, setStatus, staffedTask } from "./fixtures.ts";
 
 /** A user whose endpoint (every type) is a receiver of their own, verifying with its secret. */
 async function listener(svc: TestContext, stack: AsyncDisposableStack) {
