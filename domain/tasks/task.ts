@@ -158,6 +158,8 @@ export interface TaskRecord {
    * written before the history existed, whose history starts after it.
    */
   historySeq?: number;
+  /** When that entry is dated: a later one is never dated before it. */
+  historyAt?: string;
 }
 
 /** A new published task from a validated create body. */

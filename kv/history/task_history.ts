@@ -10,7 +10,9 @@ import { taskHistory } from "../keyspace.ts";
 
 /**
  * Adds `entries` to `op` as the next ones of the task's history, and returns `task` (the state
- * the same atomic writes) with its count moved past them.
+ * the same atomic writes) with its count and last time moved past them. A change timed before it
+ * lost a race to another (its time is taken before its atomic's rounds) is dated at the entry
+ * before it, so that oldest first stays true of the times too.
  */
 export function appendHistory(
   op: Deno.AtomicOperation,
@@ -19,8 +21,12 @@ export function appendHistory(
 ): TaskRecord {
   if (entries.length === 0) return task;
   let seq = task.historySeq ?? 0;
-  for (const entry of entries) op.set(taskHistory.entry(task.id, ++seq), entry);
-  return { ...task, historySeq: seq };
+  let last = task.historyAt ?? "";
+  for (const entry of entries) {
+    last = entry.at > last ? entry.at : last;
+    op.set(taskHistory.entry(task.id, ++seq), { ...entry, at: last });
+  }
+  return { ...task, historySeq: seq, historyAt: last };
 }
 
 /** A page of a history, oldest first, and the position to continue after when more follow. */
