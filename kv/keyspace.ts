@@ -14,3 +14,4 @@ export { webhooks } from "./keyspace/webhooks.ts";
 export { reviews } from "./keyspace/reviews.ts";
 export { alerts } from "./keyspace/alerts.ts";
 export { taskHistory } from "./keyspace/history.ts";
+export { conversations } from "./keyspace/conversations.ts";

@@ -30,6 +30,7 @@ import { registerReviews } from "./reviews/reviews.ts";
 import { registerAlerts } from "./alerts/alerts.ts";
 import { registerCancellation } from "./cancellation/cancel.ts";
 import { registerTaskHistory } from "./history/task_history.ts";
+import { registerConversations } from "./conversations/conversations.ts";
 
 export const API_PREFIXES = ["/api/v1", "/v1"] as const;
 
@@ -59,6 +60,7 @@ export function createApi(...more: Register[]): Router {
     registerAlerts,
     registerCancellation,
     registerTaskHistory,
+    registerConversations,
     ...more,
   );
 }

@@ -2,6 +2,7 @@
 import { apiKey, bearer, createKey, signUp, type TestContext } from "../helpers.ts";
 import { REVIEW_BODIES, REVIEW_CALLS } from "../reviews/contract_calls.ts";
 import { CANCEL_BODIES, CANCEL_CALLS } from "../cancellation/contract_calls.ts";
+import { CONVERSATION_BODIES, CONVERSATION_CALLS } from "../conversations/contract_calls.ts";
 
 type Call = { path: string; init?: Parameters<TestContext["request"]>[1] };
 
@@ -229,6 +230,7 @@ export const VALID_BODY: Record<string, unknown> = {
   "PATCH /applications/{id}": { status: "withdrawn" },
   ...REVIEW_BODIES,
   ...CANCEL_BODIES,
+  ...CONVERSATION_BODIES,
   "POST /alerts": { name: "x", filters: { minBudget: 1 } },
 };
 
@@ -365,8 +367,7 @@ Object.assign(HAPPY, {
   },
 });
 
-Object.assign(HAPPY, REVIEW_CALLS);
-Object.assign(HAPPY, CANCEL_CALLS);
+Object.assign(HAPPY, REVIEW_CALLS, CONVERSATION_CALLS, CANCEL_CALLS);
 
 function k(s: Session): HeadersInit {
   return apiKey(s.key);

@@ -26,6 +26,7 @@ Deno.test("the document describes every event type's request, headers and payloa
     const own: Record<string, string> = {
       "task.matched": "#/components/schemas/TaskMatched",
       "task.cancelled": "#/components/schemas/TaskCancelled",
+      "message.created": "#/components/schemas/MessageCreated",
     };
     const data = own[type] ?? dataOf[type.split(".")[0]];
     assert.equal(envelope.properties.data.$ref, data, type);
