@@ -231,7 +231,7 @@ export const VALID_BODY: Record<string, unknown> = {
   ...REVIEW_BODIES,
   ...CANCEL_BODIES,
   ...CONVERSATION_BODIES,
-  "POST /alerts": { name: "x", filters: { minBudget: 1 } },
+  "POST /alerts": { name: "x", filters: { countryCode: "FR", minBudget: 1 } },
 };
 
 /** An alert of the session's user: its id. */
@@ -264,7 +264,11 @@ Object.assign(HAPPY, {
   }),
   "PATCH /alerts/{id}": async (s: Session) => ({
     path: `/api/v1/alerts/${await newAlert(s)}`,
-    init: { method: "PATCH", headers: k(s), json: { enabled: false, filters: { minBudget: 5 } } },
+    init: {
+      method: "PATCH",
+      headers: k(s),
+      json: { enabled: false, filters: { countryCode: "FR", minBudget: 5 } },
+    },
   }),
   "DELETE /alerts/{id}": async (s: Session) => ({
     path: `/api/v1/alerts/${await newAlert(s)}`,
