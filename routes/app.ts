@@ -28,6 +28,8 @@ import { registerSecurityLog } from "./security_log/security_log.ts";
 import { registerApplications } from "./applications/applications.ts";
 import { registerReviews } from "./reviews/reviews.ts";
 import { registerAlerts } from "./alerts/alerts.ts";
+import { registerCancellation } from "./cancellation/cancel.ts";
+import { registerTaskHistory } from "./history/task_history.ts";
 import { registerConversations } from "./conversations/conversations.ts";
 
 export const API_PREFIXES = ["/api/v1", "/v1"] as const;
@@ -56,6 +58,8 @@ export function createApi(...more: Register[]): Router {
     registerApplications,
     registerReviews,
     registerAlerts,
+    registerCancellation,
+    registerTaskHistory,
     registerConversations,
     ...more,
   );
