@@ -8,7 +8,7 @@ import { testSettings } from "../tests/settings_fixtures.ts";
 import { checkIndexLayout } from "../kv/tasks/index_layout.ts";
 import { type RoundTrips, withLatency } from "../kv/store/latency.ts";
 import { createApp } from "../routes/app.ts";
-import { backgroundJobs, createDeps } from "../routes/deps.ts";
+import { backgroundJobs, createDeps } from "../routes/router/deps.ts";
 import { generateTask } from "./explore_data.ts";
 import { queryKinds, queryString } from "./explore_data_queries.ts";
 import { loadTasks } from "./explore_load.ts";

@@ -4,7 +4,7 @@
  * Load-independent: entries, lists and the sequential wait a call starts at, on a warm handle.
  */
 import { exploreFilters } from "../domain/explore.ts";
-import { exploreTasks } from "../kv/explore/explore_query.ts";
+import { exploreTasks } from "../kv/explore/newest_page.ts";
 import { kvPath } from "./explore_cache.ts";
 import { queryKinds } from "./explore_data_queries.ts";
 import { listBatchSize } from "../kv/store/latency.ts";

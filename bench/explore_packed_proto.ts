@@ -7,7 +7,7 @@
  * scratch copy of the store; the service's layout is untouched (issue 28's layout-9 question).
  */
 import { explore } from "../kv/keyspace.ts";
-import { exploreTasks } from "../kv/explore/explore_query.ts";
+import { exploreTasks } from "../kv/explore/newest_page.ts";
 import { exploreFilters } from "../domain/explore.ts";
 import { buildCache, kvPath, readManifest } from "./explore_cache.ts";
 import { cpuKinds } from "./explore_reads.ts";

@@ -4,8 +4,8 @@
  * entries (listed, or keys asked for), in process on a warm store handle. Load-independent, unlike
  * the CPU figures, which they explain: each call and each entry read has a fixed CPU cost.
  */
-import { exploreTasks } from "../kv/explore/explore_query.ts";
-import { exploreByDistance } from "../kv/explore/nearest/explore_distance.ts";
+import { exploreTasks } from "../kv/explore/newest_page.ts";
+import { exploreNearest } from "../kv/explore/nearest/nearest_page.ts";
 import { exploreFilters } from "../domain/explore.ts";
 import { buildCache, kvPath, readManifest } from "./explore_cache.ts";
 import { queryKinds } from "./explore_data_queries.ts";
@@ -48,7 +48,7 @@ export async function measureReads(kv: Deno.Kv, count: number): Promise<KindRead
   const page = async (query: (typeof kinds)[number]["queries"][number], store = counting.kv) => {
     const filters = exploreFilters(query);
     if (query.sort === "distance") {
-      return (await exploreByDistance(store, { filters, limit: PAGE })).items.length;
+      return (await exploreNearest(store, { filters, limit: PAGE })).items.length;
     }
     return (await exploreTasks(store, { filters, limit: PAGE })).items.length;
   };

@@ -6,8 +6,8 @@
  * process taking the core. Compares the first pass (the one bench:explore times) with the later.
  */
 import { exploreFilters } from "../domain/explore.ts";
-import { exploreTasks } from "../kv/explore/explore_query.ts";
-import { exploreByDistance } from "../kv/explore/nearest/explore_distance.ts";
+import { exploreTasks } from "../kv/explore/newest_page.ts";
+import { exploreNearest } from "../kv/explore/nearest/nearest_page.ts";
 import { kvPath } from "./explore_cache.ts";
 import { type QueryKind, queryKinds } from "./explore_data_queries.ts";
 import { loadAverage, markdownTable, writeResults } from "./results.ts";
@@ -48,7 +48,7 @@ async function page(kv: Deno.Kv, kind: QueryKind, i: number) {
   const query = kind.queries[i];
   const filters = exploreFilters(query);
   if (query.sort === "distance") {
-    return (await exploreByDistance(kv, { filters, limit: PAGE })).work;
+    return (await exploreNearest(kv, { filters, limit: PAGE })).work;
   }
   return (await exploreTasks(kv, { filters, limit: PAGE })).work;
 }

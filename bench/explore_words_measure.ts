@@ -2,7 +2,7 @@
  * The check of bench:explore-words' model: the same pages run by the service on the cached
  * layout-8 store (bench/explore_cache.ts), their reads counted by the key family they list.
  */
-import { exploreTasks } from "../kv/explore/explore_query.ts";
+import { exploreTasks } from "../kv/explore/newest_page.ts";
 import { exploreFilters } from "../domain/explore.ts";
 import { kvPath } from "./explore_cache.ts";
 import type { queryKinds } from "./explore_data_queries.ts";

@@ -5,17 +5,17 @@
 import type { TaskRecord } from "../domain/tasks/task.ts";
 import { searchTerms } from "../domain/tasks/task.ts";
 import { type ExploreFilters, matchExplore } from "../domain/explore.ts";
-import { indexedWords } from "../kv/explore/index/explore_words.ts";
-import { MAX_INDEXED_WORDS, wordZone } from "../kv/explore/index/explore_index.ts";
-import { FIRST_BATCH, MAX_FIRST_BATCH } from "../kv/explore/scan/explore_stream.ts";
+import { indexedWords } from "../kv/explore/index/indexed_words.ts";
+import { MAX_INDEXED_WORDS, wordZone } from "../kv/explore/index/entries.ts";
+import { FIRST_BATCH, MAX_FIRST_BATCH } from "../kv/explore/scan/stream.ts";
 import { generateTask } from "./explore_data.ts";
 
 export const DAY_MS = 24 * 3600 * 1000;
 /** A first page of 20 needs 21 matches (the cursor's). */
 export const NEED = 21;
-/** The first batch of a page of 20 (explore_plan.ts). */
+/** The first batch of a page of 20 (plan/planner.ts). */
 export const PAGE_BATCH = Math.min(MAX_FIRST_BATCH, Math.max(FIRST_BATCH, NEED));
-/** As kv/explore/plan/words/explore_word_ranges.ts prices a list. */
+/** As kv/explore/plan/words/word_ranges.ts prices a list. */
 export const RANGE_LIST_COST = 12;
 
 /** The word index of n generated tasks: postings of the words the queried prefixes start. */

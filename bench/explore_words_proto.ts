@@ -21,11 +21,12 @@ import {
 } from "./explore_words_model.ts";
 import { epochReads, todayReads } from "./explore_words_reads.ts";
 import { measure, type Query } from "./explore_words_measure.ts";
-import { DOC_COST, FIRST_BATCH, LIST_COST } from "../kv/explore/scan/explore_stream.ts";
-import { DOCS_TRIP_COST } from "../kv/explore/plan/explore_plan_price.ts";
+import { FIRST_BATCH } from "../kv/explore/scan/stream.ts";
+import { DOC_COST, LIST_COST } from "../kv/explore/scan/work.ts";
+import { DOCS_TRIP_COST } from "../kv/explore/plan/price.ts";
 import { loadAverage, markdownTable, writeResults } from "./results.ts";
 import { numberFlag } from "./flags.ts";
-import { indexCovers } from "../kv/explore/index/explore_words.ts";
+import { indexCovers } from "../kv/explore/index/indexed_words.ts";
 
 const KINDS = ["search, rare word", "search, common word", "geo 100 km + search + payment"];
 const GEO_WORDS = ["mov", "paint", "garden", "clean", "help"];
@@ -225,7 +226,7 @@ async function main() {
     "A cell: dictionary entries + word entries = **their sum**, documents, lists of the two " +
     "(the dictionary's one included); means a page. The model reads what the planner would ask " +
     "for: without a circle, layout 8's zones split into whole ranges and zones alone at their " +
-    "expected share (explore_word_ranges.ts), epochs read whole newest first down to the one " +
+    "expected share (plan/words/word_ranges.ts), epochs read whole newest first down to the one " +
     "where the page fills; with a circle, both read each reached zone (each reached epoch and " +
     "zone) down to the page's last candidate (ideal: no overshoot, no range merged). " +
     "(word, epoch, zone) counters (instead of (word, zone)): listed newest epoch first, " +

@@ -3,8 +3,8 @@
  * 8 (`xp_w, word, zone, orderKey`), and under a word index split by epoch.
  */
 import type { ExploreFilters } from "../domain/explore.ts";
-import { WHOLE_WORD, zonesReaching } from "../kv/explore/plan/words/explore_plan_words.ts";
-import { MAX_BATCH } from "../kv/explore/scan/explore_stream.ts";
+import { WHOLE_WORD, zonesReaching } from "../kv/explore/plan/words/circle_words.ts";
+import { MAX_BATCH } from "../kv/explore/scan/stream.ts";
 import {
   type Candidate,
   candidates,
@@ -70,7 +70,7 @@ function circleOrSmall(
 
 /**
  * A circle's reads of a word's cells ((word, zone), or (word, epoch, zone)) in key order, split as
- * explore_word_ranges.ts splits zones: a reached cell alone is listed newest first down to the
+ * plan/words/word_ranges.ts splits zones: a reached cell alone is listed newest first down to the
  * page's last candidate (ideal: no margin), or reached cells next to each other in key order read
  * whole as one range (unreached ones between them too), whichever costs fewer entries plus
  * `RANGE_LIST_COST` a list.
@@ -123,7 +123,7 @@ function cellReads(
 }
 
 /**
- * Layout 8's reads of a word's zones without a circle (explore_word_ranges.ts): the cheapest
+ * Layout 8's reads of a word's zones without a circle (plan/words/word_ranges.ts): the cheapest
  * split of the zones, in key order, into whole ranges and zones read alone to their expected
  * share of the page plus three standard deviations; a zone alone that runs dry before the page's
  * last candidate lists again (twice its batch).

@@ -9,7 +9,7 @@ import { newTask, TaskCreate } from "../domain/tasks/task.ts";
 import { orderKey } from "../kv/order_key.ts";
 import { createTask } from "../kv/tasks/tasks.ts";
 import { createApp } from "../routes/app.ts";
-import { createDeps } from "../routes/deps.ts";
+import { createDeps } from "../routes/router/deps.ts";
 import { taskBody } from "../tests/tasks/task_fixtures.ts";
 
 export interface BenchStore {

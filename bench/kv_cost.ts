@@ -18,7 +18,7 @@ import { pollJob, startJobs } from "../kv/jobs/start.ts";
 import type { JobHandlers } from "../kv/jobs/types.ts";
 import { type KvUsage, meter } from "../kv/store/meter.ts";
 import { createApp } from "../routes/app.ts";
-import { backgroundJobs, createDeps } from "../routes/deps.ts";
+import { backgroundJobs, createDeps } from "../routes/router/deps.ts";
 import { benchTaskBody } from "./http_seed.ts";
 import { writeResults } from "./results.ts";
 import { numberFlag as flag } from "./flags.ts";
@@ -234,6 +234,8 @@ const bare = new JobRunner({
     review_published: noop,
     alert_match: noop,
     alert_forget: noop,
+    conversation_refresh: noop,
+    conversation_titles: noop,
   } satisfies JobHandlers,
   context: { kv: metered.kv, now: Date.now, webhooks: deliveryPolicy(deps.settings) },
 });

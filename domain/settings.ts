@@ -65,6 +65,8 @@ export const Settings = z.object({
   RATE_LIMIT_PER_HOUR: positiveInt(1000),
   ANON_RATE_LIMIT_PER_HOUR: positiveInt(1000),
   KEY_CREATION_PER_MINUTE: positiveInt(20),
+  /** Messages a sender may post per sliding minute, across conversations. */
+  MESSAGES_PER_MINUTE: positiveInt(20),
   PASSWORD_HASH_ITERATIONS: positiveInt(600_000),
   /** Sign-ups and logins (each a password hash) per client address per sliding hour. */
   PASSWORD_HASHES_PER_HOUR: positiveInt(100),
@@ -74,6 +76,11 @@ export const Settings = z.object({
   /** How long shared caches may keep anonymous explore pages and task reads; 0: not at all. */
   PUBLIC_CACHE_SECONDS: wholeNumber(0, 300, 5),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /**
+   * Lets this instance listen on a port other instances of the service already share
+   * (SO_REUSEPORT): off, a port taken by anything but this instance's own workers stops start-up.
+   */
+  SHARE_PORT: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
   /** Refuses every atomic over the strictest backend's limits (kv/store/limits.ts): test processes. */
   KV_CHECK_LIMITS: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
   /** Allows webhooks to plain http and to private addresses: local development and tests. */

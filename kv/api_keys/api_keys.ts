@@ -12,7 +12,8 @@ import {
 import { accountGone, AppError } from "../../domain/errors.ts";
 import { deleteUsage } from "./api_key_usage.ts";
 import { atomically, commit } from "../commit.ts";
-import { addEffects, type Effects } from "../effects.ts";
+import type { Effects } from "../../domain/effects.ts";
+import { addEffects, applyRule, type RuledEffects } from "../effects.ts";
 import { scheduleKeyNotices } from "./key_notices.ts";
 import { apiKeys } from "../keyspace.ts";
 import { liveUserEntry } from "../users/users.ts";
@@ -161,16 +162,22 @@ export function updateApiKey(
   return changeApiKey(kv, { ...ref, change });
 }
 
-/** A change of one key, and what it raises (event, security log entry) from before and after. */
-export interface ApiKeyChange {
+/**
+ * A change of one key, and what it raises (event, security log entry): domain's rule over the
+ * stored key and the key after, with the data the caller read for it.
+ */
+export interface ApiKeyChange<C> {
   userId: string;
   keyId: string;
   change: (key: ApiKeyRecord) => ApiKeyRecord;
-  effects?: (before: ApiKeyRecord, after: ApiKeyRecord) => Effects & { now: number };
+  effects?: RuledEffects<ApiKeyRecord, C>;
 }
 
 /** `updateApiKey`, raising the change's effects in its atomic. */
-export function changeApiKey(kv: Deno.Kv, request: ApiKeyChange): Promise<ApiKeyRecord | null> {
+export function changeApiKey<C>(
+  kv: Deno.Kv,
+  request: ApiKeyChange<C>,
+): Promise<ApiKeyRecord | null> {
   const { userId, keyId, change } = request;
   return atomically<ApiKeyRecord | null>(CONFLICT, async () => {
     const entry = await kv.get<ApiKeyRecord>(apiKeys.record(userId, keyId));
@@ -191,7 +198,7 @@ export function changeApiKey(kv: Deno.Kv, request: ApiKeyChange): Promise<ApiKey
     moveDigestIndex(op, entry.value, next);
     if (owner) op.check(owner);
     if (request.effects) {
-      await addEffects(kv, op, { ...request.effects(entry.value, next), userId });
+      await addEffects(kv, op, { ...applyRule(request.effects, entry.value, next), userId });
     }
     return { value: next, op };
   });

@@ -3,19 +3,26 @@
  * (check the target again, sign, post, record the outcome with the next attempt's job, then keep
  * the endpoint's failure run: 5 days of failures in a row disable it).
  */
-import { type DeliveryAttempt, noAnswer } from "../../domain/webhooks/delivery.ts";
+import {
+  type DeliveryAttempt,
+  type DeliveryStatus,
+  noAnswer,
+  skipped,
+} from "../../domain/webhooks/delivery.ts";
 import { eventUlid, selects } from "../../domain/webhooks/event.ts";
 import { SERVICE_ORIGIN } from "../../domain/security_log.ts";
 import {
+  disablingEffects,
   signatureHeader,
   signingSecrets,
   type WebhookRecord,
 } from "../../domain/webhooks/webhook.ts";
-import { postWebhook } from "../../domain/webhooks/webhook_post.ts";
+import { postWebhook } from "../../io/webhooks/webhook_post.ts";
 import { checkTarget } from "../../domain/webhooks/webhook_target.ts";
+import { resolveHost } from "../../io/webhooks/resolve_host.ts";
 import type { JobContext, JobPayload } from "../jobs/types.ts";
 import { readEventBody } from "./webhook_event_bodies.ts";
-import { grantAllows } from "./webhook_grants.ts";
+import { grantAllows, whyNotHeard } from "./webhook_grants.ts";
 import { getDeliveryByEvent, recordAttempt, startDelivery } from "./webhook_deliveries.ts";
 import { changeWebhook, getWebhook, listWebhooks } from "./webhooks.ts";
 
@@ -66,10 +73,17 @@ async function attempt(
   });
   if (!hook) return failed("endpoint_deleted");
   if (!hook.enabled && delivery.eventType !== "webhook.test") return failed("endpoint_disabled");
+  // The endpoint as it is now, not as it was at the fan-out: its URL may have been re-aimed by
+  // a caller who may not read what was stored or pending for it.
+  const skip = await whyNotHeard(ctx.kv, { hook, type: delivery.eventType, now });
+  if (skip) return failed(skip);
   const { body } = delivery;
   if (body === null) return failed("event_expired");
   // Checked again at each attempt, and the connection goes to the addresses checked here.
-  const target = await checkTarget(hook.url, ctx.webhooks);
+  const target = await checkTarget(hook.url, {
+    allowPrivate: ctx.webhooks.allowPrivate,
+    resolve: ctx.webhooks.resolve ?? resolveHost,
+  });
   if (target instanceof Error) return failed("target_refused");
   const result = await postWebhook({
     target,
@@ -102,8 +116,21 @@ export async function deliver(ctx: JobContext, message: DeliveryJob) {
     delivery: { eventId: d.eventId, eventType: d.eventType, body },
     number: message.attempt,
   });
-  const recorded = await recordAttempt(kv, { ...message, policy: ctx.webhooks }, outcome);
-  if (recorded && hook) await trackFailures(ctx, { hook, status: recorded.status });
+  // A skip is the account's to know of: the endpoint was changed so that it may not hear this.
+  const security = skipped(outcome) && hook
+    ? {
+      type: "webhook.delivery_skipped" as const,
+      origin: SERVICE_ORIGIN,
+      webhookId: hook.id,
+      reason: outcome.category!,
+      ...(hook.grantedBy?.via === "api_key" ? { keyId: hook.grantedBy.keyId } : {}),
+    }
+    : undefined;
+  const recorded = await recordAttempt(kv, { ...message, policy: ctx.webhooks, security }, outcome);
+  if (!recorded || !hook) return;
+  if (recorded.status !== "skipped") {
+    await trackFailures(ctx, { hook, status: recorded.status });
+  }
 }
 
 /**
@@ -112,26 +139,23 @@ export async function deliver(ctx: JobContext, message: DeliveryJob) {
  */
 async function trackFailures(
   ctx: JobContext,
-  outcome: { hook: WebhookRecord; status: "pending" | "succeeded" | "failed" },
+  outcome: { hook: WebhookRecord; status: Exclude<DeliveryStatus, "skipped"> },
 ) {
   const { status } = outcome;
   const { id: webhookId, userId } = outcome.hook;
   const now = ctx.now();
   const at = new Date(now).toISOString();
-  let disabled = false;
   await changeWebhook(ctx.kv, {
     userId,
     webhookId,
     now,
     change: (hook) => {
-      disabled = false;
       if (!hook) return null;
       if (status === "succeeded") return hook.failingSince ? { ...hook, failingSince: null } : null;
       if (!hook.failingSince) return { ...hook, failingSince: at };
       if (!hook.enabled || now - Date.parse(hook.failingSince) < ctx.webhooks.disableAfterMs) {
         return null;
       }
-      disabled = true;
       return {
         ...hook,
         enabled: false,
@@ -139,7 +163,6 @@ async function trackFailures(
         updatedAt: at,
       };
     },
-    effects: () =>
-      disabled ? { security: { type: "webhook.disabled", origin: SERVICE_ORIGIN, webhookId } } : {},
+    effects: disablingEffects,
   });
 }

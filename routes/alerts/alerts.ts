@@ -29,8 +29,8 @@ import {
   jsonContent,
   Message,
   problems,
-} from "../define.ts";
-import type { AppEnv } from "../env.ts";
+} from "../router/define.ts";
+import type { AppEnv } from "../router/env.ts";
 import { cursorPage, CursorQuery, setNextPage } from "../http/paging.ts";
 
 const AlertId = z.object({

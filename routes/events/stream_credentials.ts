@@ -10,7 +10,7 @@ import type { StreamCredential } from "../../domain/live/stream_access.ts";
 import { readTicket, type TicketRecord } from "../../kv/live/tickets.ts";
 import { principalOf } from "../http/authenticate.ts";
 import { readCredential } from "../http/credentials.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../router/env.ts";
 
 const ticketInvalid = () =>
   new AppError("TICKET_INVALID", "The stream ticket is unknown, used or expired; get a new one");

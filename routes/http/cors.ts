@@ -4,7 +4,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../router/env.ts";
 
 /** Request headers a browser client may send beyond the CORS-safelisted ones. */
 export const CORS_ALLOW_HEADERS = [

@@ -7,9 +7,9 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createHash } from "node:crypto";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../router/env.ts";
 import { noneMatchHits } from "./http_lists.ts";
-import { documentedHeaders } from "./served_route.ts";
+import { documentedHeaders } from "../router/served_route.ts";
 import { answerHeader } from "./middleware.ts";
 
 /**

@@ -1,7 +1,7 @@
 /** A service on a real socket for live stream tests, and its calls over fetch. */
 import { serveApp, type ServeOptions } from "../helpers.ts";
 import { taskBody } from "../tasks/task_fixtures.ts";
-import type { Deps } from "../../routes/env.ts";
+import type { Deps } from "../../routes/router/env.ts";
 import type { Scope } from "../../domain/auth.ts";
 
 export interface LiveService extends AsyncDisposable {

@@ -47,7 +47,7 @@ Deno.test("main.ts starts and serves with Deno Deploy's grants: net and env only
 
 Deno.test("on Deno Deploy every log line goes through console, the API Deploy collects logs from", async () => {
   const script = `
-    import { writeStdout } from "${root}domain/log.ts";
+    import { writeStdout } from "${root}io/log.ts";
     const log = console.log;
     let calls = 0;
     console.log = (...args) => { calls++; log(...args); };

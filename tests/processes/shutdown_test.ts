@@ -4,7 +4,7 @@
  * its runs finished, before the store closes.
  */
 import assert from "node:assert/strict";
-import { Background } from "../../domain/background.ts";
+import { Background } from "../../io/timers.ts";
 import { webhooks } from "../../kv/keyspace.ts";
 import { bareEnv, followLog, startMain } from "./main_process.ts";
 

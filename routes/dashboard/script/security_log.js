@@ -28,6 +28,7 @@ const LOG_LABELS = {
   "webhook.deleted": "Webhook endpoint deleted",
   "webhook.secret_rotated": "Webhook secret rotated",
   "webhook.disabled": "Webhook endpoint disabled after failures",
+  "webhook.delivery_skipped": "Webhook delivery skipped: the endpoint may not hear it",
   "profile.updated": "Profile changed",
 };
 
