@@ -26,7 +26,7 @@ export interface ExploreQuery extends ExploreOptions {
   limit: number;
 }
 
-/** About 20 ms of storage work on the local backend (units of ~3 µs). */
+/** A page's storage budget, in `Work` units (a listed entry each; calls priced in entries). */
 export const DEFAULT_BUDGET = 7000;
 
 /** A page of explore results strictly older than `query.after` (an order key), newest first. */

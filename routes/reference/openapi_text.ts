@@ -34,6 +34,7 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
   ALREADY_REVIEWED: "a second review of the same person on the same task",
   REVIEW_WINDOW_CLOSED: "reviewing from 14 days after the task's completion",
   ALERT_LIMIT: "a 21st task alert",
+  ALERT_TOO_BROAD: "an alert that narrows only by minBudget or payment",
   CONVERSATION_CLOSED:
     "a message to a closed conversation (application ended, task gone, 14 days past completion)",
   EVENT_ID_EXPIRED: "resuming a stream after an event the 24-hour log does not hold",

@@ -62,8 +62,8 @@ export const WHOLE_CELLS_ENTRIES = 256;
 /**
  * A cell expected to hold up to this many times `SPLIT_ABOVE` tasks is read whole rather than
  * split when that costs less, a list counted as `LIST_ENTRIES` entries: the server's CPU for one
- * list call is about that of ten entries read (bench/results/explore_reads.md and
- * explore_cpu.md), and the finer cells of a city hold a few tasks each.
+ * list call is measured in entries read (bench/results/explore_reads.md and explore_cpu.md),
+ * and the finer cells of a city hold a few tasks each.
  */
 export const COARSE_FACTOR = 8;
 export const LIST_ENTRIES = 10;

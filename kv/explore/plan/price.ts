@@ -63,7 +63,7 @@ export function cheapestPlan(
   // there in one list instead of one round trip per doubled batch. A word read in the circle's
   // zones only has passed most of the circle already: the circle's share of those zones' tasks
   // (the geo driver's estimate over its cells' count) is what is left to pass.
-  // Around a city that estimate runs about ten times low: where the instance has measured what
+  // Around a city that estimate runs far low: where the instance has measured what
   // such circles keep (`circleShareKey`), the measure stands for it, in the final share too, at
   // `KEPT_MARGIN` of it.
   const circleKey = circleShareKey(filters);

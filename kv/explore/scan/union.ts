@@ -101,7 +101,7 @@ export class UnionStream {
   /**
    * The empty streams' refills, and in the same round trip those of the streams that, at their
    * share of the merge so far, will run dry before the page ends: refilled one by one as each ran
-   * dry, a sparse geo page took ~7 sequential round trips at 1M bench tasks.
+   * dry, a sparse geo page waited for a round trip per stream.
    */
   #refills(empty: PrefixStream[], need: number): Promise<void>[] {
     const taken = this.streams.reduce((sum, s) => sum + s.taken, 0);

@@ -38,7 +38,7 @@ interface Segment {
 /**
  * The streams of the reached zones, one each, whose first reads are the segments that cost
  * least in listed entries plus `RANGE_LIST_COST` a list: a zone of a few entries costs less read with
- * its neighbours than alone, and a rare word without a circle spans a hundred zones at 1M tasks.
+ * its neighbours than alone, and a rare word spans many zones, most holding a few of its entries.
  */
 export function zoneStreams(kv: Deno.Kv, plan: ZoneStreams): PrefixStream[] {
   const { expansion, before, work } = plan;
