@@ -25,8 +25,8 @@ import { commitFloor, floorAtomics, packFloor, readFloor } from "./alerts_floor.
 import { type Subscription, subscriptionKey } from "../../kv/effects.ts";
 import { getAll } from "../../kv/store/get_all.ts";
 import { selects } from "../../domain/webhooks/event.ts";
-import { everydayTask } from "../data/everyday_data.ts";
-import { generateTask } from "../data/explore_data.ts";
+import { everydayTask } from "../datasets/everyday_data.ts";
+import { generateTask } from "../datasets/explore_data.ts";
 import { loadAverage, markdownTable, writeResults } from "../lib/results.ts";
 
 const sizesFlag = Deno.args.find((a) => a.startsWith("--sizes="))?.slice("--sizes=".length);

@@ -1,6 +1,6 @@
 /**
  * Alerts for the alerts bench, spread like the explore bench's tasks: alert `i` is drawn around
- * explore task `i`'s place and words (bench/data/explore_data.ts), a pure function of `i`; and a
+ * explore task `i`'s place and words (bench/datasets/explore_data.ts), a pure function of `i`; and a
  * bulk loader that stores them and files them as the service's index does (same anchors, same
  * pages), without the per-alert atomics that a load of 100,000 does not need.
  */
@@ -24,7 +24,7 @@ import {
 import type { Subscription } from "../../kv/effects.ts";
 import { alerts, webhooks } from "../../kv/keyspace.ts";
 import { seededRandom } from "../../scripts/seeded_random.ts";
-import { generateTask } from "../data/explore_data.ts";
+import { generateTask } from "../datasets/explore_data.ts";
 
 /**
  * Shares of the alert kinds, by spread. "explore-like" (the rest, 1%: payment or minBudget only,

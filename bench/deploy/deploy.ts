@@ -9,10 +9,10 @@ import { checkIndexLayout } from "../../kv/tasks/index_layout.ts";
 import { type RoundTrips, withLatency } from "../../kv/store/latency.ts";
 import { createApp } from "../../routes/app.ts";
 import { backgroundJobs, createDeps } from "../../routes/router/deps.ts";
-import { generateTask } from "../data/explore_data.ts";
-import { queryKinds, queryString } from "../data/explore_data_queries.ts";
+import { generateTask } from "../datasets/explore_data.ts";
+import { queryKinds, queryString } from "../datasets/explore_data_queries.ts";
 import { loadTasks } from "../explore/explore_load.ts";
-import { benchTaskBody } from "../data/http_seed.ts";
+import { benchTaskBody } from "../datasets/http_seed.ts";
 import { numberFlag as flag } from "../lib/flags.ts";
 import { loadAverage, markdownTable, writeResults } from "../lib/results.ts";
 
@@ -268,7 +268,7 @@ async function main() {
   ];
   const table = markdownTable(head, rows);
   const body = [
-    `${TASKS} tasks of ${AUTHORS} authors (bench/data/explore_data.ts's everyday tasks, loaded through`,
+    `${TASKS} tasks of ${AUTHORS} authors (bench/datasets/explore_data.ts's everyday tasks, loaded through`,
     "kv/), 2 warm-up requests then " +
     `${SAMPLES} samples a kind; cold rows: a new instance each sample.`,
     "Round trips are sequential waits (kv/store/latency.ts): the longest chain of KV calls each made after",

@@ -19,7 +19,7 @@ import type { JobHandlers } from "../../kv/jobs/types.ts";
 import { type KvUsage, meter } from "../../kv/store/meter.ts";
 import { createApp } from "../../routes/app.ts";
 import { backgroundJobs, createDeps } from "../../routes/router/deps.ts";
-import { benchTaskBody } from "../data/http_seed.ts";
+import { benchTaskBody } from "../datasets/http_seed.ts";
 import { writeResults } from "../lib/results.ts";
 import { numberFlag as flag } from "../lib/flags.ts";
 

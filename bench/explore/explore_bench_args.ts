@@ -2,7 +2,7 @@
  * The explore benchmark's command-line options, read alike by the orchestrator and each phase's
  * process: one `--name=value`, and the query kinds that `--kinds` selects.
  */
-import { type QueryKind, queryKinds } from "../data/explore_data_queries.ts";
+import { type QueryKind, queryKinds } from "../datasets/explore_data_queries.ts";
 
 /** The value of `--name=value` among this process's arguments. */
 export function arg(name: string): string | undefined {

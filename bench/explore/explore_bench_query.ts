@@ -9,7 +9,7 @@ import { selectedKinds } from "./explore_bench_args.ts";
 import { firstPage, PAGE, timed, WARMUP_REPEATS } from "./explore_bench_page.ts";
 import { type KindResult, type QueryPhase, timing } from "./explore_bench_report.ts";
 import { kvPath, peakRss } from "./explore_cache.ts";
-import { queryString } from "../data/explore_data_queries.ts";
+import { queryString } from "../datasets/explore_data_queries.ts";
 import { loadAverage } from "../lib/results.ts";
 
 /**

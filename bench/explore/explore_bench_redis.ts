@@ -5,8 +5,8 @@
 import type { ExploreFilterQuery } from "../../domain/explore.ts";
 import { PAGE, timed, WARMUP_REPEATS } from "./explore_bench_page.ts";
 import { type RedisPhase, type RedisResult, timing } from "./explore_bench_report.ts";
-import { generateTask } from "../data/explore_data.ts";
-import { queryKinds } from "../data/explore_data_queries.ts";
+import { generateTask } from "../datasets/explore_data.ts";
+import { queryKinds } from "../datasets/explore_data_queries.ts";
 import { Redis } from "./resp.ts";
 
 function freePort(): number {

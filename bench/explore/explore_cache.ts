@@ -3,7 +3,7 @@
  * repository), and the load phase that fills one: a file counts only once its manifest is
  * written, so an interrupted load is redone, not measured.
  */
-import { DATA_VERSION, generateTask } from "../data/explore_data.ts";
+import { DATA_VERSION, generateTask } from "../datasets/explore_data.ts";
 import { type LoadStats, loadTasks } from "./explore_load.ts";
 import { loadAverage } from "../lib/results.ts";
 import { INDEX_LAYOUT } from "../../kv/tasks/index_layout.ts";

@@ -2,14 +2,14 @@
  * `deno task bench:explore-cpu [--tasks=20000] [--seconds=8] [--runs=3] [--connections=8]
  * [--base=<checkout>]`: the server CPU one anonymous explore page costs, per filter kind, against
  * an anonymous GET /tasks/:id on the same server, under wrk (the service as `deno task serve`
- * runs it, on CPU 1; wrk on CPU 0). Tasks: bench/data/explore_data.ts's everyday tasks, one live
+ * runs it, on CPU 1; wrk on CPU 0). Tasks: bench/datasets/explore_data.ts's everyday tasks, one live
  * author. Kinds are measured in interleaved rounds; each figure is the median of the runs. With
  * `--base`, a second server runs the code of that checkout (another commit's worktree) on the
  * same store, measured in turn with this one, kind by kind, in every round: an A/B under the same
  * load, which runs far apart on this shared machine are not.
  */
-import { generateTask } from "../data/explore_data.ts";
-import { queryKinds, queryString } from "../data/explore_data_queries.ts";
+import { generateTask } from "../datasets/explore_data.ts";
+import { queryKinds, queryString } from "../datasets/explore_data_queries.ts";
 import { loadTasks } from "./explore_load.ts";
 import {
   run,
@@ -18,7 +18,7 @@ import {
   servingPids,
   startServer,
 } from "../lib/http_process.ts";
-import { seedStore } from "../data/http_seed.ts";
+import { seedStore } from "../datasets/http_seed.ts";
 import { loadAverage, markdownTable, writeResults } from "../lib/results.ts";
 import { ensureWrk, runWrk } from "../lib/wrk.ts";
 import { numberFlag as flag } from "../lib/flags.ts";
@@ -203,7 +203,7 @@ async function report(kinds: Kind[]) {
     comparedWith: "an anonymous GET /tasks/:id on the same server in the same rounds (issue 28's " +
       "target: an explore page at most 3x its CPU)",
     body: [
-      `${TASKS} tasks (bench/data/explore_data.ts), one worker on CPU 1 as \`deno task serve\` runs it,`,
+      `${TASKS} tasks (bench/datasets/explore_data.ts), one worker on CPU 1 as \`deno task serve\` runs it,`,
       `wrk on CPU 0 with ${CONNECTIONS} connections, ${QUERIES} varied queries a kind sent in turn;`,
       `median of ${RUNS} interleaved ${SECONDS} s runs. CPU from /proc (user + system) over the run.`,
       "KV calls and entries a page: bench:explore-reads' load-independent counts (means over the",

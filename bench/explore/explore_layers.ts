@@ -7,7 +7,7 @@
 import { exploreFilters } from "../../domain/explore.ts";
 import { exploreTasks } from "../../kv/explore/newest_page.ts";
 import { kvPath } from "./explore_cache.ts";
-import { queryKinds } from "../data/explore_data_queries.ts";
+import { queryKinds } from "../datasets/explore_data_queries.ts";
 import { listBatchSize } from "../../kv/store/latency.ts";
 import { loadAverage, markdownTable, writeResults } from "../lib/results.ts";
 import { numberFlag as flag } from "../lib/flags.ts";

@@ -1,6 +1,6 @@
 /**
  * `deno task bench:explore-layout [--tasks=10000]`: what one task costs in the store, by index
- * family. Everyday tasks (bench/data/everyday_data.ts) are written one atomic each, through the
+ * family. Everyday tasks (bench/datasets/everyday_data.ts) are written one atomic each, through the
  * same `writeTaskTransition` every task write uses, into a fresh KV file; the table counts entries
  * and their encoded key and value bytes per task by the keys' first part, and the file's size.
  */
@@ -10,7 +10,7 @@ import { commit } from "../../kv/commit.ts";
 import { tasks } from "../../kv/keyspace.ts";
 import { keyId } from "../../kv/key_id.ts";
 import { taskCounterKeys, writeTaskTransition } from "../../kv/tasks/task_indexes.ts";
-import { everydayTask } from "../data/everyday_data.ts";
+import { everydayTask } from "../datasets/everyday_data.ts";
 import { numberFlag } from "../lib/flags.ts";
 import { loadAverage, markdownTable, writeResults } from "../lib/results.ts";
 

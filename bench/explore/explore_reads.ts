@@ -8,7 +8,7 @@ import { exploreTasks } from "../../kv/explore/newest_page.ts";
 import { exploreNearest } from "../../kv/explore/nearest/nearest_page.ts";
 import { exploreFilters } from "../../domain/explore.ts";
 import { buildCache, kvPath, readManifest } from "./explore_cache.ts";
-import { queryKinds } from "../data/explore_data_queries.ts";
+import { queryKinds } from "../datasets/explore_data_queries.ts";
 import { countReads, type ReadCounts } from "../lib/kv_counter.ts";
 import { withLatency } from "../../kv/store/latency.ts";
 import { loadAverage, markdownTable, writeResults } from "../lib/results.ts";
@@ -129,7 +129,7 @@ async function main() {
     comparedWith:
       "the 20 items a page answers (issue 28: a page's CPU follows its calls and entries)",
     body: [
-      `${tasks} tasks (bench/data/explore_data.ts), first pages of ${PAGE}, ${queries} queries a kind, ` +
+      `${tasks} tasks (bench/datasets/explore_data.ts), first pages of ${PAGE}, ${queries} queries a kind, ` +
       "run once to warm the handle's plan memory, then counted (means a page). A list counts one " +
       "call per batch Deno fetches; a getMany one call and its keys as entries. Round trips: the " +
       `median of the first ${TRIPS_QUERIES} queries' sequential KV waits (kv/store/latency.ts).`,

@@ -65,14 +65,14 @@ async function git(args: string[]): Promise<string> {
 }
 
 /**
- * Seeds a store with the code under `root` (its own `bench/data/http_seed.ts`, so each commit
+ * Seeds a store with the code under `root` (its own `bench/datasets/http_seed.ts`, so each commit
  * writes the index layout it reads), in a process of that code's config, and answers the seed's
  * JSON.
  */
 async function seed(root: string, path: string): Promise<{ apiKey: string; taskIds: string[] }> {
   const json = JSON.stringify;
   const jobs = `${root}/kv/jobs/start.ts`;
-  // A commit whose seed left its creates' jobs for the server (before bench/data/http_seed.ts ran them)
+  // A commit whose seed left its creates' jobs for the server (before bench/datasets/http_seed.ts ran them)
   // gets them run here, by its own job runner: no server starts on a backlog.
   const script = [
     `const { seedStore } = await import(${json(codePath(root, ...SEED_PATHS))});`,

@@ -6,7 +6,7 @@
  * and what 1 and 2 workers predict for more cores. Flags: --seconds=10 --runs=3 --connections=32
  * --tasks=2000 --warmup=3.
  */
-import { benchTaskBody, seedStore } from "../data/http_seed.ts";
+import { benchTaskBody, seedStore } from "../datasets/http_seed.ts";
 import {
   run,
   type Server,

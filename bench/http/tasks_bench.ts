@@ -3,7 +3,7 @@
  * status page deep in the listing, and the full streamed listing of one user's 2,000 tasks.
  * No floor runs beside them: compare with the figures this file wrote at earlier commits.
  */
-import { taskBody } from "../data/task_body.ts";
+import { taskBody } from "../datasets/task_body.ts";
 import { bearer, benchService, signUp } from "../lib/service.ts";
 
 // Past the default 1,000 an hour every request would measure a 429 instead of the endpoint.

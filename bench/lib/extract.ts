@@ -45,4 +45,4 @@ export function codePath(root: string, ...paths: string[]): string {
 }
 
 /** Where a commit keeps the seed of the HTTP benches' store, newest layout first. */
-export const SEED_PATHS = ["bench/data/http_seed.ts", "bench/http_seed.ts"];
+export const SEED_PATHS = ["bench/datasets/http_seed.ts", "bench/http_seed.ts"];

@@ -10,7 +10,7 @@ import { type RoundTrips, withLatency } from "../../kv/store/latency.ts";
 import { encodedKeyBytes, encodedValueBytes } from "../../kv/store/limits.ts";
 import { createApp } from "../../routes/app.ts";
 import { backgroundJobs, createDeps } from "../../routes/router/deps.ts";
-import { benchTaskBody } from "../data/http_seed.ts";
+import { benchTaskBody } from "../datasets/http_seed.ts";
 import { numberFlag as flag } from "../lib/flags.ts";
 import { loadAverage, markdownTable, writeResults } from "../lib/results.ts";
 

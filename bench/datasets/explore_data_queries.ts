@@ -1,7 +1,7 @@
 /**
  * The explore benchmark's queries: named sets of one kind each (cities, circles, words, ...) drawn
- * from the synthetic data's places and words (`bench/data/explore_data_places.ts`,
- * `bench/data/explore_data_words.ts`), and their query strings.
+ * from the synthetic data's places and words (`bench/datasets/explore_data_places.ts`,
+ * `bench/datasets/explore_data_words.ts`), and their query strings.
  */
 import type { ExploreFilterQuery } from "../../domain/explore.ts";
 import { seededRandom } from "../../scripts/seeded_random.ts";
