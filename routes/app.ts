@@ -28,6 +28,8 @@ import { registerSecurityLog } from "./security_log/security_log.ts";
 import { registerApplications } from "./applications/applications.ts";
 import { registerReviews } from "./reviews/reviews.ts";
 import { registerAlerts } from "./alerts/alerts.ts";
+import { registerCancellation } from "./cancellation/cancel.ts";
+import { registerTaskHistory } from "./history/task_history.ts";
 import { registerConversations } from "./conversations/conversations.ts";
 import { registerEvents } from "./events/events.ts";
 
@@ -57,6 +59,8 @@ export function createApi(...more: Register[]): Router {
     registerApplications,
     registerReviews,
     registerAlerts,
+    registerCancellation,
+    registerTaskHistory,
     registerConversations,
     registerEvents,
     ...more,
