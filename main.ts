@@ -166,6 +166,9 @@ async function main() {
     if (stopping) return;
     stopping = true;
     deps.log.info("shutting down", { signal });
+    // Open streams would hold the server's shutdown for up to their hour: they end first (their
+    // clients reconnect elsewhere with Last-Event-ID), and give their slots back.
+    await deps.live.close();
     await server.shutdown();
     await background.stop();
     await jobs.stop();

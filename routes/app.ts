@@ -29,7 +29,10 @@ import { registerSecurityLog } from "./security_log/security_log.ts";
 import { registerApplications } from "./applications/applications.ts";
 import { registerReviews } from "./reviews/reviews.ts";
 import { registerAlerts } from "./alerts/alerts.ts";
+import { registerCancellation } from "./cancellation/cancel.ts";
+import { registerTaskHistory } from "./history/task_history.ts";
 import { registerConversations } from "./conversations/conversations.ts";
+import { registerEvents } from "./events/events.ts";
 
 export const API_PREFIXES = ["/api/v1", "/v1"] as const;
 
@@ -57,7 +60,10 @@ export function createApi(...more: Register[]): Router {
     registerApplications,
     registerReviews,
     registerAlerts,
+    registerCancellation,
+    registerTaskHistory,
     registerConversations,
+    registerEvents,
     ...more,
   );
 }

@@ -10,7 +10,8 @@ import type { ExploreItem } from "../../domain/explore.ts";
 import type { TaskRecord } from "../../domain/tasks/task.ts";
 import { newEvent } from "../../domain/webhooks/event.ts";
 import { commit, MAX_CHECK_ROUNDS } from "../commit.ts";
-import { queueEvent, type Subscription, subscriptionKey } from "../effects.ts";
+import { raiseEvent, type Subscription, subscriptionKey } from "../effects.ts";
+import { logCost } from "../live/event_log.ts";
 import { alerts } from "../keyspace.ts";
 import { getAll } from "../store/get_all.ts";
 import { encodedKeyBytes, encodedValueBytes, GETMANY_MAX, KV_LIMITS } from "../store/limits.ts";
@@ -21,12 +22,16 @@ import { hearingAmong, hearsMatches, listenersBuilt } from "../webhooks/listener
 const MAX_DEPTH = KV_LIMITS.checks - 1;
 /** Markers outlive any run of the job again (a failing job retries every 10 minutes at worst). */
 const MARKER_TTL_MS = 30 * 24 * 3600_000;
+/** An alert's matches are listed this long (docs/alerts.md), then leave by themselves. */
+export const MATCH_RETENTION_MS = 90 * 24 * 3600_000;
 /** Room kept in every atomic for the markers, and slack on sizes estimated rather than counted. */
 const ROOM = { mutations: KV_LIMITS.checks, bytes: 32 * 1024, keyBytes: 4 * 1024 };
 /** A match's keys (match, event body, job) and the job's record, over its event's body. */
 const PER_MATCH = { keyBytes: 240, bytes: 1024 };
 /** Event body bytes per stored part (kv/webhooks/webhook_event_bodies.ts). */
 const BODY_PART_BYTES = 60_000;
+/** A match's live log keys (its pending entry, its owner's raised mark). */
+const LOG_KEY_BYTES = 200;
 
 /** "whole": the part and everything under it is recorded; "split": its halves hold markers. */
 type Marker = "whole" | "split";
@@ -72,8 +77,9 @@ const BUDGET: Cost = {
 };
 
 /**
- * What one match of `task` costs an atomic: with its event (the body at its largest, the job),
- * or its match key alone when its owner's endpoints do not select `task.matched`.
+ * What one match of `task` costs an atomic: its match key and its event in the owner's live log,
+ * and with `event` also the event's webhook body and job (the body at its largest), when its
+ * owner's endpoints select `task.matched`.
  */
 function matchCosts(task: TaskRecord): { event: Cost; plain: Cost } {
   const alertId = crypto.randomUUID();
@@ -81,13 +87,18 @@ function matchCosts(task: TaskRecord): { event: Cost; plain: Cost } {
   const sample = newEvent("task.matched", { alertId, task: item }, 0);
   const body = encoder.encode(JSON.stringify(sample)).byteLength;
   const key = encodedKeyBytes(alerts.match(alertId, task.orderKey));
+  const logged = logCost(body);
   return {
     event: {
-      mutations: 2 + Math.ceil(body / BODY_PART_BYTES),
-      bytes: body + PER_MATCH.bytes,
-      keyBytes: PER_MATCH.keyBytes,
+      mutations: 2 + Math.ceil(body / BODY_PART_BYTES) + logged.mutations,
+      bytes: body + PER_MATCH.bytes + logged.bytes,
+      keyBytes: PER_MATCH.keyBytes + LOG_KEY_BYTES,
     },
-    plain: { mutations: 1, bytes: key + encodedValueBytes(task.id), keyBytes: key },
+    plain: {
+      mutations: 1 + logged.mutations,
+      bytes: key + encodedValueBytes(task.id) + logged.bytes,
+      keyBytes: key + LOG_KEY_BYTES,
+    },
   };
 }
 
@@ -217,11 +228,11 @@ class Recording {
     for (const { alert: { id: alertId, userId }, item } of matches) {
       if (this.purging.has(userId)) continue;
       const listening = this.listens!.get(userId);
-      op.set(alerts.match(alertId, task.orderKey), task.id);
+      op.set(alerts.match(alertId, task.orderKey), task.id, { expireIn: MATCH_RETENTION_MS });
       recorded++;
-      if (!listening) continue;
-      queueEvent(op, userId, newEvent("task.matched", { alertId, task: item }, now));
-      events++;
+      const event = newEvent("task.matched", { alertId, task: item }, now);
+      raiseEvent(op, userId, event, { webhooks: listening === true });
+      if (listening) events++;
     }
     const result = await commit(op);
     if (!result.ok) return false;

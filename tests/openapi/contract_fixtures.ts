@@ -1,6 +1,7 @@
 /** The contract test's calls: a successful request for each operation, and the records they need. */
 import { apiKey, bearer, createKey, signUp, type TestContext } from "../helpers.ts";
 import { REVIEW_BODIES, REVIEW_CALLS } from "../reviews/contract_calls.ts";
+import { CANCEL_BODIES, CANCEL_CALLS } from "../cancellation/contract_calls.ts";
 import { CONVERSATION_BODIES, CONVERSATION_CALLS } from "../conversations/contract_calls.ts";
 
 type Call = { path: string; init?: Parameters<TestContext["request"]>[1] };
@@ -229,8 +230,9 @@ export const VALID_BODY: Record<string, unknown> = {
   "POST /tasks/{id}/applications": { message: "Hello" },
   "PATCH /applications/{id}": { status: "withdrawn" },
   ...REVIEW_BODIES,
+  ...CANCEL_BODIES,
   ...CONVERSATION_BODIES,
-  "POST /alerts": { name: "x", filters: { minBudget: 1 } },
+  "POST /alerts": { name: "x", filters: { countryCode: "FR", minBudget: 1 } },
 };
 
 /** An alert of the session's user: its id. */
@@ -263,7 +265,11 @@ Object.assign(HAPPY, {
   }),
   "PATCH /alerts/{id}": async (s: Session) => ({
     path: `/api/v1/alerts/${await newAlert(s)}`,
-    init: { method: "PATCH", headers: k(s), json: { enabled: false, filters: { minBudget: 5 } } },
+    init: {
+      method: "PATCH",
+      headers: k(s),
+      json: { enabled: false, filters: { countryCode: "FR", minBudget: 5 } },
+    },
   }),
   "DELETE /alerts/{id}": async (s: Session) => ({
     path: `/api/v1/alerts/${await newAlert(s)}`,
@@ -366,7 +372,7 @@ Object.assign(HAPPY, {
   },
 });
 
-Object.assign(HAPPY, REVIEW_CALLS, CONVERSATION_CALLS);
+Object.assign(HAPPY, REVIEW_CALLS, CONVERSATION_CALLS, CANCEL_CALLS);
 
 function k(s: Session): HeadersInit {
   return apiKey(s.key);
@@ -380,3 +386,29 @@ async function newProject(s: Session): Promise<string> {
   });
   return (await res.json()).id;
 }
+
+/** A key that expires in a moment: a stream opened with it ends then, so its answer can be read whole. */
+async function shortLivedKey(s: Session): Promise<string> {
+  const res = await s.svc.request("/api/v1/keys", {
+    method: "POST",
+    headers: bearer(s.user.token),
+    json: {
+      name: "stream",
+      scopes: ["tasks:read"],
+      expiresAt: new Date(Date.now() + 1500).toISOString(),
+    },
+  });
+  return (await res.json()).key;
+}
+
+Object.assign(HAPPY, {
+  "GET /events/stream": async (s: Session) => ({
+    path: "/api/v1/events/stream",
+    init: { headers: apiKey(await shortLivedKey(s)) },
+  }),
+  "POST /events/stream-tickets": (s: Session) =>
+    Promise.resolve({
+      path: "/api/v1/events/stream-tickets",
+      init: { method: "POST", headers: k(s) },
+    }),
+});
