@@ -1,6 +1,6 @@
 /**
  * The one error type of the service. Domain and storage code throw `AppError`s; a single
- * handler in `routes/problem.ts` turns them into RFC 9457 problem bodies.
+ * handler in `routes/router/problem.ts` turns them into RFC 9457 problem bodies.
  */
 
 /** Every error code a client may see, with the HTTP status it travels with. */
@@ -31,6 +31,8 @@ export const ERROR_STATUS = {
   ALREADY_REVIEWED: 409,
   REVIEW_WINDOW_CLOSED: 409,
   ALERT_LIMIT: 409,
+  ALERT_TOO_BROAD: 400,
+  CONVERSATION_CLOSED: 409,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,

@@ -19,6 +19,8 @@ export const SECURITY_EVENT_TYPES = [
   "webhook.deleted",
   "webhook.secret_rotated",
   "webhook.disabled",
+  "webhook.delivery_skipped",
+  "webhook.deliveries_delayed",
   "profile.updated",
 ] as const;
 
@@ -36,6 +38,10 @@ export const SecurityLogEntry = z.object({
   userAgent: z.string().nullable(),
   keyId: z.string().optional(),
   webhookId: z.string().optional(),
+  reason: z.string().optional().meta({
+    description: "webhook.delivery_skipped: why (the delivery attempt's category); " +
+      "webhook.deliveries_delayed: which budget was reached",
+  }),
 }).meta({ id: "SecurityLogEntry" });
 export type SecurityLogEntry = z.infer<typeof SecurityLogEntry>;
 
@@ -54,6 +60,7 @@ export interface SecurityDraft {
   origin: Origin;
   keyId?: string;
   webhookId?: string;
+  reason?: string;
 }
 
 /** A log entry from a draft. */
@@ -66,5 +73,6 @@ export function securityEntry(draft: SecurityDraft, id: string, at: string): Sec
     userAgent: draft.origin.userAgent?.slice(0, 512) ?? null,
     ...(draft.keyId ? { keyId: draft.keyId } : {}),
     ...(draft.webhookId ? { webhookId: draft.webhookId } : {}),
+    ...(draft.reason ? { reason: draft.reason } : {}),
   };
 }

@@ -3,7 +3,7 @@
  * value stops start-up with a message that names the setting.
  */
 import { z } from "zod";
-import { parseAddressList } from "./ip.ts";
+import { isLoopback, parseAddressList } from "./ip.ts";
 import { plainMessages } from "./validation/validation_messages.ts";
 import {
   DEFAULT_DISABLE_AFTER,
@@ -49,6 +49,9 @@ export const Settings = z.object({
    */
   KV_PATH: z.string().min(1).optional().refine((v) => !v || !isUrlLike(v) || isKvConnectUrl(v), {
     message: "must be a file path, :memory: or an http(s) KV Connect URL",
+  }).refine((v) => !isKvConnectUrl(v) || !plainRemote(v!), {
+    message: "a KV Connect URL must be https unless its host is loopback (127.0.0.1, ::1, " +
+      "localhost): over plain http the access token and every record would travel in clear",
   }),
   /** HS256 secret for session tokens; generated once and kept in KV when unset. */
   JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
@@ -65,6 +68,9 @@ export const Settings = z.object({
   RATE_LIMIT_PER_HOUR: positiveInt(1000),
   ANON_RATE_LIMIT_PER_HOUR: positiveInt(1000),
   KEY_CREATION_PER_MINUTE: positiveInt(20),
+  ALERT_DELIVERIES_PER_MINUTE: positiveInt(100),
+  /** Messages a sender may post per sliding minute, across conversations. */
+  MESSAGES_PER_MINUTE: positiveInt(20),
   PASSWORD_HASH_ITERATIONS: positiveInt(600_000),
   /** Sign-ups and logins (each a password hash) per client address per sliding hour. */
   PASSWORD_HASHES_PER_HOUR: positiveInt(100),
@@ -74,6 +80,11 @@ export const Settings = z.object({
   /** How long shared caches may keep anonymous explore pages and task reads; 0: not at all. */
   PUBLIC_CACHE_SECONDS: wholeNumber(0, 300, 5),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /**
+   * Lets this instance listen on a port other instances of the service already share
+   * (SO_REUSEPORT): off, a port taken by anything but this instance's own workers stops start-up.
+   */
+  SHARE_PORT: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
   /** Refuses every atomic over the strictest backend's limits (kv/store/limits.ts): test processes. */
   KV_CHECK_LIMITS: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
   /** Allows webhooks to plain http and to private addresses: local development and tests. */
@@ -107,6 +118,14 @@ function isUrlLike(value: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(value);
 }
 
+/** True for a plain-http URL to a host other than this machine. */
+function plainRemote(value: string): boolean {
+  const url = new URL(value);
+  if (url.protocol !== "http:") return false;
+  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return host !== "localhost" && !host.endsWith(".localhost") && !isLoopback(host);
+}
+
 /** True for a KV_PATH that `Deno.openKv` reaches by KV Connect rather than as a file. */
 export function isKvConnectUrl(value: string | undefined): boolean {
   return value !== undefined && /^https?:\/\//i.test(value) && URL.canParse(value);
@@ -135,6 +154,7 @@ export function deliveryPolicy(settings: Settings): DeliveryPolicy {
     retrySchedule: settings.WEBHOOK_RETRY_SCHEDULE,
     timeoutMs: settings.WEBHOOK_TIMEOUT,
     disableAfterMs: settings.WEBHOOK_DISABLE_AFTER,
+    matchedPerMinute: settings.ALERT_DELIVERIES_PER_MINUTE,
   };
 }
 

@@ -2,17 +2,39 @@
  * What a change raises besides itself, added to the change's own atomic so that both commit or
  * neither does: a webhook event (its body and its fan-out job), only when one of the account's
  * endpoints selects its type, and a security log entry.
+ *
+ * A write takes what it raises as data, never as a callback into the layer above: `DatedEffects`,
+ * computed by the caller (with domain's views) before the call when the record written is known
+ * then, as for a creation; or, when it depends on the record the write reads inside its retry
+ * loop (an edit sees the stored record), `RuledEffects`: a pure domain rule with the data the
+ * caller read for it, which the write applies to the record before and after (`applyRule`) each
+ * round. A write that adds records of its own to the atomic (history, jobs) takes them the same
+ * way.
  */
-import { type EventType, newEvent, selects, type WebhookEvent } from "../domain/webhooks/event.ts";
-import type { SecurityDraft } from "../domain/security_log.ts";
+import type { Effects, EffectsRule } from "../domain/effects.ts";
+import { newEvent, selects, type WebhookEvent } from "../domain/webhooks/event.ts";
 import { addJob } from "./jobs/schedule.ts";
 import { webhooks } from "./keyspace.ts";
 import { recordSecurity } from "./security_log.ts";
 import { writeEventBody } from "./webhooks/webhook_event_bodies.ts";
 
-export interface Effects {
-  event?: { type: EventType; data: unknown };
-  security?: SecurityDraft;
+/** What a write raises, computed before the call, and the time it is raised at. */
+export type DatedEffects = Effects & { now: number };
+
+/** What a write raises when it depends on the record the write reads: domain's rule, its data. */
+export interface RuledEffects<R, C> {
+  now: number;
+  rule: EffectsRule<R, C>;
+  context: C;
+}
+
+/** The effects `ruled` names for a write from `before` to `after`. */
+export function applyRule<R, C>(
+  ruled: RuledEffects<R, C>,
+  before: R | null,
+  after: R,
+): DatedEffects {
+  return { ...ruled.rule(before, after, ruled.context), now: ruled.now };
 }
 
 /** The union of the event types an account's enabled endpoints select. */
@@ -23,9 +45,8 @@ export interface Subscription {
 }
 
 /** What one change raises, for whose account and when. */
-export interface RaisedEffects extends Effects {
+export interface RaisedEffects extends DatedEffects {
   userId: string;
-  now: number;
   /** The account's subscription entry when the caller read it with its own reads. */
   subscriptionRead?: Deno.KvEntryMaybe<unknown>;
 }

@@ -7,27 +7,30 @@ import { AppError } from "../domain/errors.ts";
 import { installValidationMessages } from "../domain/validation/validation_messages.ts";
 import { apiCors } from "./http/cors.ts";
 import { registerDashboard } from "./dashboard/register.tsx";
-import { type Register, Router, routerOf } from "./define.ts";
-import type { AppEnv, Deps } from "./env.ts";
-import { registerFavicon } from "./favicon.ts";
-import { registerHealth } from "./health.ts";
-import { registerKeys } from "./keys.ts";
-import { registerProjects } from "./projects.ts";
+import { type Register, Router, routerOf } from "./router/define.ts";
+import type { AppEnv, Deps } from "./router/env.ts";
+import { registerFavicon } from "./favicon/favicon.ts";
+import { registerHealth } from "./health/health.ts";
+import { registerKeys } from "./api_keys/api_keys.ts";
+import { registerProjects } from "./projects/projects.ts";
 import { registerReference } from "./reference/reference.ts";
 import { limitBody, requestLifecycle } from "./http/middleware.ts";
 import { anonymousBudget, BUDGETED_PAGES, enforceRequestBudget } from "./http/rate_limit.ts";
-import { errorHandler, problemResponse } from "./problem.ts";
-import { registerSessions } from "./sessions.ts";
-import { registerUsers } from "./users.ts";
-import { registerExplore } from "./explore.ts";
-import { registerTasks } from "./tasks.ts";
-import { registerAvatar } from "./avatar.ts";
+import { errorHandler, problemResponse } from "./router/problem.ts";
+import { registerSessions } from "./users/sessions.ts";
+import { registerUsers } from "./users/users.ts";
+import { registerExplore } from "./tasks/explore.ts";
+import { registerTasks } from "./tasks/tasks.ts";
+import { registerAvatar } from "./users/avatar.ts";
 import { registerWebhooks } from "./webhooks/webhooks.ts";
 import { registerWebhookDeliveries } from "./webhooks/webhook_deliveries.ts";
-import { registerSecurityLog } from "./security_log.ts";
-import { registerApplications } from "./applications.ts";
+import { registerSecurityLog } from "./security_log/security_log.ts";
+import { registerApplications } from "./applications/applications.ts";
 import { registerReviews } from "./reviews/reviews.ts";
 import { registerAlerts } from "./alerts/alerts.ts";
+import { registerCancellation } from "./cancellation/cancel.ts";
+import { registerTaskHistory } from "./history/task_history.ts";
+import { registerConversations } from "./conversations/conversations.ts";
 
 export const API_PREFIXES = ["/api/v1", "/v1"] as const;
 
@@ -55,6 +58,9 @@ export function createApi(...more: Register[]): Router {
     registerApplications,
     registerReviews,
     registerAlerts,
+    registerCancellation,
+    registerTaskHistory,
+    registerConversations,
     ...more,
   );
 }

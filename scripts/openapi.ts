@@ -4,7 +4,7 @@
  */
 import { parseSettings } from "../domain/settings.ts";
 import { createApp } from "../routes/app.ts";
-import { createDeps } from "../routes/deps.ts";
+import { createDeps } from "../routes/router/deps.ts";
 
 /** The document GET /openapi.json serves, from an app on a throwaway store. */
 export async function serviceDocument(): Promise<Record<string, unknown>> {

@@ -6,8 +6,8 @@
 import { parseSettings } from "../domain/settings.ts";
 import { type Scope, SCOPES } from "../domain/auth.ts";
 import { createApp } from "../routes/app.ts";
-import { createDeps } from "../routes/deps.ts";
-import type { Deps } from "../routes/env.ts";
+import { createDeps } from "../routes/router/deps.ts";
+import type { Deps } from "../routes/router/env.ts";
 import { checkIndexLayout } from "../kv/tasks/index_layout.ts";
 import { openStore } from "../kv/store/store.ts";
 import { CITIES, type City, NEIGHBOURS, PER_EURO, TEMPLATES } from "./seed_data.ts";

@@ -3,8 +3,8 @@ import { testSettings } from "./settings_fixtures.ts";
 import { deliveryPolicy, type SettingsInput } from "../domain/settings.ts";
 import { startJobs } from "../kv/jobs/start.ts";
 import { createApp } from "../routes/app.ts";
-import { createDeps } from "../routes/deps.ts";
-import type { Deps } from "../routes/env.ts";
+import { createDeps } from "../routes/router/deps.ts";
+import type { Deps } from "../routes/router/env.ts";
 import type { Scope } from "../domain/auth.ts";
 import { limitGuard } from "../kv/store/limits.ts";
 

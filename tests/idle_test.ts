@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { meter } from "../kv/store/meter.ts";
 import { pollJob, startJobs } from "../kv/jobs/start.ts";
-import { backgroundJobs } from "../routes/deps.ts";
+import { backgroundJobs } from "../routes/router/deps.ts";
 import { apiKey, bearer, createKey, setup, signUp } from "./helpers.ts";
 import { until } from "./wait.ts";
 

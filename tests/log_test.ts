@@ -1,9 +1,9 @@
 /**
- * The logger's lines (domain/log.ts): one JSON object each, time, level and message first, then
+ * The logger's lines (io/log.ts): one JSON object each, time, level and message first, then
  * the fields as given; a field named like the head replaces it, as a spread would.
  */
 import assert from "node:assert/strict";
-import { createLogger } from "../domain/log.ts";
+import { createLogger } from "../io/log.ts";
 
 function logged(log: (logger: ReturnType<typeof createLogger>) => void): string[] {
   const lines: string[] = [];

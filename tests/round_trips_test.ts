@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { withLatency } from "../kv/store/latency.ts";
 import { createApp } from "../routes/app.ts";
-import { createDeps } from "../routes/deps.ts";
+import { createDeps } from "../routes/router/deps.ts";
 import { testSettings } from "./settings_fixtures.ts";
 import { apiKey, createKey, setup, signUp } from "./helpers.ts";
 import { taskBody } from "./tasks/task_fixtures.ts";

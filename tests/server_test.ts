@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { testSettings } from "./settings_fixtures.ts";
 import { createApp } from "../routes/app.ts";
-import { createDeps } from "../routes/deps.ts";
+import { createDeps } from "../routes/router/deps.ts";
 
 /** Serves a fresh app over real HTTP on 127.0.0.1 at a free port, with KV in a file. */
 async function serve() {

@@ -12,6 +12,7 @@ Deno.test("settings come from the environment, each with a working default", asy
     assert.equal(s.RATE_LIMIT_PER_HOUR, 1000);
     assert.equal(s.ANON_RATE_LIMIT_PER_HOUR, 1000);
     assert.equal(s.KEY_CREATION_PER_MINUTE, 20);
+    assert.equal(s.MESSAGES_PER_MINUTE, 20);
     assert.equal(s.PASSWORD_HASH_ITERATIONS, 600_000);
     assert.equal(s.LOG_LEVEL, "info");
   });
@@ -99,6 +100,7 @@ Deno.test("settings come from the environment, each with a working default", asy
 Deno.test("webhook settings: the Standard Webhooks schedule by default, refused when malformed", () => {
   const defaults = parseSettings({});
   assert.equal(defaults.WEBHOOK_ALLOW_PRIVATE, false);
+  assert.equal(defaults.SHARE_PORT, false, "a port is shared only on purpose");
   assert.deepEqual(defaults.WEBHOOK_RETRY_SCHEDULE, [
     5_000,
     300_000,

@@ -26,6 +26,9 @@ export const ATTEMPT_FAILURES = {
   endpoint_disabled: "The endpoint is disabled",
   event_too_large: "The event is too large to send",
   event_expired: "The event is no longer stored (kept 30 days)",
+  event_not_selected: "Skipped: the endpoint's events no longer select this type",
+  grantor_may_not_read:
+    "Skipped: whoever last set the endpoint's URL or events may not read this event type",
 } as const;
 export type FailureCategory = keyof typeof ATTEMPT_FAILURES;
 const FAILURE_CATEGORIES = Object.keys(ATTEMPT_FAILURES) as [FailureCategory, ...FailureCategory[]];
@@ -50,6 +53,19 @@ export type StoredAttempt = Omit<DeliveryAttempt, "category"> & {
 };
 
 export type NoAnswer = Exclude<FailureCategory, "http_status">;
+
+/**
+ * The categories of an attempt not made because the endpoint may no longer hear the event: the
+ * delivery is settled as `skipped`, never retried (a later change of the endpoint does not revive
+ * what it was not allowed to hear when it was due).
+ */
+export const SKIP_CATEGORIES = ["event_not_selected", "grantor_may_not_read"] as const;
+export type SkipCategory = typeof SKIP_CATEGORIES[number];
+
+/** True when the attempt was a skip, not a send. */
+export function skipped(attempt: Pick<StoredAttempt, "category">): boolean {
+  return (SKIP_CATEGORIES as readonly (string | null | undefined)[]).includes(attempt.category);
+}
 export type Outcome = Pick<DeliveryAttempt, "statusCode" | "category" | "error">;
 
 /** The outcome of an attempt that got no HTTP answer. */
@@ -88,7 +104,11 @@ export const DeliveryView = z.object({
   webhookId: z.uuid(),
   eventId: z.string().meta({ description: "evt_<ulid>: the webhook-id header of every attempt" }),
   eventType: z.string(),
-  status: z.enum(["pending", "succeeded", "failed"]),
+  status: z.enum(["pending", "succeeded", "failed", "skipped"]).meta({
+    description:
+      "skipped: the endpoint may no longer hear the event (its events or its grantor changed); " +
+      "the last attempt's category says which",
+  }),
   attempts: z.number().int().meta({ description: "Attempts made so far" }),
   lastStatusCode: z.number().int().nullable(),
   lastDurationMs: z.number().int().nullable(),
@@ -98,6 +118,7 @@ export const DeliveryView = z.object({
   history: z.array(DeliveryAttempt).meta({ description: "The attempts, oldest first" }),
 }).meta({ id: "WebhookDelivery" });
 export type DeliveryView = z.infer<typeof DeliveryView>;
+export type DeliveryStatus = DeliveryView["status"];
 
 /**
  * A stored delivery: its view. The body every attempt sends is the event's, stored once apart
@@ -110,7 +131,7 @@ export interface DeliveryRecord {
   eventId: string;
   eventType: string;
   body?: string;
-  status: "pending" | "succeeded" | "failed";
+  status: DeliveryStatus;
   attemptCount: number;
   nextRetryAt: string | null;
   createdAt: string;
@@ -151,11 +172,13 @@ export function afterAttempt(
   policy: DeliveryPolicy,
 ): { next: DeliveryRecord; retryIn: number | null } {
   const ok = succeeded(attempt);
-  const retryIn = ok ? null : retryDelay(policy, attempt.attempt);
+  const skip = skipped(attempt);
+  const retryIn = ok || skip ? null : retryDelay(policy, attempt.attempt);
+  const status = ok ? "succeeded" : skip ? "skipped" : retryIn === null ? "failed" : "pending";
   const next: DeliveryRecord = {
     ...d,
     attemptCount: attempt.attempt,
-    status: ok ? "succeeded" : retryIn === null ? "failed" : "pending",
+    status,
     nextRetryAt: retryIn === null ? null : new Date(Date.parse(attempt.at) + retryIn).toISOString(),
     updatedAt: attempt.at,
     history: [...d.history, attempt].slice(-MAX_ATTEMPTS_KEPT),

@@ -6,6 +6,8 @@ import { z } from "zod";
 import { userText } from "../validation/text.ts";
 import { Webhook as Signer } from "standardwebhooks";
 import { encodeBase64 } from "../base64.ts";
+import type { Effects } from "../effects.ts";
+import { SERVICE_ORIGIN } from "../security_log.ts";
 import type { Grantor } from "./event_access.ts";
 import { EventSelection } from "./event.ts";
 
@@ -183,4 +185,13 @@ export function signatureHeader(
 ): string {
   return secrets.map((secret) => new Signer(secret).sign(message.id, message.at, message.body))
     .join(" ");
+}
+
+/** A change that disabled an endpoint (the service's, after its failures) is logged as such. */
+export function disablingEffects(
+  before: WebhookRecord | null,
+  after: WebhookRecord | null,
+): Effects {
+  if (!before?.enabled || !after || after.enabled) return {};
+  return { security: { type: "webhook.disabled", origin: SERVICE_ORIGIN, webhookId: after.id } };
 }

@@ -8,8 +8,8 @@ import { embeddedIPv4, parseAddress } from "../ip.ts";
 /** Whether private targets and plain http are allowed (WEBHOOK_ALLOW_PRIVATE). */
 export interface TargetPolicy {
   allowPrivate: boolean;
-  /** Resolves a host name to its addresses; Deno.resolveDns by default. */
-  resolve?: (host: string) => Promise<string[]>;
+  /** Resolves a host name to its addresses (io/webhooks/resolve_host.ts outside tests). */
+  resolve: (host: string) => Promise<string[]>;
 }
 
 /** A checked target: the URL, and the addresses to connect to (each one checked). */
@@ -38,15 +38,6 @@ export function isPublicAddress(text: string): boolean {
   return address.range() === "unicast";
 }
 
-/** A's and AAAA's of a host; a name that resolves to nothing is unreachable. */
-export async function resolveHost(host: string): Promise<string[]> {
-  const answers = await Promise.allSettled([
-    Deno.resolveDns(host, "A"),
-    Deno.resolveDns(host, "AAAA"),
-  ]);
-  return answers.flatMap((a) => a.status === "fulfilled" ? a.value : []);
-}
-
 /** Why a URL may not receive webhooks, or its checked target. */
 export async function checkTarget(text: string, policy: TargetPolicy): Promise<Target | Error> {
   if (!URL.canParse(text)) return new Error("url must be an absolute URL");
@@ -65,7 +56,7 @@ export async function checkTarget(text: string, policy: TargetPolicy): Promise<T
     addresses = [parsed.toString()];
   } else {
     try {
-      addresses = await (policy.resolve ?? resolveHost)(host);
+      addresses = await policy.resolve(host);
     } catch {
       addresses = [];
     }

@@ -7,7 +7,7 @@ import type { ApiKeyRecord } from "../../domain/api_key.ts";
 import { recordLastUsed } from "./api_keys.ts";
 
 const MINUTE = 60_000;
-/** How often the background job (`routes/deps.ts`) flushes the buffer. */
+/** How often the background job (`routes/router/deps.ts`) flushes the buffer. */
 export const FLUSH_INTERVAL_MS = 10_000;
 // A use is queued once the stored time is this far behind; with the flush delay on top, the
 // stored time is never more than a minute behind the truth.

@@ -3,7 +3,7 @@
  * it knows, by the instance's periodic poll while active (`pollJob`), and by the cron (`drain`).
  */
 import { deliveryPolicy, Settings } from "../../domain/settings.ts";
-import type { Job } from "../../domain/background.ts";
+import type { Job } from "../../io/timers.ts";
 import type { DeliveryPolicy } from "../../domain/webhooks/webhook_schedule.ts";
 import { jobHandlers } from "./handlers.ts";
 import { JobRunner, POLL_MS } from "./runner.ts";

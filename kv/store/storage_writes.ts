@@ -4,7 +4,7 @@
  * warning logged per episode.
  */
 import { AppError } from "../../domain/errors.ts";
-import type { Logger } from "../../domain/log.ts";
+import type { Logger } from "../../io/log.ts";
 
 // SQLite's SQLITE_FULL ("database or disk is full") as Deno's backend words it, and the OS's
 // ENOSPC should a layer below report it as such.

@@ -1,9 +1,12 @@
 /**
- * Tasks in KV: each write (create, edit, complete, delete) is one atomic that sets the record
- * and moves its index entries and counters (see task_indexes.ts). The owners' listings, which
- * read those entries, are in task_listings.ts.
+ * Tasks in KV: each write (create, edit, complete, cancel, delete) is one atomic that sets the
+ * record, adds its history entries and moves its index entries and counters (see
+ * task_indexes.ts). The owners' listings, which read those entries, are in task_listings.ts. What
+ * a write raises comes in as data (see ../effects.ts): a creation's event computed before the
+ * call, a change's as domain's rule over the stored task with the author the caller read.
  */
 import { AppError } from "../../domain/errors.ts";
+import type { TaskAuthor } from "../../domain/tasks/task_view.ts";
 import type { TaskRecord } from "../../domain/tasks/task.ts";
 import { isLive, isPublic, markDeleted } from "../../domain/tasks/task.ts";
 import {
@@ -16,9 +19,18 @@ import { queueAlertMatching } from "../alerts/matching.ts";
 import { queueImpliedDeclines } from "../application_declines.ts";
 import { atomically } from "../commit.ts";
 import { openReviewWindow } from "../reviews/window.ts";
-import { addEffects, type Effects, subscriptionKey } from "../effects.ts";
+import { queueTitleRefresh } from "../conversations/refresh.ts";
+import {
+  addEffects,
+  applyRule,
+  type DatedEffects,
+  type RuledEffects,
+  subscriptionKey,
+} from "../effects.ts";
 import { tasks } from "../keyspace.ts";
 import { unpackItem } from "./packed_item.ts";
+import { taskHistoryEntries } from "../../domain/history/task_history.ts";
+import { appendHistory } from "../history/task_history.ts";
 import { type TaskSearchEntry, writeTaskTransition } from "./task_indexes.ts";
 
 const CONFLICT = "The task changed too often to complete the request; try again";
@@ -29,43 +41,48 @@ export async function getTask(kv: Deno.Kv, taskId: string): Promise<TaskRecord |
 }
 
 /**
- * What a task write raises, from the task before it (null for a creation) and after, at the
- * write's `now`: the same shape for every write, added to the write's own atomic.
+ * What a change of a task raises: domain's rule (taskWriteEffects) over the stored task before
+ * and the task after, with the author the caller read for the event's data.
  */
-export type TaskEffects = (
-  before: TaskRecord | null,
-  after: TaskRecord,
-) => Effects & { now: number };
+export type TaskChangeEffects = RuledEffects<TaskRecord, TaskAuthor>;
 
 /** One task write: the states it moves between, what it raises, and reads made beside it. */
 interface TaskWrite {
   before: TaskRecord | null;
   after: TaskRecord;
-  effects?: TaskEffects;
+  effects?: DatedEffects;
   /** The owner's subscription entry, when the write read it with its own reads. */
   subscription?: Deno.KvEntryMaybe<unknown>;
 }
 
 /**
- * Adds a task write to `op`, every write's one way: the record, its index entries and counters,
- * the declines of pending applications a closing implies, and what it raises.
+ * Adds a task write to `op`, every write's one way: the record, its history, its index entries
+ * and counters, the settling of applications a closing implies, and what it raises.
  */
 async function addTaskWrite(kv: Deno.Kv, op: Deno.AtomicOperation, write: TaskWrite) {
-  const { before, after, effects } = write;
+  const { before, effects } = write;
+  const recorded = taskHistoryEntries(before, write.after, write.after.updatedAt);
+  const after = appendHistory(op, write.after, recorded);
   writeTaskTransition(op, before, after);
   // A task published now is matched against the alerts, after the commit, by a job.
   if (!before) queueAlertMatching(op, after);
-  // Closing a task declines its pending applications: their events follow from this atomic.
+  // Closing a task declines its pending applications (and a cancellation cancels its accepted
+  // ones): their stored states and events follow from this atomic, by a job.
   if (before && isPublic(before) && !isPublic(after)) queueImpliedDeclines(op, after.id);
   // Completing a task opens its parties' review window, and schedules its close.
   if (before?.status === "published" && after.status === "completed") openReviewWindow(op, after);
+  // The task's conversations show its title in their listing entries.
+  if (before && before.title !== after.title) queueTitleRefresh(op, after.id);
   if (!effects) return;
-  const raised = { ...effects(before, after), userId: after.userId };
-  await addEffects(kv, op, { ...raised, subscriptionRead: write.subscription });
+  await addEffects(kv, op, {
+    ...effects,
+    userId: after.userId,
+    subscriptionRead: write.subscription,
+  });
 }
 
 /** Stores a new task with what its creation raises, in one atomic. */
-export function createTask(kv: Deno.Kv, task: TaskRecord, effects?: TaskEffects): Promise<void> {
+export function createTask(kv: Deno.Kv, task: TaskRecord, effects?: DatedEffects): Promise<void> {
   return atomically(CONFLICT, async () => {
     const op = kv.atomic().check({ key: tasks.record(task.id), versionstamp: null });
     await addTaskWrite(kv, op, { before: null, after: task, effects });
@@ -80,7 +97,7 @@ export interface IdempotentRequest {
   fingerprint: string;
   now: number;
   /** What the creation raises, in its atomic (not when the first response is replayed). */
-  effects?: TaskEffects;
+  effects?: DatedEffects;
 }
 
 /**
@@ -134,7 +151,7 @@ export interface TaskChange<T extends TaskRecord | null> {
    * partial edit is re-applied and never lost.
    */
   change: (task: TaskRecord | null) => T;
-  effects?: TaskEffects;
+  effects?: TaskChangeEffects;
   /** The task's expected owner: their subscription, which the effects check, is read with it. */
   owner?: string;
 }
@@ -152,8 +169,8 @@ export function changeTask<T extends TaskRecord | null>(
     const next = request.change(entry.value);
     if (next === null || next === entry.value) return { value: next };
     const op = kv.atomic().check(entry);
-    const write = { before: entry.value, after: next, effects: request.effects, subscription };
-    await addTaskWrite(kv, op, write);
+    const effects = request.effects && applyRule(request.effects, entry.value, next);
+    await addTaskWrite(kv, op, { before: entry.value, after: next, effects, subscription });
     return { value: next, op };
   });
 }

@@ -19,6 +19,8 @@ import { addJob } from "../jobs/schedule.ts";
 import type { JobPayload } from "../jobs/types.ts";
 import { webhooks } from "../keyspace.ts";
 import { writeEventBody } from "./webhook_event_bodies.ts";
+import type { SecurityDraft } from "../../domain/security_log.ts";
+import { recordSecurity } from "../security_log.ts";
 
 const CONFLICT = "The delivery changed too often to complete; try again";
 
@@ -116,7 +118,14 @@ export async function listDeliveries(
  */
 export function recordAttempt(
   kv: Deno.Kv,
-  ref: { webhookId: string; eventUlid: string; policy: DeliveryPolicy },
+  ref: {
+    userId: string;
+    webhookId: string;
+    eventUlid: string;
+    policy: DeliveryPolicy;
+    /** A security log entry written with the outcome (a skipped delivery). */
+    security?: SecurityDraft;
+  },
   attempt: DeliveryAttempt,
 ): Promise<DeliveryRecord | null> {
   return atomically<DeliveryRecord | null>(CONFLICT, async () => {
@@ -125,6 +134,9 @@ export function recordAttempt(
     const { next, retryIn } = afterAttempt(entry.value, attempt, ref.policy);
     const op = kv.atomic().check(entry);
     writeDelivery(op, next);
+    if (ref.security) {
+      recordSecurity(op, ref.userId, { ...ref.security, now: Date.parse(attempt.at) });
+    }
     if (retryIn !== null) {
       addJob(op, deliveryJob(next, attempt.attempt + 1), Date.parse(next.nextRetryAt!));
     }

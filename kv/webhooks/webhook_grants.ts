@@ -3,7 +3,7 @@
  * (a key's current scopes, or none once it is revoked or expired).
  */
 import { type ApiKeyRecord, isActive } from "../../domain/api_key.ts";
-import type { EventType } from "../../domain/webhooks/event.ts";
+import { type EventType, selects } from "../../domain/webhooks/event.ts";
 import {
   EVENT_READERS,
   type Grant,
@@ -33,4 +33,22 @@ export async function grantAllows(
 ): Promise<boolean> {
   if (EVENT_READERS[check.type] === null) return true;
   return mayHear(await currentGrant(kv, check.hook, check.now), check.type);
+}
+
+/**
+ * Why `hook` may not hear an event of `type` now, or null when it may: its current events must
+ * select the type and its current grantor read it. Judged at every attempt, retry and resend, so
+ * a key that re-aims an endpoint takes nothing stored or pending with it. `webhook.test` is sent
+ * on request whatever the endpoint selects, and carries only the endpoint's own view.
+ */
+export async function whyNotHeard(
+  kv: Deno.Kv,
+  check: { hook: WebhookRecord; type: string; now: number },
+): Promise<"event_not_selected" | "grantor_may_not_read" | null> {
+  const { hook } = check;
+  if (check.type === "webhook.test") return null;
+  if (!(check.type in EVENT_READERS)) return "event_not_selected";
+  const type = check.type as EventType;
+  if (!selects(hook.events, type)) return "event_not_selected";
+  return await grantAllows(kv, { hook, type, now: check.now }) ? null : "grantor_may_not_read";
 }

@@ -3,19 +3,27 @@
  * (check the target again, sign, post, record the outcome with the next attempt's job, then keep
  * the endpoint's failure run: 5 days of failures in a row disable it).
  */
-import { type DeliveryAttempt, noAnswer } from "../../domain/webhooks/delivery.ts";
+import {
+  type DeliveryAttempt,
+  type DeliveryStatus,
+  noAnswer,
+  skipped,
+} from "../../domain/webhooks/delivery.ts";
 import { eventUlid, selects } from "../../domain/webhooks/event.ts";
 import { SERVICE_ORIGIN } from "../../domain/security_log.ts";
 import {
+  disablingEffects,
   signatureHeader,
   signingSecrets,
   type WebhookRecord,
 } from "../../domain/webhooks/webhook.ts";
-import { postWebhook } from "../../domain/webhooks/webhook_post.ts";
+import { postWebhook } from "../../io/webhooks/webhook_post.ts";
 import { checkTarget } from "../../domain/webhooks/webhook_target.ts";
-import type { JobContext, JobPayload } from "../jobs/types.ts";
+import { resolveHost } from "../../io/webhooks/resolve_host.ts";
+import type { JobContext, JobOutcome, JobPayload } from "../jobs/types.ts";
+import { takeMatchedDelivery } from "./matched_budget.ts";
 import { readEventBody } from "./webhook_event_bodies.ts";
-import { grantAllows } from "./webhook_grants.ts";
+import { grantAllows, whyNotHeard } from "./webhook_grants.ts";
 import { getDeliveryByEvent, recordAttempt, startDelivery } from "./webhook_deliveries.ts";
 import { changeWebhook, getWebhook, listWebhooks } from "./webhooks.ts";
 
@@ -30,7 +38,7 @@ type DeliveryJob = Extract<JobPayload, { kind: "webhook_delivery" }>;
 export async function fanOutEvent(
   ctx: JobContext,
   job: Extract<JobPayload, { kind: "webhook_event" }>,
-) {
+): Promise<JobOutcome> {
   const event = { id: job.eventId, type: job.eventType };
   const errors: unknown[] = [];
   for (const hook of await listWebhooks(ctx.kv, job.userId)) {
@@ -38,6 +46,17 @@ export async function fanOutEvent(
     try {
       // The grantor is judged again at each event: a key's scopes may have shrunk since.
       if (!await grantAllows(ctx.kv, { hook, type: event.type, now: ctx.now() })) continue;
+      if (event.type === "task.matched") {
+        // Started already (a run again): its budget was taken then.
+        if ((await getDeliveryByEvent(ctx.kv, hook.id, eventUlid(event.id))).value) continue;
+        const budget = await takeMatchedDelivery(ctx.kv, {
+          userId: job.userId,
+          perMinute: ctx.webhooks.matchedPerMinute,
+          now: ctx.now(),
+        });
+        // The endpoints left wait for the window: this job runs again then.
+        if (!budget.allowed) return { again: { at: budget.retryAt } };
+      }
       await startDelivery(ctx.kv, { hook, event, now: ctx.now(), unstored: job.unstored });
     } catch (error) {
       errors.push(error);
@@ -66,10 +85,17 @@ async function attempt(
   });
   if (!hook) return failed("endpoint_deleted");
   if (!hook.enabled && delivery.eventType !== "webhook.test") return failed("endpoint_disabled");
+  // The endpoint as it is now, not as it was at the fan-out: its URL may have been re-aimed by
+  // a caller who may not read what was stored or pending for it.
+  const skip = await whyNotHeard(ctx.kv, { hook, type: delivery.eventType, now });
+  if (skip) return failed(skip);
   const { body } = delivery;
   if (body === null) return failed("event_expired");
   // Checked again at each attempt, and the connection goes to the addresses checked here.
-  const target = await checkTarget(hook.url, ctx.webhooks);
+  const target = await checkTarget(hook.url, {
+    allowPrivate: ctx.webhooks.allowPrivate,
+    resolve: ctx.webhooks.resolve ?? resolveHost,
+  });
   if (target instanceof Error) return failed("target_refused");
   const result = await postWebhook({
     target,
@@ -102,8 +128,21 @@ export async function deliver(ctx: JobContext, message: DeliveryJob) {
     delivery: { eventId: d.eventId, eventType: d.eventType, body },
     number: message.attempt,
   });
-  const recorded = await recordAttempt(kv, { ...message, policy: ctx.webhooks }, outcome);
-  if (recorded && hook) await trackFailures(ctx, { hook, status: recorded.status });
+  // A skip is the account's to know of: the endpoint was changed so that it may not hear this.
+  const security = skipped(outcome) && hook
+    ? {
+      type: "webhook.delivery_skipped" as const,
+      origin: SERVICE_ORIGIN,
+      webhookId: hook.id,
+      reason: outcome.category!,
+      ...(hook.grantedBy?.via === "api_key" ? { keyId: hook.grantedBy.keyId } : {}),
+    }
+    : undefined;
+  const recorded = await recordAttempt(kv, { ...message, policy: ctx.webhooks, security }, outcome);
+  if (!recorded || !hook) return;
+  if (recorded.status !== "skipped") {
+    await trackFailures(ctx, { hook, status: recorded.status });
+  }
 }
 
 /**
@@ -112,26 +151,23 @@ export async function deliver(ctx: JobContext, message: DeliveryJob) {
  */
 async function trackFailures(
   ctx: JobContext,
-  outcome: { hook: WebhookRecord; status: "pending" | "succeeded" | "failed" },
+  outcome: { hook: WebhookRecord; status: Exclude<DeliveryStatus, "skipped"> },
 ) {
   const { status } = outcome;
   const { id: webhookId, userId } = outcome.hook;
   const now = ctx.now();
   const at = new Date(now).toISOString();
-  let disabled = false;
   await changeWebhook(ctx.kv, {
     userId,
     webhookId,
     now,
     change: (hook) => {
-      disabled = false;
       if (!hook) return null;
       if (status === "succeeded") return hook.failingSince ? { ...hook, failingSince: null } : null;
       if (!hook.failingSince) return { ...hook, failingSince: at };
       if (!hook.enabled || now - Date.parse(hook.failingSince) < ctx.webhooks.disableAfterMs) {
         return null;
       }
-      disabled = true;
       return {
         ...hook,
         enabled: false,
@@ -139,7 +175,6 @@ async function trackFailures(
         updatedAt: at,
       };
     },
-    effects: () =>
-      disabled ? { security: { type: "webhook.disabled", origin: SERVICE_ORIGIN, webhookId } } : {},
+    effects: disablingEffects,
   });
 }

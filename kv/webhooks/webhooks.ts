@@ -6,7 +6,8 @@
 import { AppError } from "../../domain/errors.ts";
 import { MAX_WEBHOOKS, type WebhookRecord } from "../../domain/webhooks/webhook.ts";
 import { atomically } from "../commit.ts";
-import { addEffects, type Effects, type Subscription } from "../effects.ts";
+import type { Effects } from "../../domain/effects.ts";
+import { addEffects, type DatedEffects, type Subscription } from "../effects.ts";
 import { webhooks } from "../keyspace.ts";
 import { hearsMatches, writeListener } from "./listeners.ts";
 
@@ -48,8 +49,11 @@ export interface WebhookChange {
     hook: WebhookRecord | null,
     all: readonly WebhookRecord[],
   ) => WebhookRecord | typeof DELETE | null;
-  /** What the change raises, from the endpoint before and after. */
-  effects?: (before: WebhookRecord | null, after: WebhookRecord | null) => Effects;
+  /**
+   * What the change raises: its security entry known before the call, or domain's rule over the
+   * endpoint before and after (null: absent), for a change decided by what the write reads.
+   */
+  effects?: Effects | ((before: WebhookRecord | null, after: WebhookRecord | null) => Effects);
 }
 
 /**
@@ -84,11 +88,9 @@ export function changeWebhook(kv: Deno.Kv, request: WebhookChange): Promise<Webh
     op.set(webhooks.subscription(userId), subscribed);
     const after = next === DELETE ? null : next;
     if (request.effects) {
-      await addEffects(kv, op, {
-        ...request.effects(current, after),
-        userId,
-        now: request.now,
-      });
+      const { effects } = request;
+      const raised = typeof effects === "function" ? effects(current, after) : effects;
+      await addEffects(kv, op, { ...raised, userId, now: request.now });
     }
     return { value: after ?? current, op };
   });
@@ -98,7 +100,7 @@ export function changeWebhook(kv: Deno.Kv, request: WebhookChange): Promise<Webh
 export function createWebhook(
   kv: Deno.Kv,
   hook: WebhookRecord,
-  effects: Effects & { now: number },
+  effects: DatedEffects,
 ): Promise<WebhookRecord | null> {
   return changeWebhook(kv, {
     userId: hook.userId,
@@ -113,7 +115,7 @@ export function createWebhook(
       }
       return hook;
     },
-    effects: () => effects,
+    effects,
   });
 }
 

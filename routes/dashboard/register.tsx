@@ -7,10 +7,10 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { sha256Hex } from "../../domain/bytes.ts";
 import { acceptsGzip } from "../http/compress.ts";
-import { problems } from "../define.ts";
+import { problems } from "../router/define.ts";
 import { pagePolicy } from "../http/page_policy.ts";
 import { noneMatchHits } from "../http/http_lists.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../router/env.ts";
 import { assetSources } from "./asset_sources.ts";
 import { DashboardPage } from "./page.tsx";
 import { bundleScript } from "./script_bundle.ts";
@@ -65,6 +65,7 @@ const script = await asset(
       "webhooks.js",
       "security_log.js",
       "alerts.js",
+      "messages.js",
     ].map((name) => ({ name, source: source(`script/${name}`) })),
     ["chart.js"],
   ),
@@ -82,6 +83,7 @@ const style = await asset(
     "narrow.css",
     "key_details.css",
     "webhooks.css",
+    "messages.css",
   ].map((name) => source(`styles/${name}`)).join("\n"),
   "text/css; charset=utf-8",
 );

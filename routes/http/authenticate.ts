@@ -19,7 +19,7 @@ import { type Access, hasScope, type Principal } from "../../domain/auth.ts";
 import { AppError } from "../../domain/errors.ts";
 import { addressAllowed } from "../../domain/ip.ts";
 import { getSession } from "../../kv/users/sessions.ts";
-import type { AppEnv, Deps } from "../env.ts";
+import type { AppEnv, Deps } from "../router/env.ts";
 import {
   budgetInHand,
   drawRequest,

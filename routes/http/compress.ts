@@ -4,7 +4,7 @@
  * not shorten, go out as they are and cost nothing extra.
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../router/env.ts";
 import { listMembers } from "./http_lists.ts";
 
 /** Bodies shorter than this (in UTF-16 units of their text, or bytes) are not compressed. */

@@ -4,7 +4,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../router/env.ts";
 
 /** Request headers a browser client may send beyond the CORS-safelisted ones. */
 export const CORS_ALLOW_HEADERS = [
@@ -64,7 +64,7 @@ export function apiCors(
     }
     // What hono/cors does for any other method, without reading `c.res` before the handler:
     // that builds a placeholder response whose headers Hono then copies into the real one twice
-    // (bench/http.ts). Set now, the headers go into the response the handler builds; only a
+    // (bench/http/http.ts). Set now, the headers go into the response the handler builds; only a
     // response made by hand needs them added afterwards.
     c.header("Access-Control-Allow-Origin", "*");
     c.header("Access-Control-Expose-Headers", expose);

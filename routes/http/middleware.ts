@@ -6,8 +6,8 @@ import { AppError } from "../../domain/errors.ts";
 import { inRanges, parseAddress } from "../../domain/ip.ts";
 import type { Settings } from "../../domain/settings.ts";
 import { compressAnswer, measureBodies } from "./compress.ts";
-import { asError } from "../problem.ts";
-import type { AppEnv, Deps } from "../env.ts";
+import { asError } from "../router/problem.ts";
+import type { AppEnv, Deps } from "../router/env.ts";
 
 const randomPool = new Uint8Array(4096);
 let randomAt = randomPool.length;

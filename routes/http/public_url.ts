@@ -4,7 +4,7 @@
  */
 import type { Context } from "hono";
 import { isLoopback } from "../../domain/ip.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../router/env.ts";
 
 /**
  * A request that only this machine could have made to this machine: a loopback `Host` sent from

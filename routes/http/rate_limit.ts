@@ -9,7 +9,7 @@ import { addressGroup } from "../../domain/ip.ts";
 import type { WindowDecision } from "../../domain/rate_limit/rate_window.ts";
 import type { Settings } from "../../domain/settings.ts";
 import type { LimitPolicy } from "../../kv/rate_limit/rate_limit.ts";
-import type { AppEnv, Deps } from "../env.ts";
+import type { AppEnv, Deps } from "../router/env.ts";
 
 /** The service-root pages that draw from the anonymous budget (a path or a `/*` prefix). */
 export const BUDGETED_PAGES = ["/docs", "/dashboard/*"] as const;
@@ -45,6 +45,11 @@ function ownLimit(policy: LimitPolicy, limit: number | undefined): LimitPolicy {
 /** Key creations per account per minute (exact). */
 export function keyCreationPolicy(settings: Settings): LimitPolicy {
   return { name: "key_creation", limit: settings.KEY_CREATION_PER_MINUTE, windowMs: 60_000 };
+}
+
+/** Messages per sender per minute, across conversations (exact). */
+export function messagePolicy(settings: Settings): LimitPolicy {
+  return { name: "messages", limit: settings.MESSAGES_PER_MINUTE, windowMs: 60_000 };
 }
 
 /** Failed logins per email and client network: 10 per sliding 15 minutes (docs/security.md). */

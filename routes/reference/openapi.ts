@@ -4,11 +4,11 @@
  * and the headers every response carries are added in one place.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { Problem } from "../define.ts";
+import { Problem } from "../router/define.ts";
 import { registerEventDocs } from "./openapi_events.ts";
 import { DESCRIPTION, TAGS } from "./openapi_text.ts";
 import { BUDGETED_PAGES } from "../http/rate_limit.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../router/env.ts";
 
 export type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
 

@@ -8,10 +8,12 @@ import { Application } from "../../domain/application.ts";
 import { EVENT_TYPES, type EventType } from "../../domain/webhooks/event.ts";
 import { EVENT_READERS } from "../../domain/webhooks/event_access.ts";
 import { Review } from "../../domain/reviews/review.ts";
+import { MessageCreated } from "../../domain/conversations/message.ts";
 import { TaskMatched } from "../../domain/alerts/match.ts";
+import { TaskCancelled } from "../../domain/cancellation/cancelled_event.ts";
 import { TaskDetail } from "../../domain/tasks/task_view.ts";
 import { WebhookView } from "../../domain/webhooks/webhook.ts";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../router/env.ts";
 
 /** The resource an event type is about: the part of its name before the dot. */
 type EventResource = EventType extends `${infer R}.${string}` ? R : never;
@@ -26,6 +28,11 @@ const DATA: Record<EventResource, { schema: z.ZodType; what: string }> = {
     what: "the application as the API shows it, sent to both parties (the task's creator and " +
       "the applicant)",
   },
+  message: {
+    schema: MessageCreated,
+    what: "the message and its task's id and title, sent to its recipient only (never to its " +
+      "sender)",
+  },
   review: {
     schema: Review,
     what: "the review as its author sees it (visible: true), sent to both its reviewer and its " +
@@ -39,6 +46,11 @@ const TYPE_DATA: Partial<Record<EventType, { schema: z.ZodType; what: string }>>
     schema: TaskMatched,
     what: "the alert's id and the task as explore lists it (distanceKm on a geo alert)",
   },
+  "task.cancelled": {
+    schema: TaskCancelled,
+    what: "the task as GET /tasks/{id} shows it and the reason given, sent to its creator and to " +
+      "each helper it had accepted",
+  },
 };
 
 const SUMMARIES: Record<EventType, string> = {
@@ -46,6 +58,8 @@ const SUMMARIES: Record<EventType, string> = {
   "task.updated": "One of the account's tasks was edited",
   "task.completed": "One of the account's tasks was completed",
   "task.deleted": "One of the account's tasks was deleted (data: its last state)",
+  "task.cancelled":
+    "A task was cancelled: one of the account's own, or one the account was an accepted helper on",
   "api_key.created": "An API key was created",
   "api_key.regenerated": "An API key was given a new value",
   "api_key.revoked": "An API key was revoked",
@@ -61,6 +75,7 @@ const SUMMARIES: Record<EventType, string> = {
   "review.published":
     "A review the account wrote or received became visible: its counterpart reviewed back, or the 14-day window closed",
   "task.matched": "A task was published that one of the account's enabled alerts matches",
+  "message.created": "The other party of one of the account's conversations sent a message",
 };
 
 const Headers = z.object({

@@ -4,8 +4,8 @@ import type { TypedResponse } from "hono";
 import { acceptsGzip } from "../http/compress.ts";
 import { renderDocsPage } from "./docs_page.ts";
 import { docsPagePolicy } from "./docs_page_assets.ts";
-import { problems } from "../define.ts";
-import type { AppEnv } from "../env.ts";
+import { problems } from "../router/define.ts";
+import type { AppEnv } from "../router/env.ts";
 import {
   buildOpenApiDocument,
   type OpenApiDocument,

@@ -16,8 +16,8 @@ import { orderKey } from "../../kv/order_key.ts";
 import { createReview, listOwnReviews, listReviewsAbout } from "../../kv/reviews/reviews.ts";
 import { getUser } from "../../kv/users/users.ts";
 import { principalOf } from "../http/authenticate.ts";
-import { defineRoute, jsonBody, jsonContent, problems } from "../define.ts";
-import type { AppEnv } from "../env.ts";
+import { defineRoute, jsonBody, jsonContent, problems } from "../router/define.ts";
+import type { AppEnv } from "../router/env.ts";
 import { cursorPage, CursorQuery, setNextPage } from "../http/paging.ts";
 
 const IdParam = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });

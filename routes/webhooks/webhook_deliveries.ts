@@ -15,8 +15,8 @@ import {
 } from "../../kv/webhooks/webhook_deliveries.ts";
 import { getWebhook } from "../../kv/webhooks/webhooks.ts";
 import { principalOf } from "../http/authenticate.ts";
-import { defineRoute, jsonContent, problems } from "../define.ts";
-import type { AppEnv } from "../env.ts";
+import { defineRoute, jsonContent, problems } from "../router/define.ts";
+import type { AppEnv } from "../router/env.ts";
 import { cursorPage, CursorQuery, setNextPage } from "../http/paging.ts";
 import { WebhookId } from "./webhooks.ts";
 

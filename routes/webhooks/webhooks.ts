@@ -18,6 +18,7 @@ import {
   WebhookWithSecret,
 } from "../../domain/webhooks/webhook.ts";
 import { checkTarget } from "../../domain/webhooks/webhook_target.ts";
+import { resolveHost } from "../../io/webhooks/resolve_host.ts";
 import {
   changeWebhook,
   createWebhook,
@@ -33,8 +34,8 @@ import {
   jsonContent,
   Message,
   problems,
-} from "../define.ts";
-import type { AppEnv } from "../env.ts";
+} from "../router/define.ts";
+import type { AppEnv } from "../router/env.ts";
 import { originOf } from "../http/origin.ts";
 
 export const WebhookId = z.object({
@@ -109,6 +110,7 @@ const rotateRoute = defineRoute({ scope: "webhooks:write" }, {
 async function checkedUrl(c: Context<AppEnv>, url: string): Promise<string> {
   const target = await checkTarget(url, {
     allowPrivate: c.get("deps").settings.WEBHOOK_ALLOW_PRIVATE,
+    resolve: resolveHost,
   });
   if (target instanceof Error) throw invalid("url", target.message);
   return target.url.href;
@@ -140,7 +142,7 @@ function checkedGrantor(c: Context<AppEnv>, events: readonly string[]) {
 
 /** The security log entry of an endpoint change. */
 function logged(c: Context<AppEnv>, type: SecurityEventType, webhookId: string) {
-  return () => ({ security: { type, origin: originOf(c), webhookId } });
+  return { security: { type, origin: originOf(c), webhookId } };
 }
 
 export function registerWebhooks(api: OpenAPIHono<AppEnv>) {
@@ -160,7 +162,7 @@ export function registerWebhooks(api: OpenAPIHono<AppEnv>) {
       at,
       grantedBy,
     });
-    await createWebhook(kv, hook, { now: now(), ...logged(c, "webhook.created", hook.id)() });
+    await createWebhook(kv, hook, { now: now(), ...logged(c, "webhook.created", hook.id) });
     c.header("Location", `/api/v1/webhooks/${hook.id}`);
     return c.json({ ...toWebhookView(hook), secret }, 201);
   });

@@ -10,7 +10,7 @@ import { deliveryPolicy } from "../../domain/settings.ts";
 import { testSettings } from "../settings_fixtures.ts";
 import { startJobs } from "../../kv/jobs/start.ts";
 import { createApp } from "../../routes/app.ts";
-import { createDeps } from "../../routes/deps.ts";
+import { createDeps } from "../../routes/router/deps.ts";
 import { accessibilityViolations } from "../browser/axe.ts";
 import { launchChromium } from "../browser/chromium.ts";
 import { taskBody } from "../tasks/task_fixtures.ts";

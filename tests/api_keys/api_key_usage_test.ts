@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { apiKeyUsage } from "../../kv/keyspace.ts";
 import { HOLD_MS } from "../../kv/api_keys/usage_counter.ts";
-import { backgroundJobs } from "../../routes/deps.ts";
+import { backgroundJobs } from "../../routes/router/deps.ts";
 import {
   apiKey,
   bearer,

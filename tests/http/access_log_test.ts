@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createLogger } from "../../domain/log.ts";
+import { createLogger } from "../../io/log.ts";
 import { apiKey, bearer, createKey, setup, signUp, type TestRequestInit } from "../helpers.ts";
 
 Deno.test("one JSON log line per request, with no secret in it", async (t) => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { z } from "@hono/zod-openapi";
 import { createApp } from "../../routes/app.ts";
-import { defineRoute, type Register } from "../../routes/define.ts";
+import { defineRoute, type Register } from "../../routes/router/define.ts";
 import { bearer, setup, signUp } from "../helpers.ts";
 
 Deno.test("a path id is a UUID: other segments are no path at all", async (t) => {

@@ -1,5 +1,5 @@
 /**
- * The app's router (routes/http/shape_router.ts) answers every path exactly as Hono's TrieRouter
+ * The app's router (routes/router/shape_router.ts) answers every path exactly as Hono's TrieRouter
  * does over the same routes: the same handlers in the same order with the same parameters, for
  * each declared path with every kind of segment in its parameters' places, and for paths no
  * route declares.
@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import type { Params } from "hono/router";
 import { TrieRouter } from "hono/router/trie-router";
-import { ShapeRouter } from "../../routes/http/shape_router.ts";
+import { ShapeRouter } from "../../routes/router/shape_router.ts";
 import { setup } from "../helpers.ts";
 
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];

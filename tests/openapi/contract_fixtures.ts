@@ -1,6 +1,8 @@
 /** The contract test's calls: a successful request for each operation, and the records they need. */
 import { apiKey, bearer, createKey, signUp, type TestContext } from "../helpers.ts";
 import { REVIEW_BODIES, REVIEW_CALLS } from "../reviews/contract_calls.ts";
+import { CANCEL_BODIES, CANCEL_CALLS } from "../cancellation/contract_calls.ts";
+import { CONVERSATION_BODIES, CONVERSATION_CALLS } from "../conversations/contract_calls.ts";
 
 type Call = { path: string; init?: Parameters<TestContext["request"]>[1] };
 
@@ -227,7 +229,9 @@ export const VALID_BODY: Record<string, unknown> = {
   "POST /tasks/{id}/applications": { message: "Hello" },
   "PATCH /applications/{id}": { status: "withdrawn" },
   ...REVIEW_BODIES,
-  "POST /alerts": { name: "x", filters: { minBudget: 1 } },
+  ...CANCEL_BODIES,
+  ...CONVERSATION_BODIES,
+  "POST /alerts": { name: "x", filters: { countryCode: "FR", minBudget: 1 } },
 };
 
 /** An alert of the session's user: its id. */
@@ -260,7 +264,11 @@ Object.assign(HAPPY, {
   }),
   "PATCH /alerts/{id}": async (s: Session) => ({
     path: `/api/v1/alerts/${await newAlert(s)}`,
-    init: { method: "PATCH", headers: k(s), json: { enabled: false, filters: { minBudget: 5 } } },
+    init: {
+      method: "PATCH",
+      headers: k(s),
+      json: { enabled: false, filters: { countryCode: "FR", minBudget: 5 } },
+    },
   }),
   "DELETE /alerts/{id}": async (s: Session) => ({
     path: `/api/v1/alerts/${await newAlert(s)}`,
@@ -363,7 +371,7 @@ Object.assign(HAPPY, {
   },
 });
 
-Object.assign(HAPPY, REVIEW_CALLS);
+Object.assign(HAPPY, REVIEW_CALLS, CONVERSATION_CALLS, CANCEL_CALLS);
 
 function k(s: Session): HeadersInit {
   return apiKey(s.key);

@@ -134,6 +134,8 @@ async function world(svc: TestContext) {
     });
     assert.equal(res.status, 200, await res.text());
   }
+  // Cancelled by its case's valid body.
+  const doomed = await json("/tasks", owner.token, taskBody());
   const project = await json("/projects", owner.token, { name: "Home" });
   const key = await createKey(svc, owner.token);
   const hook = await json("/webhooks", owner.token, {
@@ -141,7 +143,26 @@ async function world(svc: TestContext) {
     events: ["*"],
   });
   const alert = await json("/alerts", owner.token, { name: "a", filters: { countryCode: "FR" } });
-  return { owner, applicant, third, task, application, project, key, hook, done, alert };
+  // The accepted application's conversation: the other one is withdrawn by its own case.
+  const message = await json(`/applications/${accepted.id}/messages`, owner.token, {
+    body: "Thanks for coming",
+  });
+  const talk = accepted;
+  return {
+    owner,
+    applicant,
+    third,
+    task,
+    application,
+    project,
+    key,
+    hook,
+    done,
+    alert,
+    message,
+    talk,
+    doomed,
+  };
 }
 
 function bodyCases(w: Awaited<ReturnType<typeof world>>): Record<string, BodyCase> {
@@ -230,6 +251,11 @@ function bodyCases(w: Awaited<ReturnType<typeof world>>): Record<string, BodyCas
       token: owner.token,
       valid: { revieweeId: applicant.id, rating: 4, comment: "On time, tidy work" },
     },
+    "post /tasks/{id}/cancel": {
+      path: `/tasks/${w.doomed.id}/cancel`,
+      token: owner.token,
+      valid: { reason: "no_longer_needed", note: "Plans changed" },
+    },
     "patch /applications/{id}": {
       path: `/applications/${w.application.id}`,
       token: applicant.token,
@@ -242,6 +268,16 @@ function bodyCases(w: Awaited<ReturnType<typeof world>>): Record<string, BodyCas
         name: "Pianos",
         filters: { search: "piano", payment: "Paid", latitude: 48.8, longitude: 2.3, radiusKm: 9 },
       },
+    },
+    "post /applications/{id}/messages": {
+      path: `/applications/${w.talk.id}/messages`,
+      token: applicant.token,
+      valid: { body: "Saturday at ten suits me" },
+    },
+    "put /applications/{id}/read": {
+      path: `/applications/${w.talk.id}/read`,
+      token: applicant.token,
+      valid: { upTo: w.message.id },
     },
     "patch /alerts/{id}": {
       path: `/alerts/${w.alert.id}`,

@@ -135,7 +135,7 @@ for (const unstable of [null, ["kv"]]) {
 
 Deno.test("on Deno Deploy every log line goes through console, the API Deploy collects logs from", async () => {
   const script = `
-    import { writeStdout } from "${root}domain/log.ts";
+    import { writeStdout } from "${root}io/log.ts";
     const log = console.log;
     let calls = 0;
     console.log = (...args) => { calls++; log(...args); };

@@ -1,10 +1,10 @@
 /**
- * A clean shutdown logs no error (issue 25): a SIGTERM of `deno task start` logged "Database is
+ * A clean shutdown logs no error: a SIGTERM of `deno task start` logged "Database is
  * closed" from a cache poll that was under way when the store closed. The background stops with
  * its runs finished, before the store closes.
  */
 import assert from "node:assert/strict";
-import { Background } from "../../domain/background.ts";
+import { Background } from "../../io/timers.ts";
 import { webhooks } from "../../kv/keyspace.ts";
 import { bareEnv, followLog, startMain } from "./main_process.ts";
 

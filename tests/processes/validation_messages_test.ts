@@ -161,7 +161,7 @@ Deno.test("a domain schema words its errors the same before and after createApp 
     };
     const before = refusal();
     const { createApp } = await import(${JSON.stringify(url("../../routes/app.ts"))});
-    const { createDeps } = await import(${JSON.stringify(url("../../routes/deps.ts"))});
+    const { createDeps } = await import(${JSON.stringify(url("../../routes/router/deps.ts"))});
     const { testSettings } = await import(${JSON.stringify(url("../settings_fixtures.ts"))});
     const kv = await Deno.openKv(":memory:");
     createApp(await createDeps(kv, testSettings()));

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Background } from "../../domain/background.ts";
+import { Background } from "../../io/timers.ts";
 import { slotIndex } from "../../domain/rate_limit/rate_window.ts";
 import { rateLimits } from "../../kv/keyspace.ts";
 import { LEASE_MS, type LimitPolicy, SharedRateLimiter } from "../../kv/rate_limit/rate_limit.ts";

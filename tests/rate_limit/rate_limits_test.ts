@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { apiKey, bearer, createKey, setup, sharedInstances, signUp } from "../helpers.ts";
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { createApp } from "../../routes/app.ts";
-import { defineRoute } from "../../routes/define.ts";
-import type { AppEnv } from "../../routes/env.ts";
+import { defineRoute } from "../../routes/router/define.ts";
+import type { AppEnv } from "../../routes/router/env.ts";
 import { notFound } from "../../domain/errors.ts";
 
 const RATE_LIMIT_HEADERS = [

@@ -188,10 +188,10 @@ Deno.test("nothing is sent for a write whose atomic failed", async () => {
   // queued in that atomic, never exists.
   const record = (await getTask(svc.kv, task.id))!;
   await assert.rejects(
-    createTask(svc.kv, record, () => ({
+    createTask(svc.kv, record, {
       now: Date.now(),
       event: { type: "task.created", data: { phantom: true } },
-    })),
+    }),
     /changed too often/,
   );
   await receiver.waitFor((r) => r.length >= 1);

@@ -28,6 +28,8 @@ const LOG_LABELS = {
   "webhook.deleted": "Webhook endpoint deleted",
   "webhook.secret_rotated": "Webhook secret rotated",
   "webhook.disabled": "Webhook endpoint disabled after failures",
+  "webhook.delivery_skipped": "Webhook delivery skipped: the endpoint may not hear it",
+  "webhook.deliveries_delayed": "Alert deliveries delayed: too many in a minute",
   "profile.updated": "Profile changed",
 };
 

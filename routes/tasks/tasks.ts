@@ -1,0 +1,305 @@
+/**
+ * Tasks: create (idempotent on request), the caller's listings, one task, edit and complete,
+ * soft delete. GET /tasks/explore lives in its own module.
+ */
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { TypedResponse } from "hono";
+import { hasScope } from "../../domain/auth.ts";
+import { AppError, notFound } from "../../domain/errors.ts";
+import {
+  applyPatch,
+  assertOwner,
+  canSee,
+  isPublic,
+  markDeleted,
+  newTask,
+  TaskCreate,
+  TaskPatch,
+  type TaskRecord,
+  TaskStatus,
+} from "../../domain/tasks/task.ts";
+import {
+  TaskCreated,
+  TaskDetail,
+  TaskListItem,
+  toTaskCreated,
+  toTaskDetail,
+} from "../../domain/tasks/task_view.ts";
+import { taskWriteEffects } from "../../domain/tasks/task_effects.ts";
+import { taskFilter, taskFilterFields, taskFilterScope } from "../../domain/tasks/task_filter.ts";
+import { cursorPosition, encodeCursor } from "../../kv/cursor.ts";
+import { requestFingerprint } from "../../kv/idempotency.ts";
+import { orderKey } from "../../kv/order_key.ts";
+import { changeTask, createTask, createTaskOnce, getTask } from "../../kv/tasks/tasks.ts";
+import {
+  filteredUserTasks,
+  listUserTasks,
+  pageUserTasksByStatus,
+} from "../../kv/tasks/task_listings.ts";
+import { isCancelledHelper } from "../../kv/history/task_helpers.ts";
+import { authorOf, ownAuthor } from "../reviews/author.ts";
+import {
+  ConditionalHeaders,
+  JSON_UTF8,
+  notModified,
+  sharedAnswer,
+  SharedCacheHeaders,
+} from "../http/shared_cache.ts";
+import { principalOf } from "../http/authenticate.ts";
+import { defineRoute, jsonBody, jsonContent, Message, problems } from "../router/define.ts";
+import type { AppEnv, Deps } from "../router/env.ts";
+import { streamJsonArray } from "../http/json_stream.ts";
+import {
+  cursorPage,
+  CursorQuery,
+  PageHeaders,
+  PageQuery,
+  setNextPage,
+  setPageLinks,
+} from "../http/paging.ts";
+
+const TaskId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
+
+const CreateHeaders = z.object({
+  "idempotency-key": z.string().min(1).max(255).optional().openapi({
+    description: "Retrying with the same key and body within 24 h returns the first response",
+  }),
+});
+
+const TaskListQuery = CursorQuery.extend(taskFilterFields);
+
+const TaskStatusQuery = PageQuery.extend({
+  // Inline rather than a $ref to TaskStatus, so the document keeps the default beside the enum.
+  status: z.enum(TaskStatus.options).default("published").openapi({
+    param: { description: "The status of the tasks listed; published when absent" },
+  }),
+  ...taskFilterFields,
+});
+
+const TaskCreatedQuery = z.strictObject(taskFilterFields);
+
+const createTaskRoute = defineRoute({ scope: "tasks:write" }, {
+  method: "post",
+  path: "/tasks",
+  tags: ["Tasks"],
+  summary: "Create a task (published at once)",
+  request: { headers: CreateHeaders, body: jsonBody(TaskCreate) },
+  responses: {
+    201: {
+      ...jsonContent(TaskCreated, "The new task"),
+      headers: {
+        Location: { description: "/api/v1/tasks/<id>", schema: { type: "string" as const } },
+        "Idempotent-Replayed": {
+          description: "`true` when the answer replays the first request of its Idempotency-Key",
+          schema: { type: "string" as const, enum: ["true"] },
+        },
+      },
+    },
+    ...problems(400, 401, 403, 409, 413, 415, 422, 429),
+  },
+});
+
+const listTasksRoute = defineRoute({ scope: "tasks:read" }, {
+  method: "get",
+  path: "/tasks",
+  tags: ["Tasks"],
+  summary: "The caller's tasks of every status, newest first (cursor paging)",
+  request: { query: TaskListQuery },
+  responses: {
+    200: cursorPage(TaskListItem, "One page of tasks"),
+    ...problems(400, 401, 403, 429),
+  },
+});
+
+const statusRoute = defineRoute({ scope: "tasks:read" }, {
+  method: "get",
+  path: "/tasks/me/status",
+  tags: ["Tasks"],
+  summary: "The caller's tasks in one status, newest first (page paging)",
+  request: { query: TaskStatusQuery },
+  responses: {
+    200: {
+      ...jsonContent(z.array(TaskListItem), "One page of tasks; [] past the end"),
+      headers: PageHeaders,
+    },
+    ...problems(400, 401, 403, 429),
+  },
+});
+
+const createdRoute = defineRoute({ scope: "tasks:read" }, {
+  method: "get",
+  path: "/tasks/me/created",
+  tags: ["Tasks"],
+  summary: "Every task the caller created and has not deleted, newest first (streamed)",
+  request: { query: TaskCreatedQuery },
+  responses: {
+    200: jsonContent(z.array(TaskListItem), "All of the caller's tasks, as one streamed array"),
+    ...problems(400, 401, 403, 429),
+  },
+});
+
+const getTaskRoute = defineRoute("public", {
+  method: "get",
+  path: "/tasks/{id}",
+  tags: ["Tasks"],
+  summary: "One task: public when published, its creator's alone when completed; when " +
+    "cancelled, its creator's and its helpers' accepted at the cancellation",
+  description: "Anonymous answers may be kept by shared caches for `PUBLIC_CACHE_SECONDS` " +
+    "(default 5): a task completed or deleted meanwhile may still be served that long. " +
+    "Answers to a request with a credential are never stored.",
+  request: { params: TaskId, headers: ConditionalHeaders },
+  responses: {
+    200: { ...jsonContent(TaskDetail, "The task"), headers: SharedCacheHeaders },
+    ...notModified,
+    ...problems(401, 403, 404, 429),
+  },
+});
+
+const patchTaskRoute = defineRoute({ scope: "tasks:write" }, {
+  method: "patch",
+  path: "/tasks/{id}",
+  tags: ["Tasks"],
+  summary: 'Edit a published task of one\'s own, or complete it with {"status":"completed"}',
+  request: { params: TaskId, body: jsonBody(TaskPatch) },
+  responses: {
+    200: jsonContent(TaskDetail, "The task as changed"),
+    ...problems(400, 401, 403, 404, 409, 413, 415, 429),
+  },
+});
+
+const deleteTaskRoute = defineRoute({ scope: "tasks:write" }, {
+  method: "delete",
+  path: "/tasks/{id}",
+  tags: ["Tasks"],
+  summary: "Soft-delete a task of one's own",
+  request: { params: TaskId },
+  responses: {
+    200: jsonContent(Message, "Task deleted"),
+    ...problems(401, 403, 404, 429),
+  },
+});
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The single-task shape with its author, read through the user cache: a change to the author's
+ * profile, or their account's deletion (which hides the task), shows on this instance at once
+ * and on every other within a second, as a revoked API key does.
+ */
+async function detailOf(deps: Deps, task: TaskRecord) {
+  const author = await authorOf(deps, task.userId);
+  if (!author) throw notFound("Task");
+  return toTaskDetail(task, author);
+}
+
+/** Registers every task endpoint except explore (`routes/tasks/explore.ts`). */
+export function registerTasks(api: OpenAPIHono<AppEnv>) {
+  api.openapi(createTaskRoute, async (c) => {
+    const deps = c.get("deps");
+    const userId = principalOf(c).userId;
+    const input = c.req.valid("json");
+    const idempotencyKey = c.req.valid("header")["idempotency-key"];
+    const now = deps.now();
+    const id = crypto.randomUUID();
+    const task = newTask(input, { id, userId, orderKey: orderKey(now, id) }, iso(now));
+    let response = { body: toTaskCreated(task), location: `/api/v1/tasks/${id}` };
+    const effects = { now, ...taskWriteEffects(null, task, await ownAuthor(deps, userId)) };
+    if (idempotencyKey === undefined) {
+      await createTask(deps.kv, task, effects);
+    } else {
+      const fingerprint = await requestFingerprint(input);
+      const request = { userId, key: idempotencyKey, fingerprint, now, effects };
+      const result = await createTaskOnce(deps.kv, task, { request, response });
+      response = result.response;
+      if (result.replayed) c.header("Idempotent-Replayed", "true");
+    }
+    c.header("Location", response.location);
+    return c.json(response.body, 201);
+  });
+
+  api.openapi(listTasksRoute, async (c) => {
+    const { kv } = c.get("deps");
+    const query = c.req.valid("query");
+    const listing = { userId: principalOf(c).userId, filter: taskFilter(query) };
+    const scope = { listing: "tasks", userId: listing.userId, ...taskFilterScope(listing.filter) };
+    const after = await cursorPosition(query.cursor, scope);
+    const page = await listUserTasks(kv, { ...listing, limit: query.limit, after });
+    setNextPage(c, page.nextAfter ? await encodeCursor(page.nextAfter, scope) : null);
+    return c.json(page.items, 200);
+  });
+
+  api.openapi(statusRoute, async (c) => {
+    const { kv } = c.get("deps");
+    const userId = principalOf(c).userId;
+    const query = c.req.valid("query");
+    const { status, page, limit } = query;
+    const filter = taskFilter(query);
+    const { items, total } = await pageUserTasksByStatus(kv, {
+      userId,
+      filter,
+      status,
+      page,
+      limit,
+    });
+    setPageLinks(c, { page, limit, total });
+    return c.json(items, 200);
+  });
+
+  api.openapi(createdRoute, (c) => {
+    const { kv, log } = c.get("deps");
+    const requestId = c.get("requestId");
+    const listing = { userId: principalOf(c).userId, filter: taskFilter(c.req.valid("query")) };
+    // The listing is read only for GET: a HEAD must not read it.
+    return streamJsonArray<TaskListItem>(
+      c.req.method,
+      () => filteredUserTasks(kv, listing),
+      (error) => log.error("task stream failed", { requestId, error: (error as Error)?.message }),
+    );
+  });
+
+  api.openapi(getTaskRoute, async (c) => {
+    const deps = c.get("deps");
+    const principal = c.get("principal");
+    const task = await getTask(deps.kv, c.req.valid("param").id);
+    const viewer = principal?.userId ?? null;
+    // A cancelled task stays in sight of the helpers it had accepted (one more read for them).
+    const seen = task && (canSee(task, viewer) ||
+      (viewer !== null && await isCancelledHelper(deps.kv, task, viewer)));
+    if (!task || !seen) throw notFound("Task");
+    if (!isPublic(task) && principal && !hasScope(principal, "tasks:read")) {
+      throw new AppError(
+        "SCOPE_INSUFFICIENT",
+        "This API key lacks the scope tasks:read",
+        { scope: "tasks:read" },
+      );
+    }
+    const body = JSON.stringify(await detailOf(deps, task));
+    const answer = sharedAnswer(c, { body, contentType: JSON_UTF8 });
+    return answer as unknown as TypedResponse<TaskDetail, 200>;
+  });
+
+  api.openapi(patchTaskRoute, async (c) => {
+    const deps = c.get("deps");
+    const userId = principalOf(c).userId;
+    const patch = c.req.valid("json");
+    const task = await changeTask(deps.kv, {
+      taskId: c.req.valid("param").id,
+      change: (current) => applyPatch(assertOwner(current, userId), patch, iso(deps.now())),
+      effects: { now: deps.now(), rule: taskWriteEffects, context: await ownAuthor(deps, userId) },
+      owner: userId,
+    });
+    return c.json(await detailOf(deps, task), 200);
+  });
+
+  api.openapi(deleteTaskRoute, async (c) => {
+    const deps = c.get("deps");
+    const userId = principalOf(c).userId;
+    await changeTask(deps.kv, {
+      taskId: c.req.valid("param").id,
+      change: (current) => markDeleted(assertOwner(current, userId), iso(deps.now())),
+      effects: { now: deps.now(), rule: taskWriteEffects, context: await ownAuthor(deps, userId) },
+      owner: userId,
+    });
+    return c.json({ message: "Task deleted" }, 200);
+  });
+}
