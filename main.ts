@@ -18,6 +18,9 @@ import { checkIndexLayout, INDEX_LAYOUT } from "./kv/tasks/index_layout.ts";
 import { lookForLegacyAlerts, moveLegacyAlerts } from "./kv/alerts/legacy.ts";
 import { buildListeners, lookForListeners } from "./kv/webhooks/listeners.ts";
 
+/** How long a shutdown waits for open requests before it closes the rest itself. */
+const SHUTDOWN_GRACE_MS = 3_000;
+
 /**
  * Why the store did not open. NotCapable means Deno's own permissions refused the path: the start
  * tasks grant ./data only, and the bare error names neither that folder nor the setting.
@@ -185,7 +188,17 @@ async function main() {
     if (stopping) return;
     stopping = true;
     deps.log.info("shutting down", { signal });
-    await server.shutdown();
+    // Open streams would hold the server's shutdown for up to their hour: they end first (their
+    // clients reconnect elsewhere with Last-Event-ID), and give their slots back.
+    await deps.live.close();
+    // A client that never finishes reading holds a graceful shutdown open (for minutes on Deno
+    // 2.5); Deploy kills an instance five seconds after the signal, and the jobs, the store and
+    // the log must still be closed and flushed before then.
+    const drained = await Promise.race([
+      server.shutdown().then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), SHUTDOWN_GRACE_MS)),
+    ]);
+    if (!drained) deps.log.warn("connections still open at shutdown; closing them");
     await background.stop();
     await jobs.stop();
     kv.close();

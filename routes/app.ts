@@ -31,6 +31,7 @@ import { registerAlerts } from "./alerts/alerts.ts";
 import { registerCancellation } from "./cancellation/cancel.ts";
 import { registerTaskHistory } from "./history/task_history.ts";
 import { registerConversations } from "./conversations/conversations.ts";
+import { registerEvents } from "./events/events.ts";
 
 export const API_PREFIXES = ["/api/v1", "/v1"] as const;
 
@@ -61,6 +62,7 @@ export function createApi(...more: Register[]): Router {
     registerCancellation,
     registerTaskHistory,
     registerConversations,
+    registerEvents,
     ...more,
   );
 }

@@ -385,3 +385,29 @@ async function newProject(s: Session): Promise<string> {
   });
   return (await res.json()).id;
 }
+
+/** A key that expires in a moment: a stream opened with it ends then, so its answer can be read whole. */
+async function shortLivedKey(s: Session): Promise<string> {
+  const res = await s.svc.request("/api/v1/keys", {
+    method: "POST",
+    headers: bearer(s.user.token),
+    json: {
+      name: "stream",
+      scopes: ["tasks:read"],
+      expiresAt: new Date(Date.now() + 1500).toISOString(),
+    },
+  });
+  return (await res.json()).key;
+}
+
+Object.assign(HAPPY, {
+  "GET /events/stream": async (s: Session) => ({
+    path: "/api/v1/events/stream",
+    init: { headers: apiKey(await shortLivedKey(s)) },
+  }),
+  "POST /events/stream-tickets": (s: Session) =>
+    Promise.resolve({
+      path: "/api/v1/events/stream-tickets",
+      init: { method: "POST", headers: k(s) },
+    }),
+});
