@@ -58,7 +58,7 @@ export class KeyGuard {
     this.#rejudge = options.rejudge;
     this.#confirmed = options.fresh ? Promise.resolve() : null;
     this.admitted = options.admitted ?? Promise.resolve();
-    // Without the queue methods, which the service never calls (tests/no_kv_queues_test.ts).
+    // Without the queue methods, which the service never calls (tests/kv/no_kv_queues_test.ts).
     this.kv = new GuardedStore(inner, this) as unknown as Deno.Kv;
   }
 
