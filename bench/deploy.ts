@@ -8,7 +8,7 @@ import { testSettings } from "../tests/settings_fixtures.ts";
 import { checkIndexLayout } from "../kv/tasks/index_layout.ts";
 import { type RoundTrips, withLatency } from "../kv/store/latency.ts";
 import { createApp } from "../routes/app.ts";
-import { backgroundJobs, createDeps } from "../routes/router/deps.ts";
+import { createDeps, instanceTimers } from "../routes/router/deps.ts";
 import { generateTask } from "./explore_data.ts";
 import { queryKinds, queryString } from "./explore_data_queries.ts";
 import { loadTasks } from "./explore_load.ts";
@@ -207,7 +207,7 @@ function record(name: string, delay: number, sample: Sample) {
   byDelay.set(delay, [...byDelay.get(delay) ?? [], sample]);
   results.set(name, byDelay);
 }
-const background = backgroundJobs(deps);
+const background = instanceTimers(deps);
 background.start();
 for (const delay of DELAYS) {
   slow.delayMs = delay;

@@ -8,7 +8,7 @@ import { sha256Hex } from "../../domain/bytes.ts";
 import { acceptsGzip } from "../http/compress.ts";
 import { problems } from "../router/define.ts";
 import { pagePolicy } from "../http/page_policy.ts";
-import { noneMatchHits } from "../http/http_lists.ts";
+import { noneMatchHits } from "../http/list_headers.ts";
 import type { AppEnv } from "../router/env.ts";
 import apiPart from "./script/api.js" with { type: "text" };
 import formsPart from "./script/forms.js" with { type: "text" };

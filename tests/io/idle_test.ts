@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { meter } from "../../kv/store/meter.ts";
-import { pollJob, startJobs } from "../../kv/jobs/start.ts";
-import { backgroundJobs } from "../../routes/router/deps.ts";
+import { jobPollTimer, startJobs } from "../../kv/jobs/start.ts";
+import { instanceTimers } from "../../routes/router/deps.ts";
 import { apiKey, bearer, createKey, setup, signUp } from "../helpers.ts";
 import { until } from "../wait.ts";
 
@@ -20,7 +20,7 @@ Deno.test("an idle instance makes no store reads and catches up before its next 
     await using other = await setup({ kv: otherKv });
     // As main.ts runs them: the job runner's poll is one of the background jobs.
     const jobs = startJobs({ kv: metered.kv, now: () => idle.deps.now() });
-    const background = backgroundJobs(idle.deps).add(pollJob(jobs));
+    const background = instanceTimers(idle.deps).add(jobPollTimer(jobs));
     background.start();
     const ada = await signUp(idle);
     const key = await createKey(idle, ada.token);

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { rateLimits } from "../../../kv/keyspace.ts";
-import { DEFAULT_KV_PATH } from "../../../kv/store/store.ts";
+import { DEFAULT_KV_PATH } from "../../../kv/store/open_store.ts";
 import { call, FLEET_ENV, fleetSignUp, startFleet } from "../fleet.ts";
 import { bareEnv, startMain } from "../main_process.ts";
 import { until } from "../../wait.ts";

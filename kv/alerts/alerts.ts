@@ -9,7 +9,7 @@ import type { UserRecord } from "../../domain/users/user.ts";
 import { atomically, commit } from "../commit.ts";
 import { addJob } from "../jobs/schedule.ts";
 import { alerts, users } from "../keyspace.ts";
-import { fileAlert, type Placement, unfileAlert } from "./index.ts";
+import { fileAlert, type Placement, unfileAlert } from "./alert_filing.ts";
 import { Pages } from "./pages.ts";
 
 const CONFLICT = "The account's alerts changed too often to complete the request; try again";
