@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { Timers } from "../../io/timers.ts";
 import { slotIndex } from "../../domain/rate_limit/rate_window.ts";
 import { rateLimits } from "../../kv/keyspace.ts";
-import { LEASE_MS, type LimitPolicy, SharedRateLimiter } from "../../kv/rate_limit/rate_limit.ts";
+import { LEASE_MS, SharedRateLimiter } from "../../kv/rate_limit/rate_limit.ts";
+import type { LimitPolicy } from "../../kv/rate_limit/rate_limit_rules.ts";
 import { apiKey, createKey, sharedInstances, signUp, type TestContext } from "../helpers.ts";
 import { openTestKv } from "../helpers.ts";
 
