@@ -8,9 +8,9 @@
 import { commit as commitOp } from "../kv/commit.ts";
 import type { TaskRecord } from "../domain/tasks/task.ts";
 import { tasks } from "../kv/keyspace.ts";
+import { keyId } from "../kv/key_id.ts";
 import {
   keyBytes,
-  keyId,
   MAX_MUTATIONS,
   taskCounterKeys,
   taskIndexEntries,

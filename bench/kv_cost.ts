@@ -234,6 +234,8 @@ const bare = new JobRunner({
     review_published: noop,
     alert_match: noop,
     alert_forget: noop,
+    conversation_refresh: noop,
+    conversation_titles: noop,
   } satisfies JobHandlers,
   context: { kv: metered.kv, now: Date.now, webhooks: deliveryPolicy(deps.settings) },
 });

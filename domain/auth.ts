@@ -16,6 +16,8 @@ export const SCOPES = [
   "reviews:write",
   "alerts:read",
   "alerts:write",
+  "messages:read",
+  "messages:write",
 ] as const;
 
 export const Scope = z.enum(SCOPES).meta({ id: "Scope" });

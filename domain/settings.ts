@@ -65,6 +65,8 @@ export const Settings = z.object({
   RATE_LIMIT_PER_HOUR: positiveInt(1000),
   ANON_RATE_LIMIT_PER_HOUR: positiveInt(1000),
   KEY_CREATION_PER_MINUTE: positiveInt(20),
+  /** Messages a sender may post per sliding minute, across conversations. */
+  MESSAGES_PER_MINUTE: positiveInt(20),
   PASSWORD_HASH_ITERATIONS: positiveInt(600_000),
   /** Sign-ups and logins (each a password hash) per client address per sliding hour. */
   PASSWORD_HASHES_PER_HOUR: positiveInt(100),

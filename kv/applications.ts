@@ -15,6 +15,8 @@ import { AppError, notFound } from "../domain/errors.ts";
 import { acceptedOf, isPublic, type TaskRecord } from "../domain/tasks/task.ts";
 import type { UserRecord } from "../domain/users/user.ts";
 import { addApplicationEvents } from "./application_events.ts";
+import { openConversation } from "./conversations/entries.ts";
+import { addJob } from "./jobs/schedule.ts";
 import { atomically } from "./commit.ts";
 import { readNewestFirst } from "./cursor.ts";
 import { applications, tasks, users } from "./keyspace.ts";
@@ -60,6 +62,7 @@ export function createApplication(kv: Deno.Kv, app: ApplicationRecord): Promise<
       .set(applications.byTask(app.taskId, app.orderKey), app.id)
       .set(applications.byApplicant(app.applicantId, app.orderKey), app.id)
       .set(applications.active(app.applicantId, app.taskId), app.id);
+    openConversation(op, stored, task);
     await addApplicationEvents(kv, op, { app: stored, now: Date.parse(stored.createdAt) });
     return { value: stored, op };
   });
@@ -77,6 +80,8 @@ export function writeChange(
   acceptedDelta: number,
 ) {
   op.set(applications.record(next.id), next);
+  // The conversation's listing entries show the status: its job rewrites them.
+  addJob(op, { kind: "conversation_refresh", applicationId: next.id });
   if (!isActive(next.status)) op.delete(applications.active(next.applicantId, next.taskId));
   if (next.status === "declined") {
     op.set(applications.declined(next.applicantId, next.taskId), next.id);

@@ -1,6 +1,7 @@
 /**
- * The storage check behind /health: a real read of the store (and, while writes are refused for
- * want of space, a real write), run at most once a second per instance however many probes come.
+ * The storage check behind /health: a real read of the store and, when no worker of the instance
+ * has proved lately that the store takes writes, a real write; run at most once a second per
+ * process however many probes come.
  */
 import { commit } from "./commit.ts";
 import { health } from "./keyspace.ts";
@@ -11,6 +12,12 @@ export type StorageStatus = "ok" | "read_only" | "unavailable";
 
 /** How old a result may be and still answer a probe. */
 export const PROBE_MAX_AGE_MS = 1000;
+/**
+ * How long a probe write that went through (by any process on the store) vouches for the store
+ * taking writes. Every worker reads the same proof, so a full disk one of them met is told by all
+ * of them within this time, at the cost of one tiny write per this time while /health is probed.
+ */
+export const WRITABLE_PROOF_MS = 5000;
 /** A store that has not answered by then counts as unavailable. */
 export const PROBE_TIMEOUT_MS = 2000;
 
@@ -35,8 +42,9 @@ export class HealthProbe {
 
   /**
    * The store's status from a check begun at most a second ago; probes arriving while a check
-   * runs wait for that one. A full store is probed with a write: the first that goes through
-   * (this one or any other commit) ends the episode.
+   * runs wait for that one. The check reads the instance's writable proof; a stale one, or a
+   * store this process saw refuse a write, is probed with a write: the first that goes through
+   * (this one or any other commit) ends a full episode.
    */
   status(): Promise<StorageStatus> {
     const last = this.#last;
@@ -56,8 +64,10 @@ export class HealthProbe {
     const at = this.now();
     let status: StorageStatus;
     try {
-      await inTime(this.kv.get(health.probe()));
-      status = storageWrites.full ? await this.#writable() : "ok";
+      const proof = await inTime(this.kv.get<number>(health.probe()));
+      const fresh = typeof proof.value === "number" && at - proof.value < WRITABLE_PROOF_MS &&
+        proof.value <= at;
+      status = storageWrites.full || !fresh ? await this.#writable() : "ok";
     } catch {
       status = "unavailable";
     }

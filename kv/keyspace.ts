@@ -13,3 +13,4 @@ export { explore, type NameKind } from "./keyspace/explore.ts";
 export { webhooks } from "./keyspace/webhooks.ts";
 export { reviews } from "./keyspace/reviews.ts";
 export { alerts } from "./keyspace/alerts.ts";
+export { conversations } from "./keyspace/conversations.ts";

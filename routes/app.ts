@@ -28,6 +28,7 @@ import { registerSecurityLog } from "./security_log/security_log.ts";
 import { registerApplications } from "./applications/applications.ts";
 import { registerReviews } from "./reviews/reviews.ts";
 import { registerAlerts } from "./alerts/alerts.ts";
+import { registerConversations } from "./conversations/conversations.ts";
 
 export const API_PREFIXES = ["/api/v1", "/v1"] as const;
 
@@ -55,6 +56,7 @@ export function createApi(...more: Register[]): Router {
     registerApplications,
     registerReviews,
     registerAlerts,
+    registerConversations,
     ...more,
   );
 }

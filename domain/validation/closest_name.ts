@@ -3,13 +3,25 @@
  * `maxPeople`), for errors that say how to fix a call; none when nothing is close.
  */
 
+/**
+ * Names longer than this are not compared: no known name comes near it, and the comparison's
+ * work grows with the name's length (an anonymous request could send a 60 KB query name).
+ */
+export const COMPARED_LENGTH = 64;
+
+/** Counts the comparison's work (cells of the distance table), for the bound's tests. */
+export interface ComparisonMeter {
+  cells: number;
+}
+
 /** Lower case without separators: `max_people`, `Max-People` and `maxPeople` are one name. */
 function folded(name: string): string {
   return name.toLowerCase().replace(/[-_\s]/g, "");
 }
 
 /** Optimal string alignment distance: edits, with a swap of neighbours as one edit. */
-function distance(a: string, b: string): number {
+function distance(a: string, b: string, meter?: ComparisonMeter): number {
+  if (meter) meter.cells += a.length * b.length;
   const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
   for (let j = 1; j <= b.length; j++) rows[0][j] = j;
   for (let i = 1; i <= a.length; i++) {
@@ -40,7 +52,7 @@ function abbreviates(short: string, long: string): boolean {
  * but for case or separators beats a prefix, which beats an abbreviation, which beats a typo of
  * at most a third of the name's letters.
  */
-function closeness(name: string, known: string): number | undefined {
+function closeness(name: string, known: string, meter?: ComparisonMeter): number | undefined {
   const a = folded(name);
   const b = folded(known);
   if (a === b) return 0;
@@ -48,19 +60,34 @@ function closeness(name: string, known: string): number | undefined {
     return 1 + Math.abs(a.length - b.length) / 100;
   }
   if (abbreviates(a, b)) return 2 + (b.length - a.length) / 100;
-  const edits = distance(a, b);
+  const edits = distance(a, b, meter);
   if (edits <= Math.max(1, Math.floor(Math.min(a.length, b.length) / 3))) return 3 + edits;
   return undefined;
 }
 
-/** The known name closest to `name`, or undefined when none is close. */
-export function closestName(name: string, known: Iterable<string>): string | undefined {
+/** The known name closest to `name`, or undefined when none is close (or `name` is too long). */
+export function closestName(
+  name: string,
+  known: Iterable<string>,
+  meter?: ComparisonMeter,
+): string | undefined {
+  if (name.length > COMPARED_LENGTH) return undefined;
   let best: { name: string; score: number } | undefined;
   for (const candidate of known) {
-    const score = closeness(name, candidate);
+    if (candidate.length > COMPARED_LENGTH) continue;
+    const score = closeness(name, candidate, meter);
     if (score !== undefined && (best === undefined || score < best.score)) {
       best = { name: candidate, score };
     }
   }
   return best?.name;
+}
+
+/** A name as an error echoes it: at most COMPARED_LENGTH characters, then an ellipsis. */
+export function shownName(name: string): string {
+  if (name.length <= COMPARED_LENGTH) return name;
+  const code = name.charCodeAt(COMPARED_LENGTH - 1);
+  // Never half a surrogate pair.
+  const end = code >= 0xd800 && code <= 0xdbff ? COMPARED_LENGTH - 1 : COMPARED_LENGTH;
+  return `${name.slice(0, end)}…`;
 }

@@ -22,6 +22,7 @@ export const EVENT_TYPES = [
   "application.withdrawn",
   "review.published",
   "task.matched",
+  "message.created",
 ] as const;
 
 export const EventType = z.enum(EVENT_TYPES).meta({ id: "EventType" });

@@ -30,6 +30,7 @@ export const EVENT_READERS: { readonly [T in EventType]: EventReader } = {
   "application.withdrawn": "applications:read",
   "review.published": "reviews:read",
   "task.matched": "alerts:read",
+  "message.created": "messages:read",
 };
 
 /** Who chose an endpoint's URL and events: their rights bound what it hears. */

@@ -5,6 +5,7 @@ import { settleImpliedDeclines } from "../application_declines.ts";
 import { keyNotice } from "../api_keys/key_notices.ts";
 import { publishReview } from "../reviews/events.ts";
 import { closeReviewWindow } from "../reviews/window.ts";
+import { refreshJob, refreshTitles } from "../conversations/refresh.ts";
 import { purgeUser } from "../users/user_purge.ts";
 import { deliver, fanOutEvent } from "../webhooks/webhook_sender.ts";
 import type { JobHandlers } from "./types.ts";
@@ -19,4 +20,6 @@ export const jobHandlers: JobHandlers = {
   review_published: publishReview,
   alert_match: matchTask,
   alert_forget: forgetMatches,
+  conversation_refresh: refreshJob,
+  conversation_titles: refreshTitles,
 };

@@ -41,7 +41,11 @@ export type JobPayload =
   /** Matches a newly published task against the alerts (kv/alerts/matching.ts). */
   | { kind: "alert_match"; taskId: string }
   /** Deletes a deleted alert's matches. */
-  | { kind: "alert_forget"; alertId: string };
+  | { kind: "alert_forget"; alertId: string }
+  /** Rewrites an application's conversation entries after its status (or its task's title) changed. */
+  | { kind: "conversation_refresh"; applicationId: string }
+  /** Refreshes the conversations of a task whose title changed, from the index entry `after` on. */
+  | { kind: "conversation_titles"; taskId: string; after?: string };
 
 export type JobKind = JobPayload["kind"];
 

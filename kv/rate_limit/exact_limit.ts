@@ -71,6 +71,19 @@ function countOne(op: Deno.AtomicOperation, { policy, subject, now }: ExactUse) 
 }
 
 /**
+ * Counts one unit of `use` in `op`, the atomic of the action it limits, checked against the
+ * version marker `readWindow` answered (read with the action's own reads, in the same round
+ * trip): the unit and the action commit together or not at all, exact as `takeExact` is.
+ */
+export function countExactIn(
+  op: Deno.AtomicOperation,
+  use: ExactUse,
+  version: Deno.KvEntryMaybe<unknown>,
+): Deno.AtomicOperation {
+  return countOne(op.check(version), use);
+}
+
+/**
  * An exact limit for rare actions: the window is read and, when allowed, one unit added in one
  * atomic checked against the subject's version marker, which every count bumps, so concurrent
  * callers on any instance (even at different slots) never pass the limit together.

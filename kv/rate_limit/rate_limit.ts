@@ -5,6 +5,7 @@
  * (one atomic per use) are in `kv/rate_limit/exact_limit.ts`.
  */
 import { AsyncResource } from "node:async_hooks";
+import { AppError } from "../../domain/errors.ts";
 import type { SliceRule } from "../../domain/rate_limit/lease_claims.ts";
 import type { WindowDecision } from "../../domain/rate_limit/rate_window.ts";
 import { readWindow } from "./exact_limit.ts";
@@ -83,7 +84,17 @@ export class SharedRateLimiter {
         await claimLease(this.#store, subject, true);
         continue;
       }
-      const refused = await (subject.granting ?? grantLease(this.#store, subject, policy.limit));
+      let refused: WindowDecision | null;
+      try {
+        refused = await (subject.granting ?? grantLease(this.#store, subject, policy.limit));
+      } catch (error) {
+        // A full disk takes no lease: a worker holding none would refuse every read it serves,
+        // turning a full store into an outage of reads. Let through uncounted until space is back.
+        if (error instanceof AppError && error.code === "STORAGE_FULL") {
+          return uncounted(policy, this.now());
+        }
+        throw error;
+      }
       if (refused) return refused;
     }
   }
@@ -210,4 +221,15 @@ export class SharedRateLimiter {
       await Promise.allSettled(own);
     }
   }
+}
+
+/** A request let through without a lease (the store takes no writes): a fresh window's answer. */
+function uncounted(policy: LimitPolicy, now: number): WindowDecision {
+  return {
+    allowed: true,
+    limit: policy.limit,
+    remaining: Math.max(0, policy.limit - 1),
+    resetAt: now + policy.windowMs,
+    resetSeconds: Math.max(1, Math.ceil(policy.windowMs / 1000)),
+  };
 }

@@ -7,8 +7,8 @@ import { isDeepStrictEqual } from "node:util";
 import type { TaskRecord } from "../../domain/tasks/task.ts";
 import { INDEX_LAYOUT } from "./index_layout.ts";
 import { meta, tasks } from "../keyspace.ts";
+import { keyId } from "../key_id.ts";
 import {
-  keyId,
   TASK_COUNTER_ROOTS,
   TASK_INDEX_ROOTS,
   taskCounterKeys,

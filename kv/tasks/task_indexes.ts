@@ -10,7 +10,8 @@ import {
   EXPLORE_INDEX_ROOTS,
   exploreCounterKeys,
   exploreIndexEntries,
-} from "../explore/index/explore_index.ts";
+} from "../explore/mod.ts";
+import { keyId } from "../key_id.ts";
 import { tasks } from "../keyspace.ts";
 import { type PackedItem, packItem } from "./packed_item.ts";
 
@@ -68,15 +69,6 @@ export function keyBytes(key: Deno.KvKey): number {
   let n = 0;
   for (const part of key) n += (typeof part === "string" ? part.length * 3 : 9) + 2;
   return n;
-}
-
-/** A string that is equal for equal keys, to compare key sets. */
-export function keyId(key: Deno.KvKey): string {
-  return JSON.stringify(key.map((part) => {
-    if (typeof part === "bigint") return `${part}n`;
-    if (part instanceof Uint8Array) return [...part];
-    return part;
-  }));
 }
 
 function sameValue(a: unknown, b: unknown): boolean {

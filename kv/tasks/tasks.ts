@@ -19,6 +19,7 @@ import { queueAlertMatching } from "../alerts/matching.ts";
 import { queueImpliedDeclines } from "../application_declines.ts";
 import { atomically } from "../commit.ts";
 import { openReviewWindow } from "../reviews/window.ts";
+import { queueTitleRefresh } from "../conversations/refresh.ts";
 import {
   addEffects,
   applyRule,
@@ -65,6 +66,8 @@ async function addTaskWrite(kv: Deno.Kv, op: Deno.AtomicOperation, write: TaskWr
   if (before && isPublic(before) && !isPublic(after)) queueImpliedDeclines(op, after.id);
   // Completing a task opens its parties' review window, and schedules its close.
   if (before?.status === "published" && after.status === "completed") openReviewWindow(op, after);
+  // The task's conversations show its title in their listing entries.
+  if (before && before.title !== after.title) queueTitleRefresh(op, after.id);
   if (!effects) return;
   await addEffects(kv, op, {
     ...effects,

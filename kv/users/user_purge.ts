@@ -2,11 +2,13 @@
  * The background half of account deletion: revokes what may have slipped past the request
  * (a key created concurrently), deletes its webhook endpoints and task alerts, soft-deletes the account's projects,
  * withdraws its applications, soft-deletes its tasks (which declines their pending applications,
- * see domain `effective`), then lifts the purge marker. Applications and tasks go in batches,
+ * see domain `effective`), redacts the messages it sent (its conversations are closed by then),
+ * then lifts the purge marker. Applications and tasks go in batches,
  * each batch a run of the job of its own, so an account of any size never holds one handler for
  * long. Every step is idempotent: a job run again does no harm.
  */
 import { deleteUserAlerts } from "../alerts/alerts.ts";
+import { redactUserConversations } from "../conversations/purge.ts";
 import { revokeAllApiKeys } from "../api_keys/api_keys.ts";
 import { withdrawUserApplications } from "../applications.ts";
 import { deleteOwnerProjects } from "../projects.ts";
@@ -40,5 +42,9 @@ export async function purgeUser(
   const deleted = await deleteUserTasks(kv, { userId, at, limit: PURGE_BATCH });
   // The marker keeps the rest hidden meanwhile.
   if (deleted === PURGE_BATCH) return again;
+  // Last: its applications withdrawn and its tasks deleted, its conversations take no messages.
+  if (await redactUserConversations(kv, { userId, limit: PURGE_BATCH }) === PURGE_BATCH) {
+    return again;
+  }
   await finishPurge(kv, userId);
 }

@@ -18,6 +18,8 @@ const SCOPE_HINTS: Record<Scope, string> = {
   "reviews:write": "Review the other side of a completed task",
   "alerts:read": "List your task alerts and the tasks they matched",
   "alerts:write": "Create, change and delete your task alerts",
+  "messages:read": "Read your conversations and mark them read",
+  "messages:write": "Send messages to the other side of your applications",
 };
 
 const EXPIRY_DAYS = [7, 30, 90, 365] as const;

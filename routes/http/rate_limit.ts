@@ -47,6 +47,11 @@ export function keyCreationPolicy(settings: Settings): LimitPolicy {
   return { name: "key_creation", limit: settings.KEY_CREATION_PER_MINUTE, windowMs: 60_000 };
 }
 
+/** Messages per sender per minute, across conversations (exact). */
+export function messagePolicy(settings: Settings): LimitPolicy {
+  return { name: "messages", limit: settings.MESSAGES_PER_MINUTE, windowMs: 60_000 };
+}
+
 /** Failed logins per email and client network: 10 per sliding 15 minutes (docs/security.md). */
 export const LOGIN_FAILURES_PER_NETWORK: LimitPolicy = {
   name: "login_failures_net",

@@ -8,6 +8,7 @@ import { Application } from "../../domain/application.ts";
 import { EVENT_TYPES, type EventType } from "../../domain/webhooks/event.ts";
 import { EVENT_READERS } from "../../domain/webhooks/event_access.ts";
 import { Review } from "../../domain/reviews/review.ts";
+import { MessageCreated } from "../../domain/conversations/message.ts";
 import { TaskMatched } from "../../domain/alerts/match.ts";
 import { TaskDetail } from "../../domain/tasks/task_view.ts";
 import { WebhookView } from "../../domain/webhooks/webhook.ts";
@@ -25,6 +26,11 @@ const DATA: Record<EventResource, { schema: z.ZodType; what: string }> = {
     schema: Application,
     what: "the application as the API shows it, sent to both parties (the task's creator and " +
       "the applicant)",
+  },
+  message: {
+    schema: MessageCreated,
+    what: "the message and its task's id and title, sent to its recipient only (never to its " +
+      "sender)",
   },
   review: {
     schema: Review,
@@ -61,6 +67,7 @@ const SUMMARIES: Record<EventType, string> = {
   "review.published":
     "A review the account wrote or received became visible: its counterpart reviewed back, or the 14-day window closed",
   "task.matched": "A task was published that one of the account's enabled alerts matches",
+  "message.created": "The other party of one of the account's conversations sent a message",
 };
 
 const Headers = z.object({

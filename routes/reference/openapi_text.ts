@@ -33,6 +33,8 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
   ALREADY_REVIEWED: "a second review of the same person on the same task",
   REVIEW_WINDOW_CLOSED: "reviewing from 14 days after the task's completion",
   ALERT_LIMIT: "a 21st task alert",
+  CONVERSATION_CLOSED:
+    "a message to a closed conversation (application ended, task gone, 14 days past completion)",
   CONFLICT: "concurrent changes kept the request from completing; retry",
   PAYLOAD_TOO_LARGE: "body over 64 KiB",
   UNSUPPORTED_MEDIA_TYPE: "a body that is not application/json",

@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z, ZodError } from "zod";
-import { closestName } from "../../domain/validation/closest_name.ts";
+import { closestName, shownName } from "../../domain/validation/closest_name.ts";
 import { AppError, type ErrorCode, type FieldProblem } from "../../domain/errors.ts";
 import { storageFull } from "../../kv/commit.ts";
 import { noteStorageFull } from "../../kv/store/storage_writes.ts";
@@ -65,24 +65,33 @@ interface UnknownMember extends FieldProblem {
 }
 
 /** Every unknown member in `error`, one each, addressed by its own dotted path. */
-function unknownMembers(error: ZodError, schema?: z.ZodType): UnknownMember[] {
+function unknownMembers(error: ZodError, schema?: z.ZodType): {
+  named: UnknownMember[];
+  count: number;
+} {
   const found: UnknownMember[] = [];
+  let count = 0;
   for (const issue of error.issues) {
     if (issue.code !== "unrecognized_keys") continue;
     const known = schema ? knownMembers(schema, issue.path) : new Set<string>();
     for (const name of issue.keys) {
+      // The answer's size and the suggestions' work are bounded, however many names were sent.
+      if (++count > MAX_NAMED) continue;
       const suggestion = closestName(name, known);
       const hint = suggestion === undefined ? "" : `; did you mean "${suggestion}"?`;
       found.push({
-        path: [...issue.path.map(String), name].join("."),
+        path: [...issue.path.map(String), shownName(name)].join("."),
         message: `is not a known parameter${hint}`,
         name,
         suggestion,
       });
     }
   }
-  return found;
+  return { named: found, count };
 }
+
+/** Unknown members named in one answer at most; the detail counts the rest. */
+const MAX_NAMED = 20;
 
 /**
  * The error for a request that failed its schema. A member the schema does not know makes it
@@ -90,7 +99,7 @@ function unknownMembers(error: ZodError, schema?: z.ZodType): UnknownMember[] {
  * its other problems follow in `errors`, so one answer says all that is wrong.
  */
 export function validationProblem(error: ZodError, schema?: z.ZodType): AppError {
-  const unknown = unknownMembers(error, schema);
+  const { named: unknown, count } = unknownMembers(error, schema);
   const others = fieldProblems(error.issues.filter((i) => i.code !== "unrecognized_keys"));
   if (unknown.length === 0) {
     return new AppError("VALIDATION_ERROR", "The request is not valid", { errors: others });
@@ -101,7 +110,9 @@ export function validationProblem(error: ZodError, schema?: z.ZodType): AppError
   const errors = [...unknown.map(({ path, message }) => ({ path, message })), ...others];
   return new AppError(
     "UNKNOWN_PARAMETER",
-    `Unknown parameter${unknown.length === 1 ? "" : "s"}: ${named.join(", ")}`,
+    `Unknown parameter${count === 1 ? "" : "s"}: ${named.join(", ")}${
+      count > unknown.length ? ` and ${count - unknown.length} more` : ""
+    }`,
     { errors },
   );
 }

@@ -8,7 +8,6 @@ import {
   checkDistanceSort,
   checkGeoTogether,
   exploreFilterFields,
-  type ExploreFilters,
   exploreFilters,
   ExploreItem,
 } from "../../domain/explore.ts";
@@ -18,10 +17,7 @@ import {
   toFeatureCollection,
   wantsGeoJson,
 } from "../../domain/geo/geojson.ts";
-import { cursorPosition, decodeCursor, encodeCursor, isUlid } from "../../kv/cursor.ts";
-import { exploreByDistance } from "../../kv/explore/nearest/explore_distance.ts";
-import type { DistancePosition } from "../../kv/explore/nearest/explore_distance_page.ts";
-import { exploreTasks } from "../../kv/explore/explore_query.ts";
+import { explorePage } from "../../kv/explore/mod.ts";
 import { defineRoute, problems } from "../router/define.ts";
 import type { AppEnv } from "../router/env.ts";
 import { cursorPage, CursorQuery, setNextPage } from "../http/paging.ts";
@@ -70,61 +66,17 @@ const exploreRoute = defineRoute("public", {
   },
 });
 
-/** What an explore cursor is bound to: the normalized filters and the order, limit apart. */
-function cursorScope(filters: ExploreFilters, sort: string) {
-  return {
-    listing: "explore",
-    search: filters.search.join(" "),
-    payment: filters.payment,
-    cityName: filters.cityName,
-    regionName: filters.regionName,
-    countryCode: filters.countryCode,
-    latitude: filters.geo?.lat,
-    longitude: filters.geo?.lon,
-    radiusKm: filters.geo?.radiusKm,
-    hasSpots: filters.hasSpots,
-    bbox: filters.bbox
-      ? [filters.bbox.minLon, filters.bbox.minLat, filters.bbox.maxLon, filters.bbox.maxLat]
-        .join(",")
-      : undefined,
-    sort: sort === "newest" ? undefined : sort,
-  };
-}
-
-// A nearest-first position: the exact distance as JavaScript prints it (it reads back to the
-// same double), then the order key.
-const encodeDistance = (p: DistancePosition) => `${p.d}_${p.key}`;
-function decodeDistance(position: string): DistancePosition | null {
-  const [d, key] = position.split("_");
-  const value = Number(d);
-  return Number.isFinite(value) && value >= 0 && isUlid(key ?? "") ? { d: value, key } : null;
-}
-
 /** Registers GET /tasks/explore. */
 export function registerExplore(api: OpenAPIHono<AppEnv>) {
   api.openapi(exploreRoute, async (c) => {
     const { kv } = c.get("deps");
     const query = c.req.valid("query");
-    const filters = exploreFilters(query);
-    const scope = cursorScope(filters, query.sort);
-    let items: ExploreItem[];
-    let next: string | null;
-    if (query.sort === "distance") {
-      const after = query.cursor
-        ? decodeDistance(
-          await decodeCursor(query.cursor, scope, (p) => decodeDistance(p) !== null),
-        )
-        : null;
-      const page = await exploreByDistance(kv, { filters, after, limit: query.limit });
-      items = page.items;
-      next = page.next ? encodeDistance(page.next) : null;
-    } else {
-      const after = await cursorPosition(query.cursor, scope);
-      const page = await exploreTasks(kv, { filters, after, limit: query.limit });
-      items = page.items;
-      next = page.next;
-    }
-    const nextCursor = next ? await encodeCursor(next, scope) : null;
+    const { items, nextCursor } = await explorePage(kv, {
+      filters: exploreFilters(query),
+      sort: query.sort,
+      cursor: query.cursor,
+      limit: query.limit,
+    });
     setNextPage(c, nextCursor);
     c.header("Vary", "Accept", { append: true });
     const answer = wantsGeoJson(c.req.header("Accept"))

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { meter } from "../../kv/store/meter.ts";
-import { PROBE_MAX_AGE_MS } from "../../kv/health_probe.ts";
+import { HealthProbe, PROBE_MAX_AGE_MS, WRITABLE_PROOF_MS } from "../../kv/health_probe.ts";
 import { setup, type TestContext } from "../helpers.ts";
 
 async function probe(svc: TestContext): Promise<{ status: number; body: unknown }> {
@@ -50,4 +50,33 @@ Deno.test("/health does a KV read for every anonymous request (issue 26 #8): one
       assert.deepEqual(await probe(svc), { status: 503, body: { status: "unavailable" } });
     },
   );
+});
+
+Deno.test("/health on one worker of several (issue 46 #2): the workers share one writable proof", async (t) => {
+  const metered = meter(await Deno.openKv(":memory:"));
+  let clock = Date.parse("2030-01-01T00:00:00Z");
+  const now = () => clock;
+  // Two workers of one instance: two processes' probes on one store.
+  const first = new HealthProbe(metered.kv, now);
+  const second = new HealthProbe(metered.kv, now);
+
+  await t.step("the first probe proves the store takes writes, with one tiny write", async () => {
+    assert.equal(await first.status(), "ok");
+    assert.equal(metered.usage.commits, 1);
+  });
+
+  await t.step("another worker's probe reads that proof and writes nothing", async () => {
+    clock += WRITABLE_PROOF_MS - 1;
+    assert.equal(await second.status(), "ok");
+    assert.equal(metered.usage.commits, 1);
+  });
+
+  await t.step("a stale proof is renewed by whichever worker is probed next", async () => {
+    clock += PROBE_MAX_AGE_MS;
+    assert.equal(await second.status(), "ok");
+    assert.equal(metered.usage.commits, 2);
+    assert.equal(await first.status(), "ok");
+    assert.equal(metered.usage.commits, 2, "the renewed proof stands for every worker");
+  });
+  metered.kv.close();
 });

@@ -37,6 +37,8 @@ async function bench(handle: (p: JobPayload) => Promise<JobOutcome> = () => Prom
     review_published: run,
     alert_match: run,
     alert_forget: run,
+    conversation_refresh: run,
+    conversation_titles: run,
   };
   const runners: JobRunner[] = [];
   const runner = (leaseMs = 10_000, store: Deno.Kv = kv) => {

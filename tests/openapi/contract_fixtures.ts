@@ -1,6 +1,7 @@
 /** The contract test's calls: a successful request for each operation, and the records they need. */
 import { apiKey, bearer, createKey, signUp } from "../helpers.ts";
 import { REVIEW_BODIES, REVIEW_CALLS } from "../reviews/contract_calls.ts";
+import { CONVERSATION_BODIES, CONVERSATION_CALLS } from "../conversations/contract_calls.ts";
 import type { Call, Session } from "./contract_session.ts";
 
 /** A request that should succeed, for each operation, as "METHOD /path" of the document. */
@@ -219,6 +220,7 @@ export const VALID_BODY: Record<string, unknown> = {
   "POST /tasks/{id}/applications": { message: "Hello" },
   "PATCH /applications/{id}": { status: "withdrawn" },
   ...REVIEW_BODIES,
+  ...CONVERSATION_BODIES,
   "POST /alerts": { name: "x", filters: { minBudget: 1 } },
 };
 
@@ -355,7 +357,7 @@ Object.assign(HAPPY, {
   },
 });
 
-Object.assign(HAPPY, REVIEW_CALLS);
+Object.assign(HAPPY, REVIEW_CALLS, CONVERSATION_CALLS);
 
 function k(s: Session): HeadersInit {
   return apiKey(s.key);

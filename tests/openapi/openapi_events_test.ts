@@ -25,6 +25,8 @@ Deno.test("the document describes every event type's request, headers and payloa
     assert.deepEqual(envelope.properties.type.enum, [type]);
     const data = type === "task.matched"
       ? "#/components/schemas/TaskMatched"
+      : type === "message.created"
+      ? "#/components/schemas/MessageCreated"
       : dataOf[type.split(".")[0]];
     assert.equal(envelope.properties.data.$ref, data, type);
   }

@@ -141,7 +141,25 @@ async function world(svc: TestContext) {
     events: ["*"],
   });
   const alert = await json("/alerts", owner.token, { name: "a", filters: { countryCode: "FR" } });
-  return { owner, applicant, third, task, application, project, key, hook, done, alert };
+  // The accepted application's conversation: the other one is withdrawn by its own case.
+  const message = await json(`/applications/${accepted.id}/messages`, owner.token, {
+    body: "Thanks for coming",
+  });
+  const talk = accepted;
+  return {
+    owner,
+    applicant,
+    third,
+    task,
+    application,
+    project,
+    key,
+    hook,
+    done,
+    alert,
+    message,
+    talk,
+  };
 }
 
 function bodyCases(w: Awaited<ReturnType<typeof world>>): Record<string, BodyCase> {
@@ -242,6 +260,16 @@ function bodyCases(w: Awaited<ReturnType<typeof world>>): Record<string, BodyCas
         name: "Pianos",
         filters: { search: "piano", payment: "Paid", latitude: 48.8, longitude: 2.3, radiusKm: 9 },
       },
+    },
+    "post /applications/{id}/messages": {
+      path: `/applications/${w.talk.id}/messages`,
+      token: applicant.token,
+      valid: { body: "Saturday at ten suits me" },
+    },
+    "put /applications/{id}/read": {
+      path: `/applications/${w.talk.id}/read`,
+      token: applicant.token,
+      valid: { upTo: w.message.id },
     },
     "patch /alerts/{id}": {
       path: `/alerts/${w.alert.id}`,

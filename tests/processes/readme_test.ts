@@ -52,6 +52,13 @@ Deno.test({
         /"taskTitle":"Move a piano","reviewerId":"[^"]+","reviewerFirstName":"Ada"/,
       );
       assert.match(out, /"rating":\{"average":5,"count":1\}/, "Bob's rating shows");
+      assert.match(
+        out,
+        /"counterpart":\{"id":"[^"]+","firstName":"Bob"\},"lastMessage":\{[^}]*"body":"Which door is it\?"[^}]*\},"unread":1/,
+        "Ada's conversations show Bob's message unread",
+      );
+      assert.match(out, /"body":"The blue one","createdAt":"[^"]+"\}/, "Ada's reply");
+      assert.match(out, /\{"unread":0\}/, "read up to Bob's message");
     } finally {
       const { status } = await stopMain(child, rest);
       assert.equal(status.code, 0);

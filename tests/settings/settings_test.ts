@@ -12,6 +12,7 @@ Deno.test("settings come from the environment, each with a working default", asy
     assert.equal(s.RATE_LIMIT_PER_HOUR, 1000);
     assert.equal(s.ANON_RATE_LIMIT_PER_HOUR, 1000);
     assert.equal(s.KEY_CREATION_PER_MINUTE, 20);
+    assert.equal(s.MESSAGES_PER_MINUTE, 20);
     assert.equal(s.PASSWORD_HASH_ITERATIONS, 600_000);
     assert.equal(s.LOG_LEVEL, "info");
   });

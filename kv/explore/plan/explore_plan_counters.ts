@@ -6,7 +6,7 @@
 import type { CounterReader } from "./explore_driver.ts";
 import { DOC_COST, type Work } from "../scan/explore_stream.ts";
 import { GETMANY_MAX } from "../../store/limits.ts";
-import { keyId } from "../../tasks/task_indexes.ts";
+import { keyId } from "../../key_id.ts";
 import type { PlanMemory } from "./explore_plan_memory.ts";
 import type { Payment } from "../../../domain/tasks/task.ts";
 import { explore } from "../../keyspace.ts";

@@ -3,7 +3,7 @@
  * page counts against its budget.
  */
 import { type Candidate, candidateOf, type EntryValue } from "./explore_candidate.ts";
-import { keyId } from "../../tasks/task_indexes.ts";
+import { keyId } from "../../key_id.ts";
 import type { RangeRead } from "./explore_range.ts";
 
 /** Counts the storage work of one query, so that a page can stop at a fixed budget. */
