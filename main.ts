@@ -4,6 +4,7 @@
  * in-flight requests, flushes, closes KV.
  */
 import { flushStdout } from "./io/log.ts";
+import { portInUseMessage } from "./domain/port_in_use.ts";
 import { deliveryPolicy, isKvConnectUrl, parseSettings, type Settings } from "./domain/settings.ts";
 import { drainLegacyQueue } from "./kv/jobs/legacy_queue.ts";
 import type { JobRunner } from "./kv/jobs/runner.ts";
@@ -160,16 +161,25 @@ async function main() {
     );
 
   const worker = workerIndex(Deno.args);
-  const server = Deno.serve({
-    port: settings.PORT,
-    // Workers of `deno task start` share the port; the kernel spreads connections over them.
-    reusePort: worker !== null,
-    onListen: ({ hostname, port }) =>
-      deps.log.info("listening", { hostname, port, pid: Deno.pid, worker }),
-  }, (request, info) => {
-    background.touch();
-    return app.fetch(request, info);
-  });
+  let server: Deno.HttpServer;
+  try {
+    server = Deno.serve({
+      port: settings.PORT,
+      // Workers of `deno task start` share the port (their supervisor checked that no one else
+      // held it); the kernel spreads connections over them.
+      reusePort: worker !== null || settings.SHARE_PORT,
+      onListen: ({ hostname, port }) =>
+        deps.log.info("listening", { hostname, port, pid: Deno.pid, worker }),
+    }, (request, info) => {
+      background.touch();
+      return app.fetch(request, info);
+    });
+  } catch (error) {
+    if (!(error instanceof Deno.errors.AddrInUse)) throw error;
+    console.error(portInUseMessage(settings.PORT));
+    flushStdout();
+    Deno.exit(1);
+  }
 
   const stop = async (signal: string) => {
     if (stopping) return;

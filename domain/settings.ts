@@ -76,6 +76,11 @@ export const Settings = z.object({
   /** How long shared caches may keep anonymous explore pages and task reads; 0: not at all. */
   PUBLIC_CACHE_SECONDS: wholeNumber(0, 300, 5),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /**
+   * Lets this instance listen on a port other instances of the service already share
+   * (SO_REUSEPORT): off, a port taken by anything but this instance's own workers stops start-up.
+   */
+  SHARE_PORT: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
   /** Refuses every atomic over the strictest backend's limits (kv/store/limits.ts): test processes. */
   KV_CHECK_LIMITS: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
   /** Allows webhooks to plain http and to private addresses: local development and tests. */

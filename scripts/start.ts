@@ -5,6 +5,7 @@
  * restarts the workers when the service's code changes.
  */
 import { createLogger, flushStdout } from "../io/log.ts";
+import { portInUseMessage } from "../domain/port_in_use.ts";
 import { parseSettings } from "../domain/settings.ts";
 import { projectRoot, taskRunArgs } from "./task_line.ts";
 
@@ -29,6 +30,21 @@ function freePort(): number {
   const { port } = listener.addr as Deno.NetAddr;
   listener.close();
   return port;
+}
+
+/**
+ * True when something listens on `port` already. Probed once before the first workers start:
+ * they bind with SO_REUSEPORT and would silently join another instance sharing it, which may
+ * run other code on another store. A socket without SO_REUSEPORT is refused by any listener.
+ */
+function portTaken(port: number): boolean {
+  try {
+    Deno.listen({ hostname: "0.0.0.0", port }).close();
+    return false;
+  } catch (error) {
+    if (error instanceof Deno.errors.AddrInUse) return true;
+    throw error;
+  }
 }
 
 /** Calls `onChange` once a burst of changes to the service's code has settled. */
@@ -56,6 +72,10 @@ async function main() {
   }
   const log = createLogger(settings.LOG_LEVEL);
   const port = settings.PORT === 0 ? freePort() : settings.PORT;
+  if (settings.PORT !== 0 && !settings.SHARE_PORT && portTaken(port)) {
+    console.error(portInUseMessage(port));
+    Deno.exit(1);
+  }
   const args = taskRunArgs("serve");
   let stopping = false;
   const running = new Map<number, Worker>();

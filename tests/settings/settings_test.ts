@@ -100,6 +100,7 @@ Deno.test("settings come from the environment, each with a working default", asy
 Deno.test("webhook settings: the Standard Webhooks schedule by default, refused when malformed", () => {
   const defaults = parseSettings({});
   assert.equal(defaults.WEBHOOK_ALLOW_PRIVATE, false);
+  assert.equal(defaults.SHARE_PORT, false, "a port is shared only on purpose");
   assert.deepEqual(defaults.WEBHOOK_RETRY_SCHEDULE, [
     5_000,
     300_000,
