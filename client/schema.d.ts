@@ -120,7 +120,7 @@ export interface paths {
         put?: never;
         /**
          * Save explore filters as an alert: matching new tasks raise task.matched
-         * @description At most 20 alerts per account (409 ALERT_LIMIT). `filters` takes explore's filters with explore's rules, plus `minBudget`; at least one.
+         * @description At most 20 alerts per account (409 ALERT_LIMIT). `filters` takes explore's filters with explore's rules, plus `minBudget`; at least one filter that narrows by place or word (search, a circle, cityName, regionName, countryCode): minBudget and payment alone get 400 ALERT_TOO_BROAD.
          */
         post: operations["postAlerts"];
         delete?: never;
@@ -422,7 +422,7 @@ export interface paths {
         head?: never;
         /**
          * Rename an alert, replace its filters, or switch it off or on
-         * @description `filters`, when given, replaces the alert's filters whole. A disabled alert matches nothing; tasks published while it was off are not matched later.
+         * @description `filters`, when given, replaces the alert's filters whole. A disabled alert matches nothing; tasks published while it was off are not matched later. New filters that do not narrow by place or word get 400 ALERT_TOO_BROAD.
          */
         patch: operations["patchAlertsById"];
         trace?: never;
@@ -1520,7 +1520,7 @@ export interface components {
              * @description Stable machine-readable error code; see the list in the API description
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "UNKNOWN_PARAMETER" | "INVALID_JSON" | "INVALID_CURSOR" | "TOKEN_MISSING" | "API_KEY_INVALID" | "TOKEN_INVALID" | "IP_NOT_ALLOWED" | "INVALID_CREDENTIALS" | "SCOPE_INSUFFICIENT" | "SESSION_REQUIRED" | "FORBIDDEN" | "NOT_A_PARTY" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "EMAIL_TAKEN" | "KEY_LIMIT_REACHED" | "WEBHOOK_LIMIT_REACHED" | "INVALID_TRANSITION" | "TASK_FULL" | "ALREADY_APPLIED" | "APPLICATION_DECLINED" | "TASK_NOT_COMPLETED" | "ALREADY_REVIEWED" | "REVIEW_WINDOW_CLOSED" | "ALERT_LIMIT" | "CONVERSATION_CLOSED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "STORAGE_FULL";
+            code: "VALIDATION_ERROR" | "UNKNOWN_PARAMETER" | "INVALID_JSON" | "INVALID_CURSOR" | "TOKEN_MISSING" | "API_KEY_INVALID" | "TOKEN_INVALID" | "IP_NOT_ALLOWED" | "INVALID_CREDENTIALS" | "SCOPE_INSUFFICIENT" | "SESSION_REQUIRED" | "FORBIDDEN" | "NOT_A_PARTY" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "EMAIL_TAKEN" | "KEY_LIMIT_REACHED" | "WEBHOOK_LIMIT_REACHED" | "INVALID_TRANSITION" | "TASK_FULL" | "ALREADY_APPLIED" | "APPLICATION_DECLINED" | "TASK_NOT_COMPLETED" | "ALREADY_REVIEWED" | "REVIEW_WINDOW_CLOSED" | "ALERT_LIMIT" | "ALERT_TOO_BROAD" | "CONVERSATION_CLOSED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "STORAGE_FULL";
             /** @description The response's X-Request-Id */
             requestId: string;
             /** @description With VALIDATION_ERROR and UNKNOWN_PARAMETER: one entry per problem, addressed by dotted path */
@@ -1677,11 +1677,11 @@ export interface components {
             userAgent: string | null;
             keyId?: string;
             webhookId?: string;
-            /** @description webhook.delivery_skipped: why (the delivery attempt's category) */
+            /** @description webhook.delivery_skipped: why (the delivery attempt's category); webhook.deliveries_delayed: which budget was reached */
             reason?: string;
         };
         /** @enum {string} */
-        SecurityEventType: "session.signed_in" | "session.sign_in_failed" | "session.signed_out" | "api_key.created" | "api_key.regenerated" | "api_key.revoked" | "api_key.updated" | "api_key.whitelist_changed" | "api_key.expired" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "webhook.delivery_skipped" | "profile.updated";
+        SecurityEventType: "session.signed_in" | "session.sign_in_failed" | "session.signed_out" | "api_key.created" | "api_key.regenerated" | "api_key.revoked" | "api_key.updated" | "api_key.whitelist_changed" | "api_key.expired" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "webhook.delivery_skipped" | "webhook.deliveries_delayed" | "profile.updated";
         TaskCreated: {
             /** Format: uuid */
             id: string;

@@ -22,8 +22,8 @@ function normalize(address: Address): Address {
 }
 
 // Parsed addresses by their text. Every request parses its peer address, and again to check a
-// key's whitelist; ipaddr.js validates with regular expressions, about 4% of an authenticated
-// GET under load (bench/http.ts), while the same few addresses come back request after request.
+// key's whitelist; ipaddr.js validates with regular expressions, a visible share of an
+// authenticated GET under load (bench:http), while the same few addresses come back.
 // Bounded: a flood of distinct addresses only costs a refill. Parsed values are never mutated.
 const ADDRESSES_KEPT = 1000;
 const parsedAddresses = new Map<string, Address | null>();

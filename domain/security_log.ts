@@ -20,6 +20,7 @@ export const SECURITY_EVENT_TYPES = [
   "webhook.secret_rotated",
   "webhook.disabled",
   "webhook.delivery_skipped",
+  "webhook.deliveries_delayed",
   "profile.updated",
 ] as const;
 
@@ -38,7 +39,8 @@ export const SecurityLogEntry = z.object({
   keyId: z.string().optional(),
   webhookId: z.string().optional(),
   reason: z.string().optional().meta({
-    description: "webhook.delivery_skipped: why (the delivery attempt's category)",
+    description: "webhook.delivery_skipped: why (the delivery attempt's category); " +
+      "webhook.deliveries_delayed: which budget was reached",
   }),
 }).meta({ id: "SecurityLogEntry" });
 export type SecurityLogEntry = z.infer<typeof SecurityLogEntry>;

@@ -65,6 +65,7 @@ export const Settings = z.object({
   RATE_LIMIT_PER_HOUR: positiveInt(1000),
   ANON_RATE_LIMIT_PER_HOUR: positiveInt(1000),
   KEY_CREATION_PER_MINUTE: positiveInt(20),
+  ALERT_DELIVERIES_PER_MINUTE: positiveInt(100),
   /** Messages a sender may post per sliding minute, across conversations. */
   MESSAGES_PER_MINUTE: positiveInt(20),
   PASSWORD_HASH_ITERATIONS: positiveInt(600_000),
@@ -142,6 +143,7 @@ export function deliveryPolicy(settings: Settings): DeliveryPolicy {
     retrySchedule: settings.WEBHOOK_RETRY_SCHEDULE,
     timeoutMs: settings.WEBHOOK_TIMEOUT,
     disableAfterMs: settings.WEBHOOK_DISABLE_AFTER,
+    matchedPerMinute: settings.ALERT_DELIVERIES_PER_MINUTE,
   };
 }
 

@@ -25,8 +25,8 @@ function onDeploy(): boolean {
 const hasStdout = typeof Deno.stdout?.writeSync === "function" && !onDeploy();
 
 /**
- * Writes a line to stdout. Not console.log: that formats its arguments first and cost 5 us a
- * line against 1 us here, on every request (bench/http.ts). A failed write (stdout closed)
+ * Writes a line to stdout. Not console.log: that formats its arguments first, several times
+ * the cost of this write, on every request (bench:http). A failed write (stdout closed)
  * loses the line rather than failing the request that logs it.
  */
 export function writeStdout(line: string): void {
@@ -66,7 +66,7 @@ let scheduled = false;
 /**
  * Queues a line for stdout; every line of one turn of the event loop leaves in one write. Under
  * load many requests finish in a turn, and a write each (a system call) was one of the larger
- * costs of a cached GET (bench/http.ts). Lines are lost only if the process dies before the
+ * costs of a cached GET (bench:http). Lines are lost only if the process dies before the
  * turn ends; shutdown and exit flush them.
  */
 export function writeStdoutBatched(line: string): void {

@@ -12,8 +12,8 @@ import { isStorageFullError, storageWrites } from "./store/storage_writes.ts";
 const TRANSIENT = /database is locked|database is busy|SQLITE_BUSY/i;
 
 // How long a transient failure is retried before it is reported. Two workers creating flat out
-// on one file saw tails past a second (bench:http); a 500 after this long means the store is
-// wedged, not busy.
+// on one file see long tails of busy retries (bench:http); a 500 after this long means the store
+// is wedged, not busy.
 const TRANSIENT_BUDGET_MS = 15_000;
 const BASE_DELAY_MS = 2;
 const MAX_DELAY_MS = 100;

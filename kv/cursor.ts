@@ -15,7 +15,7 @@ function invalidCursor(): AppError {
 }
 
 // Recent fingerprints by canonical scope. A listing's scope repeats page after page, and
-// WebCrypto's digest was 7% of a GET /tasks page under load (bench/http.ts); bounded, so
+// WebCrypto's digest was a visible share of a GET /tasks page under load (bench:http); bounded, so
 // many distinct filters only cost a refill.
 const FINGERPRINTS_KEPT = 1000;
 const fingerprints = new Map<string, string>();

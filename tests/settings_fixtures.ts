@@ -8,6 +8,8 @@ export function testSettings(overrides: Partial<SettingsInput> = {}): Settings {
     PASSWORD_HASH_ITERATIONS: 1000,
     // Tests sign up many accounts from one address; the tests of this limit set their own.
     PASSWORD_HASHES_PER_HOUR: 1_000_000,
+    // Tests match many tasks for few accounts; the test of this budget sets its own.
+    ALERT_DELIVERIES_PER_MINUTE: 1_000_000,
     LOG_LEVEL: "silent",
     ...overrides,
   });

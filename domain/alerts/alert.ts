@@ -12,6 +12,7 @@ import {
 } from "../explore.ts";
 import { MAX_BUDGET } from "../tasks/task.ts";
 import { userText } from "../validation/text.ts";
+import { AppError } from "../errors.ts";
 
 /** Alerts an account may hold at once. */
 export const MAX_ALERTS = 20;
@@ -57,6 +58,28 @@ function constrains(f: AlertFilters): boolean {
   const { search, ...rest } = f;
   const words = exploreFilters({ search }).search;
   return words.length > 0 || Object.values(rest).some((v) => v !== undefined);
+}
+
+/**
+ * True when the filters narrow by place or word: a search with a word, a circle, a city, a
+ * region or a country. `minBudget` and `payment` alone let through nearly every task, so such
+ * an alert would turn each new task into a delivery to every endpoint of its owner.
+ */
+export function narrowsByPlaceOrWord(f: AlertFilters | AlertCriteria): boolean {
+  const words = typeof f.search === "string"
+    ? exploreFilters({ search: f.search }).search
+    : f.search;
+  const circle = "geo" in f ? f.geo !== undefined : "latitude" in f && f.latitude !== undefined;
+  return (words?.length ?? 0) > 0 || circle || !!f.cityName || !!f.regionName || !!f.countryCode;
+}
+
+/** The refusal of filters that do not narrow by place or word. */
+export function alertTooBroad(): AppError {
+  return new AppError(
+    "ALERT_TOO_BROAD",
+    "An alert needs a filter that narrows by place or word (search, a circle, cityName, " +
+      "regionName or countryCode); minBudget and payment alone match nearly every task",
+  );
 }
 
 const AlertName = userText(

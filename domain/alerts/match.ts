@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { ExploreItem, type ExploreTask, matchExplore, roundKm } from "../explore.ts";
 import { toTaskListItem } from "../tasks/task_view.ts";
-import type { AlertCriteria } from "./alert.ts";
+import { type AlertCriteria, narrowsByPlaceOrWord } from "./alert.ts";
 
 /** The explore item of a task `matchExplore` accepted, as explore lists it. */
 export function exploreItemOf(task: ExploreTask, distanceKm?: number): ExploreItem {
@@ -28,6 +28,8 @@ export function alertMatcher(
   let item: ExploreItem | undefined;
   return (ownerId, criteria) => {
     if (task.userId === ownerId) return null;
+    // Alerts stored before the rule (docs/alerts.md) are kept but match nothing.
+    if (!narrowsByPlaceOrWord(criteria)) return null;
     const { minBudget } = criteria;
     if (minBudget !== undefined && task.budget < minBudget) return null;
     const found = matchExplore(task, terms, criteria);

@@ -40,8 +40,8 @@ const RADIUS_SLACK_FACTOR = 1 + 1e-9;
 const DEGREE_SLACK = 1e-9;
 
 // A box count somewhat over `maxCells` may still fit once cells beyond the circle (the box's
-// corners) are pruned. Sampling random circles, pruning rescued ~13% of counts within 1.5× and
-// almost none above, so enumerating further would mostly be wasted work.
+// corners) are pruned. Sampling random circles, pruning rescued counts a little over the bound
+// and almost none far above it, so enumerating further would mostly be wasted work.
 const PRUNE_HEADROOM = 1.5;
 
 // Longitude ranges in [-180, 180] plus one latitude range: the circle's bounding region.

@@ -42,6 +42,11 @@ export interface DeliveryPolicy {
   retrySchedule: number[];
   timeoutMs: number;
   disableAfterMs: number;
+  /**
+   * `task.matched` deliveries an account may start per sliding minute; past it, the rest wait
+   * (docs/alerts.md, "What one task can make an account send").
+   */
+  matchedPerMinute: number;
   resolve?: (host: string) => Promise<string[]>;
   /** Extra trusted root certificates (PEM), for a private CA in development and tests. */
   caCerts?: string[];

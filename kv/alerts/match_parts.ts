@@ -21,6 +21,8 @@ import { hearingAmong, hearsMatches, listenersBuilt } from "../webhooks/listener
 const MAX_DEPTH = KV_LIMITS.checks - 1;
 /** Markers outlive any run of the job again (a failing job retries every 10 minutes at worst). */
 const MARKER_TTL_MS = 30 * 24 * 3600_000;
+/** An alert's matches are listed this long (docs/alerts.md), then leave by themselves. */
+export const MATCH_RETENTION_MS = 90 * 24 * 3600_000;
 /** Room kept in every atomic for the markers, and slack on sizes estimated rather than counted. */
 const ROOM = { mutations: KV_LIMITS.checks, bytes: 32 * 1024, keyBytes: 4 * 1024 };
 /** A match's keys (match, event body, job) and the job's record, over its event's body. */
@@ -217,7 +219,7 @@ class Recording {
     for (const { alert: { id: alertId, userId }, item } of matches) {
       if (this.purging.has(userId)) continue;
       const listening = this.listens!.get(userId);
-      op.set(alerts.match(alertId, task.orderKey), task.id);
+      op.set(alerts.match(alertId, task.orderKey), task.id, { expireIn: MATCH_RETENTION_MS });
       recorded++;
       if (!listening) continue;
       queueEvent(op, userId, newEvent("task.matched", { alertId, task: item }, now));

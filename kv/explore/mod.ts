@@ -1,22 +1,22 @@
 /**
  * @module
  * Explore's front door: one page of everyone's published tasks for a query, newest first (the
- * planner picks an index, the scan reads it: `explore_query.ts`) or nearest first (the walk over
+ * planner picks an index, the scan reads it: `newest_page.ts`) or nearest first (the walk over
  * cells: `nearest/`), with the opaque cursor that resumes it. Layers above explore call this
  * module only; so do the task writes, for the index entries a task state adds.
  */
 import type { ExploreFilters, ExploreItem } from "../../domain/explore.ts";
 import { cursorPosition, decodeCursor, encodeCursor } from "../cursor.ts";
-import { exploreTasks } from "./explore_query.ts";
-import { exploreByDistance } from "./nearest/explore_distance.ts";
-import { cursorScope, decodeDistance, encodeDistance } from "./page_cursor.ts";
+import { exploreTasks } from "./newest_page.ts";
+import { exploreNearest } from "./nearest/nearest_page.ts";
+import { cursorScope, decodeNearest, encodeNearest } from "./page_cursor.ts";
 
 export {
   EXPLORE_COUNTER_ROOTS,
   EXPLORE_INDEX_ROOTS,
   exploreCounterKeys,
   exploreIndexEntries,
-} from "./index/explore_index.ts";
+} from "./index/entries.ts";
 
 /** One page's request: the filters, the order, the cursor a previous page gave, the page size. */
 export interface ExplorePageQuery {
@@ -48,11 +48,11 @@ export async function explorePage(
   let next: string | null;
   if (query.sort === "distance") {
     const after = query.cursor
-      ? decodeDistance(await decodeCursor(query.cursor, scope, (p) => decodeDistance(p) !== null))
+      ? decodeNearest(await decodeCursor(query.cursor, scope, (p) => decodeNearest(p) !== null))
       : null;
-    const page = await exploreByDistance(kv, { filters, after, limit });
+    const page = await exploreNearest(kv, { filters, after, limit });
     items = page.items;
-    next = page.next ? encodeDistance(page.next) : null;
+    next = page.next ? encodeNearest(page.next) : null;
   } else {
     const after = await cursorPosition(query.cursor, scope);
     const page = await exploreTasks(kv, { filters, after, limit });

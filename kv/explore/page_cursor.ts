@@ -5,7 +5,7 @@
  */
 import type { ExploreFilters } from "../../domain/explore.ts";
 import { type CursorScope, isUlid } from "../cursor.ts";
-import type { DistancePosition } from "./nearest/explore_distance_page.ts";
+import type { NearestPosition } from "./nearest/page_bounds.ts";
 
 /** The scope a cursor of `filters` in `sort` order is made for and read back against. */
 export function cursorScope(filters: ExploreFilters, sort: string): CursorScope {
@@ -32,12 +32,12 @@ export function cursorScope(filters: ExploreFilters, sort: string): CursorScope 
  * A nearest-first position: the exact distance as JavaScript prints it (it reads back to the
  * same double), then the order key.
  */
-export function encodeDistance(p: DistancePosition): string {
+export function encodeNearest(p: NearestPosition): string {
   return `${p.d}_${p.key}`;
 }
 
 /** A nearest-first position read back; null when `position` is not one. */
-export function decodeDistance(position: string): DistancePosition | null {
+export function decodeNearest(position: string): NearestPosition | null {
   const [d, key] = position.split("_");
   const value = Number(d);
   return Number.isFinite(value) && value >= 0 && isUlid(key ?? "") ? { d: value, key } : null;

@@ -2,9 +2,9 @@
 import type { Payment } from "../../domain/tasks/task.ts";
 
 /**
- * Explore indexes over published tasks (see kv/explore/index/explore_index.ts). Roots are short on purpose:
- * each is repeated in some twenty entries per task, millions of times over. Every entry ends with
- * the task's order key, so each prefix lists newest first with `reverse: true`.
+ * Explore indexes over published tasks (see kv/explore/index/entries.ts). Roots are short on
+ * purpose: each is repeated in some twenty entries per task, millions of times over. Every entry
+ * ends with the task's order key, so each prefix lists newest first with `reverse: true`.
  */
 export const explore = {
   /** The explore document of a task (item, search terms, facet), by payment class. */

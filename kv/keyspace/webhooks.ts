@@ -34,4 +34,9 @@ export const webhooks = {
   /** An event's body as UTF-8 bytes, split in values under 64 KiB; shared by its deliveries. */
   eventBody: (ulid: string, part: number): Deno.KvKey => ["webhook_event_bodies", ulid, part],
   eventBodyPrefix: (eventUlid: string): Deno.KvKey => ["webhook_event_bodies", eventUlid],
+  /**
+   * Set (expiring with the window) when an account's `task.matched` delivery budget bites, so the
+   * security log says so once a window, not once per delayed event.
+   */
+  matchedBudgetNote: (userId: string): Deno.KvKey => ["webhook_matched_budget_notes", userId],
 };

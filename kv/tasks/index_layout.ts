@@ -14,20 +14,8 @@ import {
 } from "./task_indexes.ts";
 
 /**
- * Bumped with every change to what `taskIndexEntries` or `taskCounterKeys` produce. 3: words
- * indexed by zone too; 4: geo, country and name entries carry the card; 5: list items and cards
- * carry acceptedCount and spotsLeft, and each geo-placed task has a point entry (nearest first);
- * 6: words indexed once, without the word-zone copy, and only those a search can drive by;
- * 7: word entries (root `xp_w`) ordered by zone, carrying the payment class only, the dictionary
- * counting by zone; cards, documents and the owners' list items stored as tuples, and the
- * owner's payment listing without the search words; 8: no word entry for the stop words of
- * SMART's English list and spelled-out numbers, nor for a word that starts another of the task;
- * 9: word entries by epoch (the order key's creation quarter) before zone, and the word's counts
- * by epoch (`xp_we`) beside the dictionary's by zone; 10: the 100 and 500 km classes' cell entries by
- * every cell their disc touches (layers `r100d`, `r500d`, each with its counters; past
- * `MAX_DISC_CELLS` by centre in `r100x`, `r500x`), and word entries of geo-placed tasks carry
- * their position; 11: the 500 km class's disc cells at precision 3 too (`r500d`, up to its own
- * `maxDiscCells` there).
+ * Bumped with every change to what `taskIndexEntries` or `taskCounterKeys` produce; what each
+ * layout changed is in bench/results/history/index_layout.md.
  */
 export const INDEX_LAYOUT = 11;
 

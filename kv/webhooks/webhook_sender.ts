@@ -20,7 +20,8 @@ import {
 import { postWebhook } from "../../io/webhooks/webhook_post.ts";
 import { checkTarget } from "../../domain/webhooks/webhook_target.ts";
 import { resolveHost } from "../../io/webhooks/resolve_host.ts";
-import type { JobContext, JobPayload } from "../jobs/types.ts";
+import type { JobContext, JobOutcome, JobPayload } from "../jobs/types.ts";
+import { takeMatchedDelivery } from "./matched_budget.ts";
 import { readEventBody } from "./webhook_event_bodies.ts";
 import { grantAllows, whyNotHeard } from "./webhook_grants.ts";
 import { getDeliveryByEvent, recordAttempt, startDelivery } from "./webhook_deliveries.ts";
@@ -37,7 +38,7 @@ type DeliveryJob = Extract<JobPayload, { kind: "webhook_delivery" }>;
 export async function fanOutEvent(
   ctx: JobContext,
   job: Extract<JobPayload, { kind: "webhook_event" }>,
-) {
+): Promise<JobOutcome> {
   const event = { id: job.eventId, type: job.eventType };
   const errors: unknown[] = [];
   for (const hook of await listWebhooks(ctx.kv, job.userId)) {
@@ -45,6 +46,17 @@ export async function fanOutEvent(
     try {
       // The grantor is judged again at each event: a key's scopes may have shrunk since.
       if (!await grantAllows(ctx.kv, { hook, type: event.type, now: ctx.now() })) continue;
+      if (event.type === "task.matched") {
+        // Started already (a run again): its budget was taken then.
+        if ((await getDeliveryByEvent(ctx.kv, hook.id, eventUlid(event.id))).value) continue;
+        const budget = await takeMatchedDelivery(ctx.kv, {
+          userId: job.userId,
+          perMinute: ctx.webhooks.matchedPerMinute,
+          now: ctx.now(),
+        });
+        // The endpoints left wait for the window: this job runs again then.
+        if (!budget.allowed) return { again: { at: budget.retryAt } };
+      }
       await startDelivery(ctx.kv, { hook, event, now: ctx.now(), unstored: job.unstored });
     } catch (error) {
       errors.push(error);

@@ -7,7 +7,9 @@ import {
   AlertCreate,
   AlertPatch,
   type AlertRecord,
+  alertTooBroad,
   AlertView,
+  narrowsByPlaceOrWord,
   toAlertView,
 } from "../../domain/alerts/alert.ts";
 import { notFound } from "../../domain/errors.ts";
@@ -45,7 +47,9 @@ const createRouteDef = defineRoute({ scope: "alerts:write" }, {
   tags: TAGS,
   summary: "Save explore filters as an alert: matching new tasks raise task.matched",
   description: "At most 20 alerts per account (409 ALERT_LIMIT). `filters` takes explore's " +
-    "filters with explore's rules, plus `minBudget`; at least one.",
+    "filters with explore's rules, plus `minBudget`; at least one filter that narrows by place " +
+    "or word (search, a circle, cityName, regionName, countryCode): minBudget and payment alone " +
+    "get 400 ALERT_TOO_BROAD.",
   request: { body: jsonBody(AlertCreate) },
   responses: {
     201: createdContent(AlertView, "The new alert, enabled"),
@@ -76,7 +80,8 @@ const patchRoute = defineRoute({ scope: "alerts:write" }, {
   tags: TAGS,
   summary: "Rename an alert, replace its filters, or switch it off or on",
   description: "`filters`, when given, replaces the alert's filters whole. A disabled alert " +
-    "matches nothing; tasks published while it was off are not matched later.",
+    "matches nothing; tasks published while it was off are not matched later. New filters that " +
+    "do not narrow by place or word get 400 ALERT_TOO_BROAD.",
   request: { params: AlertId, body: jsonBody(AlertPatch) },
   responses: {
     200: jsonContent(AlertView, "The alert as changed"),
@@ -114,6 +119,7 @@ export function registerAlerts(api: OpenAPIHono<AppEnv>) {
   api.openapi(createRouteDef, async (c) => {
     const { kv, now } = c.get("deps");
     const input = c.req.valid("json");
+    if (!narrowsByPlaceOrWord(input.filters)) throw alertTooBroad();
     const at = iso(now());
     const alert: AlertRecord = {
       id: crypto.randomUUID(),
@@ -143,6 +149,7 @@ export function registerAlerts(api: OpenAPIHono<AppEnv>) {
   api.openapi(patchRoute, async (c) => {
     const { kv, now } = c.get("deps");
     const patch = c.req.valid("json");
+    if (patch.filters && !narrowsByPlaceOrWord(patch.filters)) throw alertTooBroad();
     const changed = await changeAlert(kv, {
       userId: principalOf(c).userId,
       alertId: c.req.valid("param").id,

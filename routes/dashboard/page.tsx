@@ -5,6 +5,7 @@
  */
 import { AlertMatchesDialog, AlertsView, CreateAlertDialog } from "./alerts_page.tsx";
 import { AuthView } from "./auth_view.tsx";
+import { MessagesView } from "./messages_page.tsx";
 import { ConfirmDialog, SecretDialog } from "./common_dialogs.tsx";
 import { CreateKeyDialog, EditKeyDialog } from "./key_forms.tsx";
 import { RegenerateDialog, UsageDialog } from "./key_dialogs.tsx";
@@ -40,6 +41,9 @@ function SideNav() {
               <a href="#webhooks" data-view="webhooks">Webhooks</a>
             </li>
           </ul>
+        </li>
+        <li>
+          <a href="#messages" data-view="messages">Messages</a>
         </li>
         <li>
           <a href="#alerts" data-view="alerts">Task alerts</a>
@@ -87,6 +91,7 @@ export function DashboardPage(props: { assets: PageAssets }) {
               <KeysView />
               <WebhooksView />
               <AlertsView />
+              <MessagesView />
               <SecurityLogView />
               <ProfileView />
             </div>

@@ -22,6 +22,7 @@ import keyUsagePart from "./script/key_usage.js" with { type: "text" };
 import webhooksPart from "./script/webhooks.js" with { type: "text" };
 import securityLogPart from "./script/security_log.js" with { type: "text" };
 import alertsPart from "./script/alerts.js" with { type: "text" };
+import messagesPart from "./script/messages.js" with { type: "text" };
 import baseStyle from "./styles/base.css" with { type: "text" };
 import controlsStyle from "./styles/controls.css" with { type: "text" };
 import formsStyle from "./styles/forms.css" with { type: "text" };
@@ -31,6 +32,7 @@ import profileDialogsStyle from "./styles/profile_dialogs.css" with { type: "tex
 import narrowStyle from "./styles/narrow.css" with { type: "text" };
 import keyDetailsStyle from "./styles/key_details.css" with { type: "text" };
 import webhooksStyle from "./styles/webhooks.css" with { type: "text" };
+import messagesStyle from "./styles/messages.css" with { type: "text" };
 import chartText from "./script/chart.js" with { type: "text" };
 import { DashboardPage } from "./page.tsx";
 import { bundleScript } from "./script_bundle.ts";
@@ -77,6 +79,7 @@ const script = await asset(
     { name: "webhooks.js", source: webhooksPart },
     { name: "security_log.js", source: securityLogPart },
     { name: "alerts.js", source: alertsPart },
+    { name: "messages.js", source: messagesPart },
   ], ["chart.js"]),
   "text/javascript; charset=utf-8",
 );
@@ -92,6 +95,7 @@ const style = await asset(
     narrowStyle,
     keyDetailsStyle,
     webhooksStyle,
+    messagesStyle,
   ].join("\n"),
   "text/css; charset=utf-8",
 );

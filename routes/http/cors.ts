@@ -64,7 +64,7 @@ export function apiCors(
     }
     // What hono/cors does for any other method, without reading `c.res` before the handler:
     // that builds a placeholder response whose headers Hono then copies into the real one twice
-    // (bench/http.ts). Set now, the headers go into the response the handler builds; only a
+    // (bench/http/http.ts). Set now, the headers go into the response the handler builds; only a
     // response made by hand needs them added afterwards.
     c.header("Access-Control-Allow-Origin", "*");
     c.header("Access-Control-Expose-Headers", expose);

@@ -72,7 +72,7 @@ export function sharedAnswer(
   if (c.get("principal") !== null) return c.body(body, 200, { "Content-Type": contentType });
   const seconds = c.get("deps").settings.PUBLIC_CACHE_SECONDS;
   // node:crypto's digest runs in the call; WebCrypto's is a trip to another thread and back,
-  // which cost 2-5x as much CPU on a page-sized body.
+  // which costs more CPU than the digest itself on a page-sized body.
   // The cursor comes from the caller: reading `c.res` before the answer is set would build a
   // placeholder response that Hono then merges into the real one, rebuilding it around a stream.
   const tag = createHash("sha256").update(nextCursor ?? "").update("\n").update(body)

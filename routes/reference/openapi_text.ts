@@ -33,6 +33,7 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
   ALREADY_REVIEWED: "a second review of the same person on the same task",
   REVIEW_WINDOW_CLOSED: "reviewing from 14 days after the task's completion",
   ALERT_LIMIT: "a 21st task alert",
+  ALERT_TOO_BROAD: "an alert that narrows only by minBudget or payment",
   CONVERSATION_CLOSED:
     "a message to a closed conversation (application ended, task gone, 14 days past completion)",
   CONFLICT: "concurrent changes kept the request from completing; retry",

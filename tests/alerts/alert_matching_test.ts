@@ -109,7 +109,7 @@ Deno.test("an account's purge removes its alerts and their index entries; they m
     await postAlert(svc, owner.token, {
       filters: { latitude: 48.85, longitude: 2.35, radiusKm: 20 },
     }),
-    await postAlert(svc, owner.token, { filters: { payment: "Paid" } }),
+    await postAlert(svc, owner.token, { filters: { search: "go", payment: "Paid" } }),
   ];
   await postTask(svc, poster.token);
   await svc.jobs.drain();

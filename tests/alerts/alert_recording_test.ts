@@ -22,7 +22,7 @@ const MATCHING = [
   { cityName: "Paris" },
   { search: "sink" },
   { latitude: 48.85, longitude: 2.35, radiusKm: 10 },
-  { payment: "Paid", minBudget: 50 },
+  { countryCode: "FR", payment: "Paid", minBudget: 50 },
   { search: "kitchen", regionName: "paris" },
 ];
 const ELSEWHERE = { cityName: "Lyon" };

@@ -38,12 +38,12 @@ Deno.test("an alert is created, listed, read, changed and deleted", async () => 
   const patched = await svc.request(`/api/v1/alerts/${alert.id}`, {
     method: "PATCH",
     headers: bearer(user.token),
-    json: { name: "Anything paid", filters: { payment: "Paid" }, enabled: false },
+    json: { name: "Anything paid", filters: { search: "dog", payment: "Paid" }, enabled: false },
   });
   assert.equal(patched.status, 200);
   const changed = await patched.json();
   assert.equal(changed.name, "Anything paid");
-  assert.deepEqual(changed.filters, { payment: "Paid" });
+  assert.deepEqual(changed.filters, { search: "dog", payment: "Paid" });
   assert.equal(changed.enabled, false);
 
   const deleted = await svc.request(`/api/v1/alerts/${alert.id}`, {
@@ -122,8 +122,8 @@ Deno.test("filters take explore's rules and errors, strictly, and at least one f
   const message = (b: { errors: { path: string; message: string }[] }, path: string) =>
     b.errors.find((e) => e.path.endsWith(path))?.message;
   assert.equal(message(await alert.json(), "radiusKm"), message(await explore.json(), "radiusKm"));
-  // minBudget alone is a filter.
-  assert.equal((await post({ minBudget: 100 })).status, 201);
+  // minBudget and payment narrow, but not alone (tests/alerts/alert_budget_test.ts).
+  assert.equal((await post({ cityName: "Paris", minBudget: 100 })).status, 201);
 });
 
 Deno.test("the 21st alert gets 409 ALERT_LIMIT, and concurrent creations never pass 20", async () => {
@@ -168,13 +168,19 @@ Deno.test("alerts:read lists and reads, alerts:write changes; other keys get 403
   assert.equal((await call(reader.value, "GET")).status, 200);
   assert.equal((await call(reader.value, "GET", `/${alert.id}`)).status, 200);
   assert.equal((await call(reader.value, "GET", `/${alert.id}/matches`)).status, 200);
-  const refused = await call(reader.value, "POST", "", { name: "b", filters: { minBudget: 5 } });
+  const refused = await call(reader.value, "POST", "", {
+    name: "b",
+    filters: { cityName: "Paris", minBudget: 5 },
+  });
   assert.equal(refused.status, 403);
   const body = await refused.json();
   assert.equal(body.code, "SCOPE_INSUFFICIENT");
   assert.equal(body.scope, "alerts:write");
   assert.equal((await call(writer.value, "GET")).status, 403);
-  const made = await call(writer.value, "POST", "", { name: "b", filters: { minBudget: 5 } });
+  const made = await call(writer.value, "POST", "", {
+    name: "b",
+    filters: { cityName: "Paris", minBudget: 5 },
+  });
   assert.equal(made.status, 201);
   await made.body?.cancel();
   assert.equal(
@@ -208,6 +214,9 @@ Deno.test("editing an alert's filters moves its index entries; switching it off 
   assert.ok(geo.length >= 4 && geo.every((p) => p.startsWith("g/")), geo.join());
   assert.equal((await patch({ enabled: false })).status, 200);
   assert.deepEqual(await indexPlaces(svc.kv, alert.id), []);
-  assert.equal((await patch({ enabled: true, filters: { payment: "Pro-bono" } })).status, 200);
+  assert.equal(
+    (await patch({ enabled: true, filters: { search: "go", payment: "Pro-bono" } })).status,
+    200,
+  );
   assert.deepEqual(await indexPlaces(svc.kv, alert.id), ["w/*"]);
 });

@@ -9,7 +9,7 @@ import { matchExplore, normalizeName } from "../../domain/explore.ts";
 import { type Location, searchTerms, type TaskRecord } from "../../domain/tasks/task.ts";
 import { toTaskListItem } from "../../domain/tasks/task_view.ts";
 import { queryWords } from "../../domain/validation/text.ts";
-import { type ExploreQuery, exploreTasks } from "../../kv/explore/explore_query.ts";
+import { type ExploreQuery, exploreTasks } from "../../kv/explore/newest_page.ts";
 import { orderKey } from "../../kv/order_key.ts";
 import { writeTaskTransition } from "../../kv/tasks/task_indexes.ts";
 import { seededRandom } from "../../scripts/seeded_random.ts";
@@ -70,7 +70,8 @@ const WORDS = [
   "ŒUVRE",
   "zèbre",
   "x",
-  // Words explore leaves out of its index (kv/explore/index/explore_words.ts): searches still find them.
+  // Words explore leaves out of its index (kv/explore/index/indexed_words.ts): searches still
+  // find them.
   "the",
   "there",
   "Für",

@@ -3,10 +3,10 @@ import type { ExploreFilters } from "../../domain/explore.ts";
 import { geohashEncode } from "../../domain/geo/geohash.ts";
 import type { Location, TaskRecord } from "../../domain/tasks/task.ts";
 import { queryWords } from "../../domain/validation/text.ts";
-import { exploreIndexEntries, layerOf } from "../../kv/explore/index/explore_index.ts";
-import { indexCovers, isIndexedWord } from "../../kv/explore/index/explore_words.ts";
+import { exploreIndexEntries, layerOf } from "../../kv/explore/index/entries.ts";
+import { indexCovers, isIndexedWord } from "../../kv/explore/index/indexed_words.ts";
 import { explore } from "../../kv/keyspace.ts";
-import { exploreTasks } from "../../kv/explore/explore_query.ts";
+import { exploreTasks } from "../../kv/explore/newest_page.ts";
 import {
   allPages,
   generateFilters,

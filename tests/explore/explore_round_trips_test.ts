@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import type { ExploreFilters } from "../../domain/explore.ts";
 import type { TaskRecord } from "../../domain/tasks/task.ts";
 import { queryWords } from "../../domain/validation/text.ts";
-import { exploreByDistance } from "../../kv/explore/nearest/explore_distance.ts";
-import { exploreTasks } from "../../kv/explore/explore_query.ts";
+import { exploreNearest } from "../../kv/explore/nearest/nearest_page.ts";
+import { exploreTasks } from "../../kv/explore/newest_page.ts";
 import { withLatency } from "../../kv/store/latency.ts";
 import { allPages, generateTasks, near, PLACES, reference, writeTask } from "./explore_fixtures.ts";
 import { seededRandom } from "../../scripts/seeded_random.ts";
@@ -209,7 +209,7 @@ Deno.test("explore's first pages wait for at most two round trips, three with a 
       const nearest = async (geo: { lon: number; lat: number; radiusKm: number }) => {
         const filters: ExploreFilters = { search: [], geo };
         const { value, trips } = await slow.traced(() =>
-          exploreByDistance(slow.kv, { filters, limit: 20 })
+          exploreNearest(slow.kv, { filters, limit: 20 })
         );
         const want = reference(tasks, filters).length;
         assert.equal(value.items.length, Math.min(20, want), JSON.stringify(geo));
@@ -259,7 +259,7 @@ Deno.test("explore's first pages wait for at most two round trips, three with a 
       const counted = withLatency(sparse, 0);
       const filters: ExploreFilters = { search: [], geo: { lon: 30, lat: 0, radiusKm: 50 } };
       const { value, trips } = await counted.traced(() =>
-        exploreByDistance(counted.kv, { filters, limit: 20 })
+        exploreNearest(counted.kv, { filters, limit: 20 })
       );
       const want = reference(all, filters)
         .sort((a, b) => a.distanceKm! - b.distanceKm!)

@@ -4,14 +4,9 @@
  */
 import assert from "node:assert/strict";
 import type { Location } from "../../domain/tasks/task.ts";
-import { type FacetFields, facetOf, readFacet } from "../../kv/explore/index/explore_facet.ts";
-import {
-  type ExploreCard,
-  packCard,
-  packDoc,
-  unpackCard,
-} from "../../kv/explore/index/explore_card.ts";
-import { packedFacet } from "../../kv/explore/index/explore_packed_facet.ts";
+import { type FacetFields, facetOf, readFacet } from "../../kv/explore/index/facet.ts";
+import { type ExploreCard, packCard, packDoc, unpackCard } from "../../kv/explore/index/card.ts";
+import { packedFacet } from "../../kv/explore/index/packed_facet.ts";
 
 function card(budget: number, location: Location): ExploreCard {
   return {

@@ -1,6 +1,6 @@
 /**
- * Issue 25's finding: a task posted with [latitude, longitude] was accepted and landed off
- * Somalia. Coordinates given with a countryCode must lie in that country (contract §6).
+ * A task posted with [latitude, longitude] instead of [longitude, latitude] must not land off
+ * Somalia: coordinates given with a countryCode must lie in that country (contract §6).
  */
 import assert from "node:assert/strict";
 import { bearer, setup, signUp } from "../helpers.ts";

@@ -1,5 +1,5 @@
 /**
- * GET /favicon.ico (issue 25): browsers ask for it on every page; it answers a real icon instead
+ * GET /favicon.ico: browsers ask for it on every page; it answers a real icon instead
  * of a 404, free of the address's budget like /health, and the pages link to it.
  */
 import assert from "node:assert/strict";

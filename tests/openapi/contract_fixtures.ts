@@ -221,7 +221,7 @@ export const VALID_BODY: Record<string, unknown> = {
   "PATCH /applications/{id}": { status: "withdrawn" },
   ...REVIEW_BODIES,
   ...CONVERSATION_BODIES,
-  "POST /alerts": { name: "x", filters: { minBudget: 1 } },
+  "POST /alerts": { name: "x", filters: { countryCode: "FR", minBudget: 1 } },
 };
 
 /** An alert of the session's user: its id. */
@@ -254,7 +254,11 @@ Object.assign(HAPPY, {
   }),
   "PATCH /alerts/{id}": async (s: Session) => ({
     path: `/api/v1/alerts/${await newAlert(s)}`,
-    init: { method: "PATCH", headers: k(s), json: { enabled: false, filters: { minBudget: 5 } } },
+    init: {
+      method: "PATCH",
+      headers: k(s),
+      json: { enabled: false, filters: { countryCode: "FR", minBudget: 5 } },
+    },
   }),
   "DELETE /alerts/{id}": async (s: Session) => ({
     path: `/api/v1/alerts/${await newAlert(s)}`,

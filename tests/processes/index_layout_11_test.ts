@@ -8,7 +8,7 @@ import type { Location, TaskRecord } from "../../domain/tasks/task.ts";
 import { coverCircle } from "../../domain/geo/geohash_cover.ts";
 import { checkIndexLayout, INDEX_LAYOUT } from "../../kv/tasks/index_layout.ts";
 import { explore, meta } from "../../kv/keyspace.ts";
-import { COUNT_PRECISION, MAX_DISC_CELLS } from "../../kv/explore/index/explore_index.ts";
+import { COUNT_PRECISION, MAX_DISC_CELLS } from "../../kv/explore/index/entries.ts";
 import { seededRandom } from "../../scripts/seeded_random.ts";
 import { allPages, generateTasks, reference, writeTask } from "../explore/explore_fixtures.ts";
 import { bareEnv, taskCommand } from "./main_process.ts";

@@ -280,46 +280,49 @@ Deno.test({
         });
       }
 
-      await t.step("the issue's own calls: lat/lng, maxpeople, swapped coordinates", async () => {
-        const post = (path: string, body: unknown, token?: string) =>
-          fetch(`${record.url}/api/v1${path}`, {
-            method: "POST",
-            headers: {
-              "Content-Type": "application/json",
-              ...(token ? { Authorization: `Bearer ${token}` } : {}),
-            },
-            body: JSON.stringify(body),
-          });
-        const email = "prism@example.com";
-        const password = "correct horse battery";
-        await (await post("/users", { email, password, firstName: "P" })).body?.cancel();
-        const { token } = await (await post("/auth/token", { email, password })).json();
-        const paris = { type: "city", name: "Paris", countryCode: "FR" };
-        const task = {
-          title: "Move a piano",
-          description: "Third floor",
-          budget: 120,
-          currency: "EUR",
-          requirement: "Strong back",
-        };
-        const answers = [
-          await fetch(`${record.url}/api/v1/tasks/explore?lat=48.86&lng=2.35&radius=10`),
-          await post("/tasks", {
-            ...task,
-            location: { ...paris, coordinates: [2.35, 48.86] },
-            maxpeople: 3,
-          }, token),
-          await post(
-            "/tasks",
-            { ...task, location: { ...paris, coordinates: [48.8566, 2.3522] } },
-            token,
-          ),
-        ];
-        for (const res of answers) {
-          await res.body?.cancel();
-          assert.equal(res.status, 400);
-        }
-      });
+      await t.step(
+        "calls a client may get wrong: lat/lng, maxpeople, swapped coordinates",
+        async () => {
+          const post = (path: string, body: unknown, token?: string) =>
+            fetch(`${record.url}/api/v1${path}`, {
+              method: "POST",
+              headers: {
+                "Content-Type": "application/json",
+                ...(token ? { Authorization: `Bearer ${token}` } : {}),
+              },
+              body: JSON.stringify(body),
+            });
+          const email = "prism@example.com";
+          const password = "correct horse battery";
+          await (await post("/users", { email, password, firstName: "P" })).body?.cancel();
+          const { token } = await (await post("/auth/token", { email, password })).json();
+          const paris = { type: "city", name: "Paris", countryCode: "FR" };
+          const task = {
+            title: "Move a piano",
+            description: "Third floor",
+            budget: 120,
+            currency: "EUR",
+            requirement: "Strong back",
+          };
+          const answers = [
+            await fetch(`${record.url}/api/v1/tasks/explore?lat=48.86&lng=2.35&radius=10`),
+            await post("/tasks", {
+              ...task,
+              location: { ...paris, coordinates: [2.35, 48.86] },
+              maxpeople: 3,
+            }, token),
+            await post(
+              "/tasks",
+              { ...task, location: { ...paris, coordinates: [48.8566, 2.3522] } },
+              token,
+            ),
+          ];
+          for (const res of answers) {
+            await res.body?.cancel();
+            assert.equal(res.status, 400);
+          }
+        },
+      );
 
       await t.step("Prism reports nothing the service and the document disagree on", () => {
         const { exchanges } = record;

@@ -1,5 +1,5 @@
 /**
- * A clean shutdown logs no error (issue 25): a SIGTERM of `deno task start` logged "Database is
+ * A clean shutdown logs no error: a SIGTERM of `deno task start` logged "Database is
  * closed" from a cache poll that was under way when the store closed. The background stops with
  * its runs finished, before the store closes.
  */

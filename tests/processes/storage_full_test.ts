@@ -1,5 +1,5 @@
 /**
- * Issue 26 #11, "a full disk answers 500": the service runs as `deno task start` (two workers on
+ * A full disk answers 503 STORAGE_FULL: the service runs as `deno task start` (two workers on
  * one port) on a store in a 24 MiB tmpfs; a ballast file fills the disk, and is then removed.
  * Needs root (for `mount`), as CI has; elsewhere the test is ignored.
  */
@@ -42,7 +42,7 @@ async function fillDisk(path: string): Promise<number> {
 
 Deno.test({
   name:
-    "a full disk answers 500 (issue 26 #11): 503 STORAGE_FULL now, one warning, /health says so on every worker (issue 46 #2)",
+    "a full disk answers 503 STORAGE_FULL, logs one warning, and /health says so on every worker",
   ignore: !isRoot,
   async fn(t) {
     const dir = await Deno.makeTempDir();

@@ -1,5 +1,5 @@
 /**
- * Authentication errors say how to fix them (issue 25): a key under the wrong scheme or header
+ * Authentication errors say how to fix them: a key under the wrong scheme or header
  * name, a missing credential and an expired key each answer with the way to send it right, in
  * the codes and order of docs/contract.md section 2. Revoked and unknown keys stay indistinguishable.
  */

@@ -27,10 +27,15 @@ export interface WorkingService extends TestContext {
  * stopped with the store at the end of the test.
  */
 export async function workingService(
-  options: { policy?: Partial<DeliveryPolicy>; settings?: Partial<SettingsInput> } = {},
+  options: {
+    policy?: Partial<DeliveryPolicy>;
+    settings?: Partial<SettingsInput>;
+    /** A store of the test's own (left open); else a fresh one in memory. */
+    kv?: Deno.Kv;
+  } = {},
 ): Promise<WorkingService> {
   const settings: Partial<SettingsInput> = { WEBHOOK_ALLOW_PRIVATE: "true", ...options.settings };
-  const svc = await setup({ settings });
+  const svc = await setup({ settings, kv: options.kv });
   // As main.ts at start-up on a new store: the task.matched listeners' shards, complete.
   await buildListeners(svc.kv);
   const policy = { ...deliveryPolicy(testSettings(settings)), ...FAST, ...options.policy };

@@ -1,5 +1,5 @@
 /**
- * Issue 26, item 2: an event larger than a KV value. A valid task (one CJK character in its
+ * An event larger than a KV value. A valid task (one CJK character in its
  * title, a 10,000-character description, ten 2,000-character image URLs, a 5,000-character
  * requirement) makes an event whose
  * delivery record, stored as a UTF-16 string, passed 64 KiB: the commit threw, the fan-out stopped

@@ -1,5 +1,5 @@
 /**
- * A webhook hears only what its creator may read (issue 26, item 1): checked when its URL or
+ * A webhook hears only what its creator may read: checked when its URL or
  * events are set, and again at each event, since a key can be revoked or expire.
  */
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * Where webhooks may go and what a failure tells (issue 26, items 3 and 4): IPv6 forms that embed
+ * Where webhooks may go and what a failure tells: IPv6 forms that embed
  * IPv4, generic refusals, attempt failures as categories.
  */
 import assert from "node:assert/strict";

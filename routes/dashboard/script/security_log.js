@@ -29,6 +29,7 @@ const LOG_LABELS = {
   "webhook.secret_rotated": "Webhook secret rotated",
   "webhook.disabled": "Webhook endpoint disabled after failures",
   "webhook.delivery_skipped": "Webhook delivery skipped: the endpoint may not hear it",
+  "webhook.deliveries_delayed": "Alert deliveries delayed: too many in a minute",
   "profile.updated": "Profile changed",
 };
 

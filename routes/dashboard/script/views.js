@@ -12,6 +12,7 @@ const VIEWS = {
   "api-keys": "API Keys",
   "webhooks": "Webhooks",
   "alerts": "Task alerts",
+  "messages": "Messages",
   "security-log": "Security log",
   "profile": "Profile",
 };

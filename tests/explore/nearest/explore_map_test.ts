@@ -10,11 +10,8 @@ import type { BoundingBox } from "../../../domain/geo/bbox.ts";
 import { type ExploreFilters, type ExploreItem, matchExplore } from "../../../domain/explore.ts";
 import { searchTerms, type TaskRecord } from "../../../domain/tasks/task.ts";
 import { toTaskListItem } from "../../../domain/tasks/task_view.ts";
-import { exploreByDistance } from "../../../kv/explore/nearest/explore_distance.ts";
-import type {
-  DistanceOptions,
-  DistancePosition,
-} from "../../../kv/explore/nearest/explore_distance_page.ts";
+import { exploreNearest } from "../../../kv/explore/nearest/nearest_page.ts";
+import type { NearestOptions, NearestPosition } from "../../../kv/explore/nearest/page_bounds.ts";
 import {
   allPages,
   generateFilters,
@@ -44,16 +41,16 @@ function distanceReference(tasks: TaskRecord[], filters: ExploreFilters): Explor
     }));
 }
 
-async function allDistancePages(
+async function allNearestPages(
   kv: Deno.Kv,
   filters: ExploreFilters,
   limit: number,
-  options: DistanceOptions = {},
+  options: NearestOptions = {},
 ) {
   const items: ExploreItem[] = [];
-  let after: DistancePosition | null = null;
+  let after: NearestPosition | null = null;
   for (let pages = 0; pages < 10_000; pages++) {
-    const page = await exploreByDistance(kv, { filters, after, limit, ...options });
+    const page = await exploreNearest(kv, { filters, after, limit, ...options });
     assert.ok(page.items.length <= limit);
     items.push(...page.items);
     if (!page.next) return items;
@@ -99,16 +96,16 @@ Deno.test("explore sort=distance and bbox agree with the brute-force reference",
       }
       const want = distanceReference(tasks, filters);
       if (want.length > 0) nonEmpty++;
-      const got = await allDistancePages(svc.kv, filters, [1, 3, 20][i % 3]);
+      const got = await allNearestPages(svc.kv, filters, [1, 3, 20][i % 3]);
       assert.deepEqual(got, want, JSON.stringify(filters));
       // Pages cut short by a small storage budget resume exactly.
       if (i % 4 === 1) {
-        const short = await allDistancePages(svc.kv, filters, 5, { budget: 200 });
+        const short = await allNearestPages(svc.kv, filters, 5, { budget: 200 });
         assert.deepEqual(short, want, JSON.stringify(filters));
       }
       // Through much finer cells, as a dense store would be read.
       if (i % 4 === 0) {
-        const fine = await allDistancePages(svc.kv, filters, [1, 3, 20][i % 3], { splitAbove: 2 });
+        const fine = await allNearestPages(svc.kv, filters, [1, 3, 20][i % 3], { splitAbove: 2 });
         assert.deepEqual(fine, want, JSON.stringify(filters));
       }
     }
@@ -139,14 +136,14 @@ Deno.test("explore sort=distance and bbox agree with the brute-force reference",
         bbox: generateBox(rnd),
       };
       const want = distanceReference(tasks, filters);
-      assert.deepEqual(await allDistancePages(svc.kv, filters, 7), want);
+      assert.deepEqual(await allNearestPages(svc.kv, filters, 7), want);
     }
   });
 
   await t.step("rule: a distance cursor stays exact while tasks come and go", async () => {
     const filters: ExploreFilters = { search: [], geo: { lon: 2.35, lat: 48.85, radiusKm: 100 } };
     const before = distanceReference(tasks, filters);
-    const first = await exploreByDistance(svc.kv, { filters, limit: 10 });
+    const first = await exploreNearest(svc.kv, { filters, limit: 10 });
     assert.ok(first.next);
     // A new task nearer than the cursor and one farther; one listed task leaves.
     const extra = generateTasks(99, 2).map((task, i): TaskRecord => ({
@@ -163,9 +160,9 @@ Deno.test("explore sort=distance and bbox agree with the brute-force reference",
     const gone = tasks.find((task) => task.id === before[20].id)!;
     await writeTask(svc.kv, gone, { ...gone, deletedAt: "2031-01-01T00:00:00.000Z" });
     const rest: ExploreItem[] = [];
-    let after: DistancePosition | null = first.next;
+    let after: NearestPosition | null = first.next;
     while (after) {
-      const page = await exploreByDistance(svc.kv, { filters, after, limit: 10 });
+      const page = await exploreNearest(svc.kv, { filters, after, limit: 10 });
       rest.push(...page.items);
       after = page.next;
     }

@@ -7,10 +7,10 @@
 import assert from "node:assert/strict";
 import type { ExploreFilters } from "../../../domain/explore.ts";
 import type { Location } from "../../../domain/tasks/task.ts";
-import { exploreTasks } from "../../../kv/explore/explore_query.ts";
-import { exploreByDistance } from "../../../kv/explore/nearest/explore_distance.ts";
+import { exploreTasks } from "../../../kv/explore/newest_page.ts";
+import { exploreNearest } from "../../../kv/explore/nearest/nearest_page.ts";
 import { geohashEncode } from "../../../domain/geo/geohash.ts";
-import { PROBE_REUSE } from "../../../kv/explore/nearest/explore_probes.ts";
+import { PROBE_REUSE } from "../../../kv/explore/shared/probes.ts";
 import { seededRandom } from "../../../scripts/seeded_random.ts";
 import { generateTasks, near, reference, writeTask } from "../explore_fixtures.ts";
 
@@ -122,7 +122,7 @@ Deno.test("a nearest-first page in a dense town leaves out the probes that overf
     .slice(0, 20);
   const probes: number[] = [];
   for (let i = 0; i < PROBE_REUSE + 2; i++) {
-    const page = await exploreByDistance(reads.kv, { filters, limit: 20 });
+    const page = await exploreNearest(reads.kv, { filters, limit: 20 });
     assert.deepEqual(page.items.map((i) => i.distanceKm), want.map((i) => i.distanceKm));
     probes.push(reads.probes());
   }
@@ -145,7 +145,7 @@ Deno.test("a nearest-first page reads a finer probe only where the coarser one o
     .slice(0, 20);
   const lists: number[] = [];
   for (let i = 0; i < 3; i++) {
-    const page = await exploreByDistance(kv, { filters, limit: 20 });
+    const page = await exploreNearest(kv, { filters, limit: 20 });
     assert.deepEqual(page.items.map((i) => i.distanceKm), want.map((i) => i.distanceKm));
     lists.push(page.work.lists);
   }

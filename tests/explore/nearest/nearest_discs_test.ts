@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import type { ExploreFilters } from "../../../domain/explore.ts";
 import type { TaskRecord } from "../../../domain/tasks/task.ts";
-import { exploreByDistance } from "../../../kv/explore/nearest/explore_distance.ts";
-import type { DistancePosition } from "../../../kv/explore/nearest/explore_distance_page.ts";
+import { exploreNearest } from "../../../kv/explore/nearest/nearest_page.ts";
+import type { NearestPosition } from "../../../kv/explore/nearest/page_bounds.ts";
 import { withLatency } from "../../../kv/store/latency.ts";
 import { seededRandom } from "../../../scripts/seeded_random.ts";
 import { generateTasks, reference, writeTask } from "../explore_fixtures.ts";
@@ -48,11 +48,11 @@ Deno.test("explore nearest first in a sparse area reads the 100 km class by its 
     a.distanceKm! - b.distanceKm! || (a.id < b.id ? -1 : 1)
   );
   const got: number[] = [];
-  let after: DistancePosition | null = null;
+  let after: NearestPosition | null = null;
   let first = { entries: 0, trips: 0 };
   for (let page = 0; page < 10; page++) {
     const { value, trips } = await counted.traced(() =>
-      exploreByDistance(counted.kv, { filters, limit: 7, after })
+      exploreNearest(counted.kv, { filters, limit: 7, after })
     );
     if (page === 0) first = { entries: value.work.entries, trips: trips.sequential };
     got.push(...value.items.map((i) => i.distanceKm!));
@@ -97,9 +97,9 @@ Deno.test("explore nearest first by discs keeps the tasks past the disc cells' c
   );
   assert.ok(want.length > 10, `${want.length} matches`);
   const got: number[] = [];
-  let after: DistancePosition | null = null;
+  let after: NearestPosition | null = null;
   for (let page = 0; page < 20 && (page === 0 || after); page++) {
-    const value = await exploreByDistance(kv, { filters, limit: 5, after });
+    const value = await exploreNearest(kv, { filters, limit: 5, after });
     got.push(...value.items.map((i) => i.distanceKm!));
     after = value.next;
   }

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { ExploreFilters } from "../../../domain/explore.ts";
-import { exploreByDistance } from "../../../kv/explore/nearest/explore_distance.ts";
+import { exploreNearest } from "../../../kv/explore/nearest/nearest_page.ts";
 import { withLatency } from "../../../kv/store/latency.ts";
 import { seededRandom } from "../../../scripts/seeded_random.ts";
 import type { TaskRecord } from "../../../domain/tasks/task.ts";
@@ -70,9 +70,7 @@ async function nearestPage(
 ): Promise<{ entries: number; lists: number }> {
   const slow = withLatency(kv, 0);
   const filters: ExploreFilters = { search: [], geo: { lon, lat, radiusKm: 10 } };
-  const { value, trips } = await slow.traced(() =>
-    exploreByDistance(slow.kv, { filters, limit: 20 })
-  );
+  const { value, trips } = await slow.traced(() => exploreNearest(slow.kv, { filters, limit: 20 }));
   const want = reference(tasks, filters)
     .sort((a, b) => a.distanceKm! - b.distanceKm!)
     .slice(0, 20);
@@ -116,7 +114,7 @@ Deno.test("explore nearest first on a plain reads past a city's margin, its dens
   const counted = withLatency(kv, 0);
   const filters: ExploreFilters = { search: [], geo: { lon: 28, lat: 2.8, radiusKm: 300 } };
   const { value, trips } = await counted.traced(() =>
-    exploreByDistance(counted.kv, { filters, limit: 20 })
+    exploreNearest(counted.kv, { filters, limit: 20 })
   );
   const want = reference(all, filters).sort((a, b) => a.distanceKm! - b.distanceKm!).slice(0, 20);
   assert.deepEqual(value.items.map((i) => i.distanceKm), want.map((i) => i.distanceKm));

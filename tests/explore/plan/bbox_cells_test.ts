@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { ExploreFilters } from "../../../domain/explore.ts";
-import { exploreTasks } from "../../../kv/explore/explore_query.ts";
+import { exploreTasks } from "../../../kv/explore/newest_page.ts";
 import { seededRandom } from "../../../scripts/seeded_random.ts";
 import { allPages, generateTasks, reference, writeTask } from "../explore_fixtures.ts";
 

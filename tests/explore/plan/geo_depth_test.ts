@@ -1,6 +1,6 @@
 /**
  * A circle's first pages teach the instance how deep they read against the even-spread estimate
- * (`kv/explore/plan/explore_geo_depth.ts`): the next circle of that radius band reads its first
+ * (`kv/explore/plan/geo/depth.ts`): the next circle of that radius band reads its first
  * lists that much deeper, and waits for fewer refills, with answers exactly as the reference; a
  * refill reads what the page still needs at once.
  */
@@ -8,10 +8,11 @@ import assert from "node:assert/strict";
 import type { ExploreFilters } from "../../../domain/explore.ts";
 import type { Location } from "../../../domain/tasks/task.ts";
 import { queryWords } from "../../../domain/validation/text.ts";
-import { exploreTasks } from "../../../kv/explore/explore_query.ts";
-import { planMemory } from "../../../kv/explore/plan/explore_plan_memory.ts";
-import { PrefixStream, Work } from "../../../kv/explore/scan/explore_stream.ts";
-import { UnionStream } from "../../../kv/explore/scan/explore_union.ts";
+import { exploreTasks } from "../../../kv/explore/newest_page.ts";
+import { planMemory } from "../../../kv/explore/shared/plan_memory.ts";
+import { PrefixStream } from "../../../kv/explore/scan/stream.ts";
+import { Work } from "../../../kv/explore/scan/work.ts";
+import { UnionStream } from "../../../kv/explore/scan/union.ts";
 import { withLatency } from "../../../kv/store/latency.ts";
 import { seededRandom } from "../../../scripts/seeded_random.ts";
 import { generateTasks, reference, writeTask } from "../explore_fixtures.ts";

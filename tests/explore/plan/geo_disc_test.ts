@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import type { ExploreFilters } from "../../../domain/explore.ts";
 import type { Location, TaskRecord } from "../../../domain/tasks/task.ts";
-import { exploreTasks } from "../../../kv/explore/explore_query.ts";
+import { exploreTasks } from "../../../kv/explore/newest_page.ts";
 import { explore } from "../../../kv/keyspace.ts";
-import { discCells, layerOf, MAX_INDEXED_WORDS } from "../../../kv/explore/index/explore_index.ts";
+import { discCells, layerOf, MAX_INDEXED_WORDS } from "../../../kv/explore/index/entries.ts";
 import { limitGuard } from "../../../kv/store/limits.ts";
 import { seededRandom } from "../../../scripts/seeded_random.ts";
 import { allPages, generateTasks, near, reference, writeTask } from "../explore_fixtures.ts";

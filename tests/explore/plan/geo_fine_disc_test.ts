@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import type { ExploreFilters } from "../../../domain/explore.ts";
 import type { Location, TaskRecord } from "../../../domain/tasks/task.ts";
 import { geohashBounds, geohashEncode } from "../../../domain/geo/geohash.ts";
-import { exploreTasks } from "../../../kv/explore/explore_query.ts";
+import { exploreTasks } from "../../../kv/explore/newest_page.ts";
 import { explore } from "../../../kv/keyspace.ts";
-import { discCells, layerOf } from "../../../kv/explore/index/explore_index.ts";
+import { discCells, layerOf } from "../../../kv/explore/index/entries.ts";
 import { seededRandom } from "../../../scripts/seeded_random.ts";
 import { allPages, generateTasks, near, reference, writeTask } from "../explore_fixtures.ts";
 

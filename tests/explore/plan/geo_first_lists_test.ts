@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import type { ExploreFilters } from "../../../domain/explore.ts";
 import type { Location } from "../../../domain/tasks/task.ts";
-import { exploreTasks } from "../../../kv/explore/explore_query.ts";
+import { exploreTasks } from "../../../kv/explore/newest_page.ts";
 import { seededRandom } from "../../../scripts/seeded_random.ts";
 import { allPages, generateTasks, near, reference, writeTask } from "../explore_fixtures.ts";
 

@@ -3,12 +3,8 @@
  * sees, and keeps the most recently used ones.
  */
 import assert from "node:assert/strict";
-import {
-  PlanMemory,
-  planMemory,
-  undrivenKey,
-} from "../../../kv/explore/plan/explore_plan_memory.ts";
-import { indexCovers } from "../../../kv/explore/index/explore_words.ts";
+import { PlanMemory, planMemory, undrivenKey } from "../../../kv/explore/shared/plan_memory.ts";
+import { indexCovers } from "../../../kv/explore/index/indexed_words.ts";
 import type { ExploreFilters } from "../../../domain/explore.ts";
 import { allPages, generateTasks, reference, writeTask } from "../explore_fixtures.ts";
 import { KeyGuard } from "../../../kv/api_keys/key_guard.ts";

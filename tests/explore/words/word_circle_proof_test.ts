@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import type { ExploreFilters } from "../../../domain/explore.ts";
 import { queryWords } from "../../../domain/validation/text.ts";
-import { exploreTasks } from "../../../kv/explore/explore_query.ts";
+import { exploreTasks } from "../../../kv/explore/newest_page.ts";
 import { allPages, generateTasks, reference, writeTask } from "../explore_fixtures.ts";
 
 Deno.test("a word's page within a circle reads no document for the match beyond its last item", async (t) => {

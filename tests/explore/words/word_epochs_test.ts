@@ -9,7 +9,7 @@ import type { TaskRecord } from "../../../domain/tasks/task.ts";
 import { queryWords } from "../../../domain/validation/text.ts";
 import { orderKey } from "../../../kv/order_key.ts";
 import { explore } from "../../../kv/keyspace.ts";
-import { exploreTasks } from "../../../kv/explore/explore_query.ts";
+import { exploreTasks } from "../../../kv/explore/newest_page.ts";
 import {
   allPages,
   generateFilters,

@@ -6,10 +6,11 @@
 import assert from "node:assert/strict";
 import type { ExploreFilters } from "../../../domain/explore.ts";
 import { queryWords } from "../../../domain/validation/text.ts";
-import { exploreTasks } from "../../../kv/explore/explore_query.ts";
-import { RangeRead } from "../../../kv/explore/scan/explore_range.ts";
-import { PrefixStream, Work } from "../../../kv/explore/scan/explore_stream.ts";
-import { UnionStream } from "../../../kv/explore/scan/explore_union.ts";
+import { exploreTasks } from "../../../kv/explore/newest_page.ts";
+import { RangeRead } from "../../../kv/explore/scan/range.ts";
+import { PrefixStream } from "../../../kv/explore/scan/stream.ts";
+import { Work } from "../../../kv/explore/scan/work.ts";
+import { UnionStream } from "../../../kv/explore/scan/union.ts";
 import { explore } from "../../../kv/keyspace.ts";
 import { withLatency } from "../../../kv/store/latency.ts";
 import { allPages, generateTasks, reference, writeTask } from "../explore_fixtures.ts";

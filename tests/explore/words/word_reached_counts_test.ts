@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import type { ExploreFilters } from "../../../domain/explore.ts";
 import type { TaskRecord } from "../../../domain/tasks/task.ts";
 import { queryWords } from "../../../domain/validation/text.ts";
-import { exploreTasks } from "../../../kv/explore/explore_query.ts";
+import { exploreTasks } from "../../../kv/explore/newest_page.ts";
 import { explore } from "../../../kv/keyspace.ts";
 import { allPages, generateTasks, reference, writeTask } from "../explore_fixtures.ts";
 

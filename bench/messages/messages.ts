@@ -1,0 +1,332 @@
+/**
+ * `deno task bench:messages [--samples=15] [--large=1000]`: what conversations cost where every KV
+ * call is a network round trip (kv/store/latency.ts, as bench/deploy/deploy.ts does: 0 and 25 ms a call),
+ * through the real app of a live instance, beside `GET /tasks/:id` measured in the same run; the
+ * store a 200-character message adds; and the conversations page at 10 and `--large`
+ * conversations per account.
+ */
+import { benchSettings } from "../lib/service.ts";
+import { type RoundTrips, withLatency } from "../../kv/store/latency.ts";
+import { encodedKeyBytes, encodedValueBytes } from "../../kv/store/limits.ts";
+import { createApp } from "../../routes/app.ts";
+import { createDeps, instanceTimers } from "../../routes/router/deps.ts";
+import { benchTaskBody } from "../datasets/http_seed.ts";
+import { numberFlag as flag } from "../lib/flags.ts";
+import { loadAverage, markdownTable, writeResults } from "../lib/results.ts";
+
+const SAMPLES = flag("samples", 15);
+const LARGE = flag("large", 1000);
+const DELAYS = [0, 25];
+const OWNERS = 20;
+const BODY = "x".repeat(200);
+const STORE_MESSAGES = 100;
+
+const settings = benchSettings({
+  RATE_LIMIT_PER_HOUR: 1_000_000_000,
+  KEY_CREATION_PER_MINUTE: 1_000_000,
+  MESSAGES_PER_MINUTE: 1_000_000,
+  IDLE_AFTER_SECONDS: 3600,
+  WEBHOOK_ALLOW_PRIVATE: "true",
+});
+const peer = { remoteAddr: { hostname: "203.0.113.7", port: 40000, transport: "tcp" } };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function main() {
+  const dir = await Deno.makeTempDir();
+  const raw = await Deno.openKv(`${dir}/kv.sqlite3`);
+  const slow = withLatency(raw, 0);
+  const deps = await createDeps(slow.kv, settings);
+  const app = createApp(deps);
+
+  type Init = RequestInit & { json?: unknown };
+
+  /** Sends a request and reads its whole body; a failure stops the bench. */
+  // deno-lint-ignore no-explicit-any
+  async function send(path: string, init: Init = {}): Promise<any> {
+    const headers = new Headers(init.headers);
+    let body = init.body;
+    if (init.json !== undefined) {
+      headers.set("Content-Type", "application/json");
+      body = JSON.stringify(init.json);
+    }
+    const res = await app.request(path, { ...init, headers, body }, peer);
+    const text = await res.text();
+    if (res.status >= 400) {
+      throw new Error(`${init.method ?? "GET"} ${path}: ${res.status} ${text}`);
+    }
+    return text ? JSON.parse(text) : null;
+  }
+
+  interface Account {
+    id: string;
+    session: HeadersInit;
+    key: HeadersInit;
+  }
+
+  let accounts = 0;
+  async function account(): Promise<Account> {
+    const credentials = {
+      email: `m${accounts++}@example.com`,
+      password: "messages bench password",
+    };
+    const user = await send("/v1/users", {
+      method: "POST",
+      json: { ...credentials, firstName: `Person ${accounts}` },
+    });
+    const { token } = await send("/v1/auth/token", { method: "POST", json: credentials });
+    const session = { Authorization: `Bearer ${token}` };
+    const { key } = await send("/api/v1/keys", {
+      method: "POST",
+      headers: session,
+      json: {
+        name: "bench",
+        scopes: [
+          "tasks:read",
+          "tasks:write",
+          "applications:write",
+          "messages:read",
+          "messages:write",
+        ],
+        expiresInDays: 30,
+      },
+    });
+    return { id: user.id, session, key: { "X-API-Key": key } };
+  }
+
+  let tasks = 0;
+  async function newTask(owner: Account): Promise<string> {
+    return (await send("/api/v1/tasks", {
+      method: "POST",
+      headers: owner.key,
+      json: benchTaskBody(tasks++),
+    })).id;
+  }
+
+  async function apply(applicant: Account, taskId: string): Promise<string> {
+    return (await send(`/api/v1/tasks/${taskId}/applications`, {
+      method: "POST",
+      headers: applicant.key,
+      json: { message: "I can do it" },
+    })).id;
+  }
+
+  const post = (who: Account, applicationId: string, body = BODY) =>
+    send(`/api/v1/applications/${applicationId}/messages`, {
+      method: "POST",
+      headers: who.key,
+      json: { body },
+    });
+
+  console.log(`seeding ${OWNERS} owners, accounts with 10 and ${LARGE} conversations…`);
+  const owners: Account[] = [];
+  for (let i = 0; i < OWNERS; i++) owners.push(await account());
+  const small = await account();
+  const large = await account();
+  const ownerTasks: string[] = [];
+  for (let i = 0; i < LARGE; i++) ownerTasks.push(await newTask(owners[i % OWNERS]));
+  const smallApps: string[] = [];
+  const largeApps: string[] = [];
+  for (let i = 0; i < LARGE; i++) {
+    largeApps.push(await apply(large, ownerTasks[i]));
+    if (i < 10) smallApps.push(await apply(small, ownerTasks[i]));
+  }
+  // Every conversation of the large account has messages, so its page reads the moved entries.
+  for (let i = 0; i < LARGE; i++) await post(owners[i % OWNERS], largeApps[i], `hello ${i}`);
+  for (let i = 0; i < 10; i++) await post(owners[i % OWNERS], smallApps[i], `hello ${i}`);
+  const talk = largeApps[0];
+  for (let i = 0; i < 60; i++) await post(i % 2 ? large : owners[0], talk, `line ${i}`);
+  await send(`/api/v1/applications/${talk}/messages?limit=1`, {
+    headers: large.key,
+  });
+
+  /** A fresh conversation whose parties this instance has not seen: the first post's cost. */
+  async function unseenConversation(): Promise<string> {
+    return await apply(large, await newTask(owners[1]));
+  }
+
+  interface Kind {
+    name: string;
+    /** Outside the trace, before each sample; answers what the sample needs. */
+    before?: () => Promise<string | undefined>;
+    run: (prepared: string | undefined) => Promise<unknown>;
+  }
+
+  const kinds: Kind[] = [
+    {
+      name: "GET /tasks/:id, API key (the reference)",
+      run: () => send(`/api/v1/tasks/${ownerTasks[0]}`, { headers: owners[0].key }),
+    },
+    { name: "POST /applications/:id/messages, 200 characters", run: () => post(large, talk) },
+    {
+      name: "POST /applications/:id/messages, first on this instance",
+      before: unseenConversation,
+      run: (id) => post(large, id!),
+    },
+    {
+      name: "GET /applications/:id/messages (a thread page of 20)",
+      run: () => send(`/api/v1/applications/${talk}/messages`, { headers: large.key }),
+    },
+    {
+      name: "GET /conversations, 10 conversations",
+      run: () => send("/api/v1/conversations", { headers: small.key }),
+    },
+    {
+      name: `GET /conversations, ${LARGE} conversations`,
+      run: () => send("/api/v1/conversations", { headers: large.key }),
+    },
+    {
+      name: "PUT /applications/:id/read",
+      before: async () => (await post(owners[0], talk, "read me")).id,
+      run: (upTo) =>
+        send(`/api/v1/applications/${talk}/read`, {
+          method: "PUT",
+          headers: large.key,
+          json: { upTo },
+        }),
+    },
+  ];
+
+  interface Sample {
+    trips: RoundTrips;
+    ms: number;
+  }
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.floor((sorted.length - 1) / 2)];
+  };
+  const results = new Map<string, Map<number, Sample[]>>();
+  const background = instanceTimers(deps);
+  background.start();
+  for (const delay of DELAYS) {
+    slow.delayMs = delay;
+    await sleep(1_000);
+    console.log(`${delay} ms a call…`);
+    for (const kind of kinds) {
+      const byDelay = results.get(kind.name) ?? new Map<number, Sample[]>();
+      results.set(kind.name, byDelay);
+      for (let i = 0; i < SAMPLES + 2; i++) {
+        const prepared = await kind.before?.();
+        background.touch();
+        const started = performance.now();
+        const { trips } = await slow.traced(() => kind.run(prepared));
+        const ms = performance.now() - started;
+        if (i >= 2) byDelay.set(delay, [...byDelay.get(delay) ?? [], { trips, ms }]);
+      }
+    }
+  }
+
+  /** Every entry of the store: how many, and their encoded key and value bytes. */
+  async function storeSize(): Promise<{ entries: number; bytes: number }> {
+    let entries = 0, bytes = 0;
+    for await (const entry of raw.list({ prefix: [] })) {
+      entries++;
+      bytes += encodedKeyBytes(entry.key) + encodedValueBytes(entry.value);
+    }
+    return { entries, bytes };
+  }
+
+  /** What `STORE_MESSAGES` posts of 200 characters add, a message; with or without a listener. */
+  async function storePerMessage(listening: boolean) {
+    const applicationId = await unseenConversation();
+    if (listening) {
+      await send("/v1/webhooks", {
+        method: "POST",
+        headers: owners[1].session,
+        json: { url: "http://127.0.0.1:9/unreachable", events: ["message.created"] },
+      });
+    }
+    await background.stop();
+    const before = await storeSize();
+    for (let i = 0; i < STORE_MESSAGES; i++) await post(large, applicationId);
+    const after = await storeSize();
+    background.start();
+    return {
+      entries: (after.entries - before.entries) / STORE_MESSAGES,
+      bytes: (after.bytes - before.bytes) / STORE_MESSAGES,
+    };
+  }
+  slow.delayMs = 0;
+  const quiet = await storePerMessage(false);
+  const heard = await storePerMessage(true);
+  await background.stop();
+  raw.close();
+  await Deno.remove(dir, { recursive: true });
+
+  const fmt = (n: number, digits = 1) => n.toFixed(digits);
+  const p50 = (name: string, delay: number) =>
+    median(results.get(name)!.get(delay)!.map((s) => s.ms));
+  const rows = [...results].map(([name, byDelay]) => {
+    const trips = (d: number) => byDelay.get(d)!.map((s) => s.trips.sequential);
+    const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+    return [
+      name,
+      ...DELAYS.map((d) =>
+        `${median(trips(d))} (${fmt(mean(trips(d)), 2)}, max ${Math.max(...trips(d))})`
+      ),
+      fmt(median(byDelay.get(0)!.map((s) => s.trips.calls)), 0),
+      ...DELAYS.map((d) => fmt(p50(name, d))),
+    ];
+  });
+  const head = [
+    "request",
+    ...DELAYS.map((d) => `round trips at ${d} ms: median (mean, max)`),
+    "KV calls",
+    ...DELAYS.map((d) => `ms p50 at ${d}`),
+  ];
+  const table = markdownTable(head, rows);
+  const smallPage = "GET /conversations, 10 conversations";
+  const largePage = `GET /conversations, ${LARGE} conversations`;
+  const flat = markdownTable(
+    ["delay", "10 conversations, ms p50", `${LARGE}, ms p50`, "ratio"],
+    DELAYS.map((d) => [
+      `${d} ms`,
+      fmt(p50(smallPage, d), 2),
+      fmt(p50(largePage, d), 2),
+      fmt(p50(largePage, d) / p50(smallPage, d), 2),
+    ]),
+  );
+  const store = markdownTable(
+    ["recipient", "entries a message", "bytes a message (keys + values)"],
+    [
+      ["no webhook endpoint", fmt(quiet.entries, 2), fmt(quiet.bytes, 0)],
+      [
+        "an endpoint selecting message.created, before its jobs run",
+        fmt(heard.entries, 2),
+        fmt(heard.bytes, 0),
+      ],
+    ],
+  );
+  const body = [
+    `${OWNERS} task creators; one applicant with 10 conversations, one with ${LARGE}, each with a`,
+    `message; a thread of 60 messages. 2 warm-up requests then ${SAMPLES} samples a kind, through the`,
+    "app of a live instance with its background jobs. Round trips are sequential waits",
+    "(kv/store/latency.ts): calls in flight together count once, a list once per batch fetched.",
+    "",
+    table,
+    "",
+    "The conversations page by the account's number of conversations:",
+    "",
+    flat,
+    "",
+    `The store one message of 200 characters adds (the mean of ${STORE_MESSAGES} posts in one`,
+    "conversation, the whole store listed before and after; bytes as kv/store/limits.ts encodes them):",
+    "",
+    store,
+    "",
+    `Load average after the run: ${loadAverage()}.`,
+  ].join("\n");
+  console.log(`\n${table}\n\n${flat}\n\n${store}\n`);
+  const path = await writeResults({
+    name: "messages",
+    command: `deno task bench:messages --samples=${SAMPLES} --large=${LARGE}`,
+    comparedWith:
+      "GET /tasks/:id with an API key in the same run (bench:deploy's reference: 1 round " +
+      "trip), and issue 41's targets (posting 2 round trips at the median, a thread page or the " +
+      "conversations page 1; at most 4 entries and 1 KiB a message; the page within 1.5x from 10 " +
+      `to ${LARGE} conversations)`,
+    body,
+  });
+  console.log(`written to ${path}`);
+}
+
+if (import.meta.main) await main();

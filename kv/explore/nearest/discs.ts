@@ -1,0 +1,161 @@
+/**
+ * A nearest-first page's other way to a disc class's tasks (`nearest_page.ts`): the class's
+ * disc layer over the circle's own cover, and its fallback layer, read whole in the first batch
+ * instead of the class's point cells walked out to where the page ends.
+ */
+import type { GeoFilter } from "../../../domain/explore.ts";
+import { cellAreaKm2, geohashEncode } from "../../../domain/geo/geohash.ts";
+import { coverCircle } from "../../../domain/geo/geohash_cover.ts";
+import {
+  CELL_LAYERS,
+  type CellLayer,
+  COUNT_PRECISION,
+  GEO_LAYERS,
+  type GeoLayer,
+} from "../index/entries.ts";
+import { finerCount } from "../shared/finer_cells.ts";
+import { explore } from "../../keyspace.ts";
+import type { Density } from "../shared/density.ts";
+import { PROBE_PRECISIONS, SPARSE_REACH_KM } from "../shared/geo_constants.ts";
+import type { PlanMemory } from "../shared/plan_memory.ts";
+import type { CellNode } from "./queue.ts";
+import { LIST_ENTRIES } from "./page_bounds.ts";
+
+/** Most cells of a class's own cover of the circle: past it the class is walked by its points. */
+const MAX_DISC_COVER = 4;
+
+/**
+ * One disc class's cells for a circle: its disc layer's cover of the circle (at the class's
+ * finest precision within `MAX_DISC_COVER` cells) with their counter cells, and its fallback
+ * layer's cells of the circle widened by the class's largest radius (tasks keyed by centre).
+ */
+export interface DiscCover {
+  of: GeoLayer;
+  disc: { layer: CellLayer; cells: string[]; parents: string[] };
+  fallback: { name: string; cells: string[] };
+}
+
+/** The disc classes' covers of a circle, and the counters that size them (read in one go). */
+export function discCovers(geo: GeoFilter): { covers: DiscCover[]; keys: Deno.KvKey[] } {
+  const covers: DiscCover[] = [];
+  for (const of of GEO_LAYERS) {
+    if (!of.disc) continue;
+    const disc = CELL_LAYERS.find((c) => c.of === of && c.disc)!;
+    const fallback = CELL_LAYERS.find((c) => c.of === of && !c.disc)!;
+    const cover = coverCircle(geo, { maxCells: MAX_DISC_COVER, precisions: disc.precisions });
+    if (cover.cells.length > MAX_DISC_COVER) continue;
+    covers.push({
+      of,
+      disc: {
+        layer: disc,
+        cells: cover.cells,
+        parents: [...new Set(cover.cells.map((c) => c.slice(0, COUNT_PRECISION)))],
+      },
+      fallback: {
+        name: fallback.name,
+        cells: coverCircle(geo, {
+          maxCells: 1024,
+          precisions: fallback.precisions,
+          extraKm: fallback.extraKm,
+        }).cells,
+      },
+    });
+  }
+  const keys = covers.flatMap(({ disc, fallback }) => [
+    ...disc.parents.map((p) => explore.count("cell", disc.layer.name, p)),
+    ...fallback.cells.map((c) => explore.count("cell", fallback.name, c)),
+  ]);
+  return { covers, keys };
+}
+
+/**
+ * False where the page cannot reach far (`SPARSE_REACH_KM`), by the probes the instance last read
+ * around its point: its density is at least theirs, so the disc cells' counters would be read for
+ * nothing. A probe remembered by a town since emptied only leaves the page to its point cells.
+ */
+export function mayReachFar(
+  memory: PlanMemory,
+  geo: GeoFilter,
+  { from, limit }: { from: number; limit: number },
+): boolean {
+  let density = 0;
+  for (const precision of PROBE_PRECISIONS) {
+    const hash = geohashEncode(geo.lon, geo.lat, precision);
+    const seen = memory.probes.peek(hash);
+    if (seen) density = Math.max(density, seen.found / cellAreaKm2(hash));
+  }
+  // As `Density.reach`, with its margin of 2 (the smaller), over the city layer alone.
+  return density <= 0 || from * from + 2 * (limit + 1) / (Math.PI * density) > SPARSE_REACH_KM ** 2;
+}
+
+/** A cell of a cell layer to list whole: every task of the class that can match is in one. */
+export interface DiscRead {
+  layer: GeoLayer;
+  cellLayer: string;
+  hash: string;
+  size: number;
+}
+
+export interface DiscChoiceOptions {
+  density: Density;
+  /** The counter cells the walk was seeded with (every layer), and those the first batch reads. */
+  seeded: CellNode[];
+  early: Set<CellNode>;
+  /** How far the first batch reads. */
+  horizon: number;
+}
+
+/**
+ * The disc classes better read by the circle's own cover, and their reads. A class matches a
+ * circle up to its largest radius past it, so its point cells are walked out to where the page
+ * ends, and a sparse page reaches far: its counter cells there are read whole (`early`), or its
+ * tasks within the first batch's reach at the local density. Its disc cells over the circle hold
+ * every task whose disc meets the circle (all its matches), each cell the class's tasks around
+ * it: a counter cell's share, widened by the class's radius. The cheaper way is taken, a list
+ * counted as `LIST_ENTRIES` entries; the answers are the same either way.
+ */
+export function chooseDiscs(
+  covers: DiscCover[],
+  counts: number[],
+  { density, seeded, early, horizon }: DiscChoiceOptions,
+): DiscRead[] {
+  const reads: DiscRead[] = [];
+  let at = 0;
+  for (const { of, disc, fallback } of covers) {
+    const parentCount = new Map(disc.parents.map((p, i) => [p, counts[at + i]]));
+    at += disc.parents.length;
+    const fallbackCounts = counts.slice(at, at + fallback.cells.length);
+    at += fallback.cells.length;
+    const own: DiscRead[] = [];
+    let cost = 0;
+    for (const hash of disc.cells) {
+      const parent = hash.slice(0, COUNT_PRECISION);
+      const count = parentCount.get(parent) ?? 0;
+      if (count === 0) continue;
+      own.push({ layer: of, cellLayer: disc.layer.name, hash, size: count });
+      cost += LIST_ENTRIES + Math.min(count, finerCount(disc.layer, { parent, count, cell: hash }));
+    }
+    fallback.cells.forEach((hash, i) => {
+      if (fallbackCounts[i] === 0) return;
+      own.push({ layer: of, cellLayer: fallback.name, hash, size: fallbackCounts[i] });
+      cost += LIST_ENTRIES + fallbackCounts[i];
+    });
+    if (cost < walkCost(of, { density, seeded, early, horizon })) reads.push(...own);
+  }
+  return reads;
+}
+
+/**
+ * What walking a class's point cells is expected to read: its early cells whole, and its tasks
+ * within the first batch's reach at the local density (at most its other cells' tasks there).
+ */
+function walkCost(of: GeoLayer, { density, seeded, early, horizon }: DiscChoiceOptions): number {
+  let cost = 0;
+  let near = 0;
+  for (const cell of seeded) {
+    if (cell.layer !== of) continue;
+    if (early.has(cell)) cost += LIST_ENTRIES + cell.size;
+    else if (cell.at <= horizon) near += cell.size;
+  }
+  return cost + Math.min(near, density.perKm2(of) * Math.PI * horizon * horizon);
+}

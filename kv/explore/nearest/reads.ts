@@ -1,0 +1,75 @@
+/**
+ * The reads of a nearest-first walk (`nearest_page.ts`) besides its cell lists' own: runs of
+ * sibling cells listed as one key range, the documents a search checks, the cell counters.
+ */
+import { BASE32 } from "../../../domain/geo/geohash.ts";
+import { matchesTerms } from "../../../domain/tasks/task.ts";
+import { COUNT_PRECISION, POINT_PRECISION } from "../index/entries.ts";
+import { type PackedCard, type PackedDoc } from "../index/card.ts";
+import { packedFacet } from "../index/packed_facet.ts";
+import { explore } from "../../keyspace.ts";
+import { getAll } from "../../store/get_all.ts";
+import { GETMANY_MAX } from "../../store/limits.ts";
+import type { CellNode } from "./queue.ts";
+
+/** A task listed from a cell, its card as stored. */
+export type Found = { key: string; packed: PackedCard | PackedDoc };
+
+/** What a page read, for benchmarks: list calls, index entries and documents. */
+export interface NearestWork {
+  lists: number;
+  entries: number;
+  docs: number;
+}
+
+/**
+ * The batch's cells in runs of one key range each: siblings (one layer, one parent, finer than the
+ * counters' cells) next to one another in key order; any other cell alone.
+ */
+export function siblingRuns(batch: CellNode[], early: Set<CellNode>): CellNode[][] {
+  const runs: CellNode[][] = [];
+  const sorted = [...batch].sort((a, b) =>
+    a.layer.name < b.layer.name ? -1 : a.layer.name > b.layer.name ? 1 : a.hash < b.hash ? -1 : 1
+  );
+  let last: CellNode | null = null;
+  for (const cell of sorted) {
+    const fine = cell.hash.length > COUNT_PRECISION && cell.hash.length < POINT_PRECISION &&
+      !early.has(cell) && !cell.cellLayer;
+    const next = last !== null && fine && last.layer === cell.layer &&
+      last.hash.length === cell.hash.length &&
+      last.hash.slice(0, -1) === cell.hash.slice(0, -1) &&
+      BASE32.indexOf(cell.hash.at(-1)!) === BASE32.indexOf(last.hash.at(-1)!) + 1;
+    if (next) runs[runs.length - 1].push(cell);
+    else runs.push([cell]);
+    last = fine ? cell : null;
+  }
+  return runs;
+}
+
+/** The candidates whose documents (read fresh) hold every search word, with those documents. */
+export async function withWords(
+  kv: Deno.Kv,
+  candidates: Found[],
+  search: string[],
+  work: NearestWork,
+): Promise<Found[]> {
+  const kept: Found[] = [];
+  for (let i = 0; i < candidates.length; i += GETMANY_MAX) {
+    const group = candidates.slice(i, i + GETMANY_MAX);
+    const docs = await kv.getMany<PackedDoc[]>(
+      group.map((c) => explore.all(packedFacet(c.packed).payment, c.key)),
+    );
+    work.docs += group.length;
+    docs.forEach((entry, j) => {
+      const doc = entry.value;
+      if (doc && matchesTerms(search, doc[doc.length - 1] as string[])) {
+        kept.push({ key: group[j].key, packed: doc });
+      }
+    });
+  }
+  return kept;
+}
+
+export async function readCounts(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<number[]> {
+  return (await getAll<Deno.KvU64>(kv, keys)).map((count) => count ? Number(count.value) : 0);
+}

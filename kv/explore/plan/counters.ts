@@ -1,0 +1,87 @@
+/**
+ * The planner's counter reads: fresh ones, each key once a plan and the keys of one turn in one
+ * getMany, remembered as they are read; or the instance's memory alone, for a plan from memory;
+ * and the payment classes' first lists sized by the counts remembered.
+ */
+import type { CounterReader } from "./driver.ts";
+import { DOC_COST, type Work } from "../scan/work.ts";
+import { GETMANY_MAX } from "../../store/limits.ts";
+import { keyId } from "../../key_id.ts";
+import type { PlanMemory } from "../shared/plan_memory.ts";
+import type { Payment } from "../../../domain/tasks/task.ts";
+import { explore } from "../../keyspace.ts";
+
+/**
+ * A counter reader for one plan: drivers overlap (the geo driver and the zones read the same
+ * cell counters, the payment and zone shares the same class counters), so each key is read once.
+ * Keys asked for in the same turn share their `getMany` calls: the planner's drivers ask one after
+ * another, and a call costs the server far more than a key.
+ */
+export function counterReader(kv: Deno.Kv, work: Work, memory: PlanMemory): CounterReader {
+  const read = new Map<string, Promise<number>>();
+  let queued: { id: string; key: Deno.KvKey; settle: (n: Promise<number>) => void }[] = [];
+  const flush = () => {
+    const group = queued;
+    queued = [];
+    for (let i = 0; i < group.length; i += GETMANY_MAX) {
+      const part = group.slice(i, i + GETMANY_MAX);
+      const values = kv.getMany<Deno.KvU64[]>(part.map((q) => q.key));
+      part.forEach((q, j) =>
+        q.settle(values.then((v) => {
+          const n = v[j].value ? Number(v[j].value.value) : 0;
+          memory.counters.set(q.id, n);
+          return n;
+        }))
+      );
+    }
+  };
+  return (keys) => {
+    let fresh = 0;
+    for (const key of keys) {
+      const id = keyId(key);
+      if (read.has(id)) continue;
+      fresh++;
+      if (queued.length === 0) queueMicrotask(flush);
+      read.set(id, new Promise((settle) => queued.push({ id, key, settle })));
+    }
+    work.units += fresh * DOC_COST;
+    return Promise.all(keys.map((k) => read.get(keyId(k))!));
+  };
+}
+
+/**
+ * A counter reader over the instance's memory alone, for a plan that reads nothing: a counter
+ * not remembered reads 0 and sets `missed`, and the plan is then no guess at all.
+ */
+export function rememberedCounters(memory: PlanMemory, dry: { missed: boolean }): CounterReader {
+  return (keys) => {
+    const values = keys.map((key) => {
+      const n = memory.counters.get(keyId(key));
+      if (n === undefined) dry.missed = true;
+      return n ?? 0;
+    });
+    return Promise.resolve(values);
+  };
+}
+
+/**
+ * First lists of the payment classes merged by a page that reads no counters: each holds the
+ * page's expected depth (`first`), unless the instance remembers the classes' counts, which size
+ * each to its share of the `expected` documents the page reads, with a margin of two standard
+ * deviations (a list cut short costs a round trip, an entry too many only its read): the
+ * pro-bono class, a quarter of the tasks, then lists far fewer entries.
+ */
+export function classBatches(
+  memory: PlanMemory,
+  classes: Payment[],
+  { first, expected }: { first: number; expected: number },
+): number[] {
+  if (classes.length < 2) return classes.map(() => first);
+  const counts = classes.map((c) => memory.counters.get(keyId(explore.countByPayment(c))));
+  const total = counts.reduce<number>((sum, n) => sum + (n ?? 0), 0);
+  if (counts.some((n) => n === undefined) || total === 0) return classes.map(() => first);
+  return counts.map((n) => {
+    const mean = expected * n! / total;
+    return Math.min(first, Math.ceil(mean + 2 * Math.sqrt(mean)) + 2);
+  });
+}
