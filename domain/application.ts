@@ -7,7 +7,13 @@ import { userText } from "./validation/text.ts";
 import { AppError, notFound } from "./errors.ts";
 import { acceptedOf, isPublic, MAX_BUDGET, type TaskRecord, TaskStatus } from "./tasks/task.ts";
 
-export const APPLICATION_STATUSES = ["pending", "accepted", "declined", "withdrawn"] as const;
+export const APPLICATION_STATUSES = [
+  "pending",
+  "accepted",
+  "declined",
+  "withdrawn",
+  "cancelled",
+] as const;
 export const ApplicationStatus = z.enum(APPLICATION_STATUSES).meta({ id: "ApplicationStatus" });
 export type ApplicationStatus = z.infer<typeof ApplicationStatus>;
 
@@ -77,14 +83,20 @@ export function isActive(status: ApplicationStatus): boolean {
 }
 
 /**
- * The application as it stands: a pending application of a task that was completed or deleted
- * is declined at that moment. The task's own write is the decline (no per-application write in
- * it, however many there are); readers and later writes see it through this rule, and a queued
- * handler later stores it with its event (kv/application_declines.ts).
+ * The application as it stands: a pending application of a task that was completed, cancelled
+ * or deleted is declined at that moment, and an accepted one of a cancelled task is cancelled.
+ * The task's own write is that change (no per-application write in it, however many there are);
+ * readers and later writes see it through this rule, and a queued handler later stores it with
+ * its event (kv/application_declines.ts).
  */
 export function effective(app: ApplicationRecord, task: TaskRecord | null): ApplicationRecord {
-  if (app.status !== "pending" || (task && isPublic(task))) return app;
-  const at = task?.deletedAt ?? task?.completedAt ?? app.updatedAt;
+  if (!isActive(app.status) || (task && isPublic(task))) return app;
+  const cancelledAt = task?.status === "cancelled" ? task.cancelledAt ?? task.updatedAt : null;
+  if (app.status === "accepted") {
+    // A completed or deleted task keeps its accepted people; a cancelled one releases them.
+    return cancelledAt ? { ...app, status: "cancelled", updatedAt: cancelledAt } : app;
+  }
+  const at = cancelledAt ?? task?.deletedAt ?? task?.completedAt ?? app.updatedAt;
   return { ...app, status: "declined", updatedAt: at };
 }
 

@@ -22,6 +22,9 @@ import { readNewestFirst } from "./cursor.ts";
 import { applications, tasks, users } from "./keyspace.ts";
 import { getAll } from "./store/get_all.ts";
 import { writeTaskTransition } from "./tasks/task_indexes.ts";
+import { applicationHistoryEntry, type HistoryEntry } from "../domain/history/task_history.ts";
+import { appendHistory } from "./history/task_history.ts";
+import { markHelper } from "./history/task_helpers.ts";
 
 const CONFLICT = "The application or its task changed too often to complete the request; try again";
 
@@ -68,17 +71,22 @@ export function createApplication(kv: Deno.Kv, app: ApplicationRecord): Promise<
   });
 }
 
+/** One application's stored change, and what it does to its task. */
+export interface ApplicationWrite {
+  next: ApplicationRecord;
+  task: TaskRecord | null;
+  acceptedDelta: number;
+  /** The task's history entry the change records, if it records one. */
+  history?: HistoryEntry | null;
+}
+
 /**
  * Adds to `op` the application's new state, its marker's end, a decline's lasting mark (however
- * the decline came: by the creator, or implied by the task's completion or deletion), and the
- * task's new count.
+ * the decline came: by the creator, or implied by the task's completion, cancellation or
+ * deletion), an acceptance's lasting mark, and the task's new count and history.
  */
-export function writeChange(
-  op: Deno.AtomicOperation,
-  next: ApplicationRecord,
-  task: TaskRecord | null,
-  acceptedDelta: number,
-) {
+export function writeChange(op: Deno.AtomicOperation, write: ApplicationWrite) {
+  const { next, task, acceptedDelta, history } = write;
   op.set(applications.record(next.id), next);
   // The conversation's listing entries show the status: its job rewrites them.
   addJob(op, { kind: "conversation_refresh", applicationId: next.id });
@@ -86,8 +94,10 @@ export function writeChange(
   if (next.status === "declined") {
     op.set(applications.declined(next.applicantId, next.taskId), next.id);
   }
-  if (acceptedDelta !== 0 && task) {
-    writeTaskTransition(op, task, { ...task, acceptedCount: acceptedOf(task) + acceptedDelta });
+  if (next.status === "accepted" || next.status === "cancelled") markHelper(op, next);
+  if (task && (acceptedDelta !== 0 || history)) {
+    const counted = { ...task, acceptedCount: acceptedOf(task) + acceptedDelta };
+    writeTaskTransition(op, task, appendHistory(op, counted, history ? [history] : []));
   }
 }
 
@@ -114,7 +124,13 @@ export function changeApplication(
       throw new AppError("INVALID_TRANSITION", "The applicant's account was deleted");
     }
     const op = kv.atomic().check(appEntry).check(taskEntry).check(applicant);
-    writeChange(op, next, taskEntry.value, acceptedDelta);
+    const history = applicationHistoryEntry({
+      from: effective(app, taskEntry.value).status,
+      to: next.status,
+      actorId: change.actorId,
+      at: change.at,
+    });
+    writeChange(op, { next, task: taskEntry.value, acceptedDelta, history });
     await addApplicationEvents(kv, op, { app: next, now: Date.parse(change.at) });
     return { value: next, op };
   });
@@ -145,7 +161,13 @@ async function settleForPurge(
     }
     const op = kv.atomic().check(appEntry).check(taskEntry)
       .delete(applications.active(app.applicantId, app.taskId));
-    if (next !== app) writeChange(op, next, task, delta);
+    const history = applicationHistoryEntry({
+      from: app.status,
+      to: next.status,
+      actorId: app.applicantId,
+      at,
+    });
+    if (next !== app) writeChange(op, { next, task, acceptedDelta: delta, history });
     // Whichever write stores a new status raises its event: this one, or the task's declines.
     if (next.status !== app.status) {
       await addApplicationEvents(kv, op, { app: next, now: Date.parse(at) });

@@ -13,4 +13,6 @@ export { explore, type NameKind } from "./keyspace/explore.ts";
 export { webhooks } from "./keyspace/webhooks.ts";
 export { reviews } from "./keyspace/reviews.ts";
 export { alerts } from "./keyspace/alerts.ts";
+export { taskHistory } from "./keyspace/history.ts";
 export { conversations } from "./keyspace/conversations.ts";
+export { live } from "./keyspace/live.ts";

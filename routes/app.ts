@@ -11,6 +11,7 @@ import { type Register, Router, routerOf } from "./router/define.ts";
 import type { AppEnv, Deps } from "./router/env.ts";
 import { registerFavicon } from "./favicon/favicon.ts";
 import { registerHealth } from "./health/health.ts";
+import { registerLanding } from "./landing/landing.ts";
 import { registerKeys } from "./api_keys/api_keys.ts";
 import { registerProjects } from "./projects/projects.ts";
 import { registerReference } from "./reference/reference.ts";
@@ -28,7 +29,10 @@ import { registerSecurityLog } from "./security_log/security_log.ts";
 import { registerApplications } from "./applications/applications.ts";
 import { registerReviews } from "./reviews/reviews.ts";
 import { registerAlerts } from "./alerts/alerts.ts";
+import { registerCancellation } from "./cancellation/cancel.ts";
+import { registerTaskHistory } from "./history/task_history.ts";
 import { registerConversations } from "./conversations/conversations.ts";
+import { registerEvents } from "./events/events.ts";
 
 export const API_PREFIXES = ["/api/v1", "/v1"] as const;
 
@@ -56,7 +60,10 @@ export function createApi(...more: Register[]): Router {
     registerApplications,
     registerReviews,
     registerAlerts,
+    registerCancellation,
+    registerTaskHistory,
     registerConversations,
+    registerEvents,
     ...more,
   );
 }
@@ -98,7 +105,8 @@ export function createApp(deps: Deps, options: AppOptions = {}): Router {
 
   registerHealth(app);
   registerFavicon(app);
-  // /health, /favicon.ico and /openapi.json stay free (probes, browsers' automatic requests,
+  registerLanding(app);
+  // /health, /favicon.ico, / and /openapi.json stay free (probes, browsers' automatic requests,
   // tooling); the pages draw like anonymous calls.
   // ("/dashboard/*" matches /dashboard itself too.)
   for (const path of BUDGETED_PAGES) app.use(path, anonymousBudget());

@@ -94,7 +94,7 @@ export function closedBecause(
   now: number,
 ): string | null {
   if (!task || task.deletedAt !== null) return "its task was deleted";
-  if ((task.status as string) === "cancelled") return "its task was cancelled";
+  if (task.status === "cancelled") return "its task was cancelled";
   if (!isActive(app.status)) return `the application was ${app.status}`;
   if (task.completedAt && now >= Date.parse(task.completedAt) + CONVERSATION_AFTER_COMPLETION_MS) {
     return "its task was completed more than 14 days ago";

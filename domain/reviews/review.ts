@@ -129,7 +129,10 @@ export interface ReviewParties {
   task: TaskRecord | null;
   reviewerId: string;
   revieweeId: string;
-  /** Whether each of them holds an accepted application to the task (as it stands). */
+  /**
+   * Whether each of them holds an accepted application to the task (as it stands); for the
+   * reviewer, also one cancelled with its task (a party still, whom a review is refused with 409).
+   */
   reviewerAccepted: boolean;
   revieweeAccepted: boolean;
   /** The reviewee's account was deleted (an unknown id is simply not a counterpart). */

@@ -8,8 +8,9 @@ import { COASTAL_MARGIN_KM, countryMismatch } from "../geo/country.ts";
 import { AppError, notFound } from "../errors.ts";
 import { userText, words } from "../validation/text.ts";
 import { HttpsUrl } from "../validation/url.ts";
+import type { Cancellation } from "../cancellation/cancellation.ts";
 
-export const TASK_STATUSES = ["published", "completed"] as const;
+export const TASK_STATUSES = ["published", "completed", "cancelled"] as const;
 export const TaskStatus = z.enum(TASK_STATUSES).meta({ id: "TaskStatus" });
 export type TaskStatus = z.infer<typeof TaskStatus>;
 
@@ -145,9 +146,20 @@ export interface TaskRecord {
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
+  /** When its creator cancelled it; absent on records written before cancellation existed. */
+  cancelledAt?: string | null;
+  /** Why, as the creator said: set with `cancelledAt`. */
+  cancellation?: Cancellation | null;
   deletedAt: string | null;
   /** The ULID that orders the task in every newest-first index. */
   orderKey: string;
+  /**
+   * The number of the task's last history entry (kv/history/task_history.ts); absent on records
+   * written before the history existed, whose history starts after it.
+   */
+  historySeq?: number;
+  /** When that entry is dated: a later one is never dated before it. */
+  historyAt?: string;
 }
 
 /** A new published task from a validated create body. */
@@ -172,6 +184,8 @@ export function newTask(
     createdAt: at,
     updatedAt: at,
     completedAt: null,
+    cancelledAt: null,
+    cancellation: null,
     deletedAt: null,
   };
 }
@@ -232,10 +246,10 @@ export function assertOwner(task: TaskRecord | null, userId: string): TaskRecord
   return task;
 }
 
-/** Applies a validated patch to a published task; completed is final. */
+/** Applies a validated patch to a published task; completed and cancelled are final. */
 export function applyPatch(task: TaskRecord, patch: TaskPatch, at: string): TaskRecord {
-  if (task.status === "completed") {
-    throw new AppError("INVALID_TRANSITION", "A completed task can no longer be changed");
+  if (task.status !== "published") {
+    throw new AppError("INVALID_TRANSITION", `A ${task.status} task can no longer be changed`);
   }
   const { status, ...fields } = patch;
   const changes = Object.entries(fields).filter(([, value]) => value !== undefined);

@@ -1,4 +1,8 @@
-/** What a task write raises: its webhook event, whose data is the task as GET shows it. */
+/**
+ * What a task write raises: its webhook event, whose data is the task as GET shows it (with the
+ * reason given, for a cancellation).
+ */
+import { toTaskCancelled } from "../cancellation/cancelled_event.ts";
 import type { Effects } from "../effects.ts";
 import { taskEventType } from "../webhooks/event.ts";
 import type { TaskRecord } from "./task.ts";
@@ -10,5 +14,10 @@ export function taskWriteEffects(
   after: TaskRecord,
   author: TaskAuthor,
 ): Effects {
-  return { event: { type: taskEventType(before, after), data: toTaskDetail(after, author) } };
+  const type = taskEventType(before, after);
+  // The creator hears a cancellation as each helper does (kv/cancellation/cancelled_helpers.ts).
+  const data = type === "task.cancelled"
+    ? toTaskCancelled(after, author)
+    : toTaskDetail(after, author);
+  return { event: { type, data } };
 }

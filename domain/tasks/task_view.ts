@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { Rating } from "../reviews/review.ts";
+import { Cancellation } from "../cancellation/cancellation.ts";
 import { acceptedOf, Location, spotsLeftOf, type TaskRecord, TaskStatus } from "./task.ts";
 
 /** How many people the task has taken, and how many more it takes (never below 0). */
@@ -39,6 +40,12 @@ export const TaskCreated = z.object({
   updatedAt: z.string(),
   completedAt: z.string().nullable().meta({
     description: "When the task was completed; null while it is published",
+  }),
+  cancelledAt: z.string().nullable().meta({
+    description: "When its creator cancelled the task; null unless it is cancelled",
+  }),
+  cancellation: Cancellation.nullable().meta({
+    description: "Why the task was cancelled; null unless it is cancelled",
   }),
 }).meta({ id: "TaskCreated" });
 export type TaskCreated = z.infer<typeof TaskCreated>;
@@ -96,6 +103,8 @@ export function toTaskCreated(task: TaskRecord): TaskCreated {
     spotsLeft: spotsLeftOf(task),
     updatedAt: task.updatedAt,
     completedAt: task.completedAt ?? null,
+    cancelledAt: task.cancelledAt ?? null,
+    cancellation: task.cancellation ?? null,
   };
 }
 
@@ -126,6 +135,8 @@ export function toTaskDetail(task: TaskRecord, author: TaskAuthor): TaskDetail {
     spotsLeft: spotsLeftOf(task),
     updatedAt: task.updatedAt,
     completedAt: task.completedAt ?? null,
+    cancelledAt: task.cancelledAt ?? null,
+    cancellation: task.cancellation ?? null,
     authorRating: author.rating,
   };
 }

@@ -10,6 +10,7 @@ export const EVENT_TYPES = [
   "task.updated",
   "task.completed",
   "task.deleted",
+  "task.cancelled",
   "api_key.created",
   "api_key.regenerated",
   "api_key.revoked",
@@ -74,6 +75,7 @@ export function taskEventType(
   if (!before) return "task.created";
   if (after.deletedAt !== null && before.deletedAt === null) return "task.deleted";
   if (after.status === "completed" && before.status !== "completed") return "task.completed";
+  if (after.status === "cancelled" && before.status !== "cancelled") return "task.cancelled";
   return "task.updated";
 }
 

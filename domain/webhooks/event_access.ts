@@ -18,6 +18,7 @@ export const EVENT_READERS: { readonly [T in EventType]: EventReader } = {
   "task.updated": "tasks:read",
   "task.completed": "tasks:read",
   "task.deleted": "tasks:read",
+  "task.cancelled": "tasks:read",
   "api_key.created": "session",
   "api_key.regenerated": "session",
   "api_key.revoked": "session",

@@ -19,6 +19,7 @@ import { readNewestFirst } from "../cursor.ts";
 import { applications, reviews, tasks, users } from "../keyspace.ts";
 import { recordKey, refOf, reveal, type ReviewRef } from "./reveal.ts";
 import { openReviewWindow } from "./window.ts";
+import { isCancelledHelper } from "../history/task_helpers.ts";
 
 const CONFLICT = "The task's reviews changed too often to complete the request; try again";
 
@@ -64,11 +65,14 @@ export function createReview(
     const appIds = [reviewerMarker.value, revieweeMarker.value].filter((id) => id !== null);
     const found = await getAll<ApplicationRecord>(kv, appIds.map((id) => applications.record(id)));
     const apps = new Map(found.filter((a) => a !== null).map((a) => [a.id, a]));
+    // The helpers of a cancelled task are still its parties: they hear 409, not 404.
+    const cancelledHelper = taskEntry.value?.status === "cancelled" &&
+      await isCancelledHelper(kv, taskEntry.value, reviewerId);
     const task = assertMayReview({
       task: taskEntry.value,
       reviewerId,
       revieweeId,
-      reviewerAccepted: isAccepted(reviewerMarker, apps, taskEntry.value),
+      reviewerAccepted: isAccepted(reviewerMarker, apps, taskEntry.value) || cancelledHelper,
       revieweeAccepted: isAccepted(revieweeMarker, apps, taskEntry.value),
       revieweeDeleted: reviewee.value !== null && reviewee.value.deletedAt !== null,
     });

@@ -1,9 +1,9 @@
 /**
- * Tasks in KV: each write (create, edit, complete, delete) is one atomic that sets the record
- * and moves its index entries and counters (see task_indexes.ts). The owners' listings, which
- * read those entries, are in task_listings.ts. What a write raises comes in as data (see
- * ../effects.ts): a creation's event computed before the call, a change's as domain's rule over
- * the stored task with the author the caller read.
+ * Tasks in KV: each write (create, edit, complete, cancel, delete) is one atomic that sets the
+ * record, adds its history entries and moves its index entries and counters (see
+ * task_indexes.ts). The owners' listings, which read those entries, are in task_listings.ts. What
+ * a write raises comes in as data (see ../effects.ts): a creation's event computed before the
+ * call, a change's as domain's rule over the stored task with the author the caller read.
  */
 import { AppError } from "../../domain/errors.ts";
 import type { TaskAuthor } from "../../domain/tasks/task_view.ts";
@@ -29,6 +29,8 @@ import {
 } from "../effects.ts";
 import { tasks } from "../keyspace.ts";
 import { unpackItem } from "./packed_item.ts";
+import { taskHistoryEntries } from "../../domain/history/task_history.ts";
+import { appendHistory } from "../history/task_history.ts";
 import { type TaskSearchEntry, writeTaskTransition } from "./task_indexes.ts";
 
 const CONFLICT = "The task changed too often to complete the request; try again";
@@ -54,15 +56,18 @@ interface TaskWrite {
 }
 
 /**
- * Adds a task write to `op`, every write's one way: the record, its index entries and counters,
- * the declines of pending applications a closing implies, and what it raises.
+ * Adds a task write to `op`, every write's one way: the record, its history, its index entries
+ * and counters, the settling of applications a closing implies, and what it raises.
  */
 async function addTaskWrite(kv: Deno.Kv, op: Deno.AtomicOperation, write: TaskWrite) {
-  const { before, after, effects } = write;
+  const { before, effects } = write;
+  const recorded = taskHistoryEntries(before, write.after, write.after.updatedAt);
+  const after = appendHistory(op, write.after, recorded);
   writeTaskTransition(op, before, after);
   // A task published now is matched against the alerts, after the commit, by a job.
   if (!before) queueAlertMatching(op, after);
-  // Closing a task declines its pending applications: their events follow from this atomic.
+  // Closing a task declines its pending applications (and a cancellation cancels its accepted
+  // ones): their stored states and events follow from this atomic, by a job.
   if (before && isPublic(before) && !isPublic(after)) queueImpliedDeclines(op, after.id);
   // Completing a task opens its parties' review window, and schedules its close.
   if (before?.status === "published" && after.status === "completed") openReviewWindow(op, after);

@@ -10,6 +10,7 @@ import { EVENT_READERS } from "../../domain/webhooks/event_access.ts";
 import { Review } from "../../domain/reviews/review.ts";
 import { MessageCreated } from "../../domain/conversations/message.ts";
 import { TaskMatched } from "../../domain/alerts/match.ts";
+import { TaskCancelled } from "../../domain/cancellation/cancelled_event.ts";
 import { TaskDetail } from "../../domain/tasks/task_view.ts";
 import { WebhookView } from "../../domain/webhooks/webhook.ts";
 import type { AppEnv } from "../router/env.ts";
@@ -45,6 +46,11 @@ const TYPE_DATA: Partial<Record<EventType, { schema: z.ZodType; what: string }>>
     schema: TaskMatched,
     what: "the alert's id and the task as explore lists it (distanceKm on a geo alert)",
   },
+  "task.cancelled": {
+    schema: TaskCancelled,
+    what: "the task as GET /tasks/{id} shows it and the reason given, sent to its creator and to " +
+      "each helper it had accepted",
+  },
 };
 
 const SUMMARIES: Record<EventType, string> = {
@@ -52,6 +58,8 @@ const SUMMARIES: Record<EventType, string> = {
   "task.updated": "One of the account's tasks was edited",
   "task.completed": "One of the account's tasks was completed",
   "task.deleted": "One of the account's tasks was deleted (data: its last state)",
+  "task.cancelled":
+    "A task was cancelled: one of the account's own, or one the account was an accepted helper on",
   "api_key.created": "An API key was created",
   "api_key.regenerated": "An API key was given a new value",
   "api_key.revoked": "An API key was revoked",

@@ -36,6 +36,7 @@ import {
   listUserTasks,
   pageUserTasksByStatus,
 } from "../../kv/tasks/task_listings.ts";
+import { isCancelledHelper } from "../../kv/history/task_helpers.ts";
 import { authorOf, ownAuthor } from "../reviews/author.ts";
 import {
   ConditionalHeaders,
@@ -141,7 +142,8 @@ const getTaskRoute = defineRoute("public", {
   method: "get",
   path: "/tasks/{id}",
   tags: ["Tasks"],
-  summary: "One task: public when published, its creator's alone when completed",
+  summary: "One task: public when published, its creator's alone when completed; when " +
+    "cancelled, its creator's and its helpers' accepted at the cancellation",
   description: "Anonymous answers may be kept by shared caches for `PUBLIC_CACHE_SECONDS` " +
     "(default 5): a task completed or deleted meanwhile may still be served that long. " +
     "Answers to a request with a credential are never stored.",
@@ -259,7 +261,11 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
     const deps = c.get("deps");
     const principal = c.get("principal");
     const task = await getTask(deps.kv, c.req.valid("param").id);
-    if (!task || !canSee(task, principal?.userId ?? null)) throw notFound("Task");
+    const viewer = principal?.userId ?? null;
+    // A cancelled task stays in sight of the helpers it had accepted (one more read for them).
+    const seen = task && (canSee(task, viewer) ||
+      (viewer !== null && await isCancelledHelper(deps.kv, task, viewer)));
+    if (!task || !seen) throw notFound("Task");
     if (!isPublic(task) && principal && !hasScope(principal, "tasks:read")) {
       throw new AppError(
         "SCOPE_INSUFFICIENT",

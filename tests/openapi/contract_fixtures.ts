@@ -1,6 +1,7 @@
 /** The contract test's calls: a successful request for each operation, and the records they need. */
 import { apiKey, bearer, createKey, signUp } from "../helpers.ts";
 import { REVIEW_BODIES, REVIEW_CALLS } from "../reviews/contract_calls.ts";
+import { CANCEL_BODIES, CANCEL_CALLS } from "../cancellation/contract_calls.ts";
 import { CONVERSATION_BODIES, CONVERSATION_CALLS } from "../conversations/contract_calls.ts";
 import type { Call, Session } from "./contract_session.ts";
 
@@ -10,6 +11,7 @@ export const HAPPY: Record<string, (s: Session) => Promise<Call>> = {
   "GET /openapi.json": () => Promise.resolve({ path: "/openapi.json" }),
   "GET /docs": () => Promise.resolve({ path: "/docs" }),
   "GET /favicon.ico": () => Promise.resolve({ path: "/favicon.ico" }),
+  "GET /": () => Promise.resolve({ path: "/" }),
   "GET /dashboard": () => Promise.resolve({ path: "/dashboard" }),
   "GET /dashboard/app.js": () => Promise.resolve({ path: "/dashboard/app.js" }),
   "GET /dashboard/app.css": () => Promise.resolve({ path: "/dashboard/app.css" }),
@@ -220,6 +222,7 @@ export const VALID_BODY: Record<string, unknown> = {
   "POST /tasks/{id}/applications": { message: "Hello" },
   "PATCH /applications/{id}": { status: "withdrawn" },
   ...REVIEW_BODIES,
+  ...CANCEL_BODIES,
   ...CONVERSATION_BODIES,
   "POST /alerts": { name: "x", filters: { countryCode: "FR", minBudget: 1 } },
 };
@@ -361,7 +364,7 @@ Object.assign(HAPPY, {
   },
 });
 
-Object.assign(HAPPY, REVIEW_CALLS, CONVERSATION_CALLS);
+Object.assign(HAPPY, REVIEW_CALLS, CONVERSATION_CALLS, CANCEL_CALLS);
 
 function k(s: Session): HeadersInit {
   return apiKey(s.key);
@@ -375,3 +378,29 @@ async function newProject(s: Session): Promise<string> {
   });
   return (await res.json()).id;
 }
+
+/** A key that expires in a moment: a stream opened with it ends then, so its answer can be read whole. */
+async function shortLivedKey(s: Session): Promise<string> {
+  const res = await s.svc.request("/api/v1/keys", {
+    method: "POST",
+    headers: bearer(s.user.token),
+    json: {
+      name: "stream",
+      scopes: ["tasks:read"],
+      expiresAt: new Date(Date.now() + 1500).toISOString(),
+    },
+  });
+  return (await res.json()).key;
+}
+
+Object.assign(HAPPY, {
+  "GET /events/stream": async (s: Session) => ({
+    path: "/api/v1/events/stream",
+    init: { headers: apiKey(await shortLivedKey(s)) },
+  }),
+  "POST /events/stream-tickets": (s: Session) =>
+    Promise.resolve({
+      path: "/api/v1/events/stream-tickets",
+      init: { method: "POST", headers: k(s) },
+    }),
+});

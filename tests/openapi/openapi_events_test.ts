@@ -23,11 +23,12 @@ Deno.test("the document describes every event type's request, headers and payloa
     const envelope = doc.components.schemas[ref.split("/").at(-1)!];
     assert.deepEqual(envelope.required, ["id", "type", "createdAt", "data"], type);
     assert.deepEqual(envelope.properties.type.enum, [type]);
-    const data = type === "task.matched"
-      ? "#/components/schemas/TaskMatched"
-      : type === "message.created"
-      ? "#/components/schemas/MessageCreated"
-      : dataOf[type.split(".")[0]];
+    const own: Record<string, string> = {
+      "task.matched": "#/components/schemas/TaskMatched",
+      "task.cancelled": "#/components/schemas/TaskCancelled",
+      "message.created": "#/components/schemas/MessageCreated",
+    };
+    const data = own[type] ?? dataOf[type.split(".")[0]];
     assert.equal(envelope.properties.data.$ref, data, type);
   }
   const scopes = doc.components.schemas.Scope.enum;

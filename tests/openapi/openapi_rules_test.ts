@@ -134,6 +134,8 @@ async function world(svc: TestContext) {
     });
     assert.equal(res.status, 200, await res.text());
   }
+  // Cancelled by its case's valid body.
+  const doomed = await json("/tasks", owner.token, taskBody());
   const project = await json("/projects", owner.token, { name: "Home" });
   const key = await createKey(svc, owner.token);
   const hook = await json("/webhooks", owner.token, {
@@ -159,6 +161,7 @@ async function world(svc: TestContext) {
     alert,
     message,
     talk,
+    doomed,
   };
 }
 
@@ -247,6 +250,11 @@ function bodyCases(w: Awaited<ReturnType<typeof world>>): Record<string, BodyCas
       path: `/tasks/${w.done.id}/reviews`,
       token: owner.token,
       valid: { revieweeId: applicant.id, rating: 4, comment: "On time, tidy work" },
+    },
+    "post /tasks/{id}/cancel": {
+      path: `/tasks/${w.doomed.id}/cancel`,
+      token: owner.token,
+      valid: { reason: "no_longer_needed", note: "Plans changed" },
     },
     "patch /applications/{id}": {
       path: `/applications/${w.application.id}`,

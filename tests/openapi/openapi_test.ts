@@ -265,6 +265,6 @@ Deno.test("GET /tasks/me/status documents its default status, published", async 
   const status = doc.paths["/tasks/me/status"].get.parameters.find((p: Doc) => p.name === "status");
   assert.equal(status.required, false);
   assert.equal(status.schema.default, "published");
-  assert.deepEqual(status.schema.enum, ["published", "completed"]);
+  assert.deepEqual(status.schema.enum, ["published", "completed", "cancelled"]);
   assert.match(status.description, /published/);
 });

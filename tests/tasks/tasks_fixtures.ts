@@ -4,10 +4,12 @@ import { bearer, type TestContext } from "../helpers.ts";
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-// acceptedCount and spotsLeft: docs/contract.md section 15.
+// acceptedCount and spotsLeft: docs/contract.md section 15; cancelledAt, cancellation: section 20.
 export const CREATED_FIELDS = [
   "acceptedCount",
   "budget",
+  "cancellation",
+  "cancelledAt",
   "completedAt",
   "createdAt",
   "currency",

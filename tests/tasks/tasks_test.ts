@@ -37,7 +37,7 @@ Deno.test("task response shapes carry exactly the fields of spec 2.3 and docs/co
   });
 
   await t.step(
-    "the create response has exactly id, title, description, budget, currency, status, createdAt, location, requirement, dueDate, maxPeople, acceptedCount, spotsLeft, updatedAt, completedAt",
+    "the create response has exactly id, title, description, budget, currency, status, createdAt, location, requirement, dueDate, maxPeople, acceptedCount, spotsLeft, updatedAt, completedAt, cancelledAt, cancellation",
     () => {
       assert.deepEqual(Object.keys(created).sort(), CREATED_FIELDS);
       assert.match(created.id, UUID);
@@ -53,6 +53,8 @@ Deno.test("task response shapes carry exactly the fields of spec 2.3 and docs/co
       assert.equal(created.dueDate, null, "dueDate is null when absent");
       assert.equal(created.maxPeople, 1, "maxPeople defaults to 1");
       assert.equal(created.completedAt, null, "completedAt is null until completed");
+      assert.equal(created.cancelledAt, null, "cancelledAt is null unless cancelled");
+      assert.equal(created.cancellation, null);
     },
   );
 
