@@ -1,12 +1,12 @@
 /**
  * The live event suite over real processes on one store (docs/live-events.md): run as it is
- * (tests/processes/live_fleet_test.ts) and with `watch` taken away in every service process
+ * (tests/processes/fleets/live_fleet_test.ts) and with `watch` taken away in every service process
  * (live_fleet_no_watch_test.ts), where streams must meet the same bounds by polling.
  */
 import assert from "node:assert/strict";
-import { call, type Fleet, fleetSignUp, startFleet } from "./fleet.ts";
-import { openSse, type SseConnection } from "../live/sse_reader.ts";
-import { taskBody } from "../tasks/task_fixtures.ts";
+import { call, type Fleet, fleetSignUp, startFleet } from "../fleet.ts";
+import { openSse, type SseConnection } from "../../live/sse_reader.ts";
+import { taskBody } from "../../tasks/task_fixtures.ts";
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 const ENV = { RATE_LIMIT_PER_HOUR: "1000000" };

@@ -6,17 +6,17 @@
  * applications, an alert's matches and the histories agree. Seeded (`CANCEL_SEED=n`).
  */
 import assert from "node:assert/strict";
-import { jobs } from "../../kv/keyspace.ts";
+import { jobs } from "../../../kv/keyspace.ts";
 import {
   assertAlertAgrees,
   assertExploreAgrees,
   assertHistoriesAgree,
   type Get,
-} from "../cancellation/checks.ts";
-import { assertRecordsAgree } from "../cancellation/recount.ts";
-import { runScenario, SCENARIO_WORD, type Send } from "../cancellation/scenario.ts";
-import { until } from "../wait.ts";
-import { call, fleetSignUp, startFleet } from "./fleet.ts";
+} from "../../cancellation/checks.ts";
+import { assertRecordsAgree } from "../../cancellation/recount.ts";
+import { runScenario, SCENARIO_WORD, type Send } from "../../cancellation/scenario.ts";
+import { until } from "../../wait.ts";
+import { call, fleetSignUp, startFleet } from "../fleet.ts";
 
 const SEED = Number(Deno.env.get("CANCEL_SEED") ?? 4040);
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });

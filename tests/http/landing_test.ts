@@ -3,7 +3,7 @@
  * other": `/` is a page of links a new user can follow, and the two pages point to each other.
  */
 import assert from "node:assert/strict";
-import { setup } from "./helpers.ts";
+import { setup } from "../helpers.ts";
 
 /** The `href`s of a page's links. */
 function links(html: string): string[] {
