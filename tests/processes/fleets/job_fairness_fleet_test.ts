@@ -4,12 +4,12 @@
  * so another account's webhook.test arrives while every one of them is still hanging.
  */
 import assert from "node:assert/strict";
-import { SHARES } from "../../kv/jobs/fair_share.ts";
-import { taskBody } from "../tasks/task_fixtures.ts";
-import { startReceiver } from "../webhooks/webhook_receiver.ts";
-import { call, fleetSignUp, startFleet } from "./fleet.ts";
-import { startNeverAnswering } from "./never_answering_server.ts";
-import { until } from "../wait.ts";
+import { SHARES } from "../../../kv/jobs/fair_share.ts";
+import { taskBody } from "../../tasks/task_fixtures.ts";
+import { startReceiver } from "../../webhooks/webhook_receiver.ts";
+import { call, fleetSignUp, startFleet } from "../fleet.ts";
+import { startNeverAnswering } from "../never_answering_server.ts";
+import { until } from "../../wait.ts";
 
 const WORKERS = 2;
 // Far past the test's own wait for the other account: no hanging attempt ends before it.
