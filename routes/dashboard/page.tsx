@@ -76,6 +76,7 @@ export function DashboardPage(props: { assets: PageAssets }) {
             <span class="brand-mark" aria-hidden="true">◆</span> Task Marketplace
           </a>
           <div class="account" id="account" hidden>
+            <span class="live-status" id="live-status" role="status"></span>
             <span class="account-email" id="account-email"></span>
             <button type="button" class="button small" id="sign-out">Sign out</button>
           </div>

@@ -23,6 +23,7 @@ import webhooksPart from "./script/webhooks.js" with { type: "text" };
 import securityLogPart from "./script/security_log.js" with { type: "text" };
 import alertsPart from "./script/alerts.js" with { type: "text" };
 import messagesPart from "./script/messages.js" with { type: "text" };
+import livePart from "./script/live.js" with { type: "text" };
 import baseStyle from "./styles/base.css" with { type: "text" };
 import controlsStyle from "./styles/controls.css" with { type: "text" };
 import formsStyle from "./styles/forms.css" with { type: "text" };
@@ -80,6 +81,7 @@ const script = await asset(
     { name: "security_log.js", source: securityLogPart },
     { name: "alerts.js", source: alertsPart },
     { name: "messages.js", source: messagesPart },
+    { name: "live.js", source: livePart },
   ], ["chart.js"]),
   "text/javascript; charset=utf-8",
 );
