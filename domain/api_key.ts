@@ -10,6 +10,12 @@ import { userText } from "./validation/text.ts";
 
 export const KEY_PREFIX = "svc_";
 const KEY_SHAPE = /^svc_[0-9a-f]{64}$/;
+/**
+ * A revoked key's record is kept this long after its revocation (out of the account's live keys),
+ * then dropped: nothing reads it but support looking into a revocation.
+ */
+export const REVOKED_KEY_RETENTION_MS = 30 * 86_400_000;
+
 export const MAX_ACTIVE_KEYS = 10;
 export const MAX_KEY_DAYS = 365;
 

@@ -3,7 +3,7 @@
  * value stops start-up with a message that names the setting.
  */
 import { z } from "zod";
-import { parseAddressList } from "./ip.ts";
+import { isLoopback, parseAddressList } from "./ip.ts";
 import { plainMessages } from "./validation/validation_messages.ts";
 import {
   DEFAULT_DISABLE_AFTER,
@@ -49,6 +49,9 @@ export const Settings = z.object({
    */
   KV_PATH: z.string().min(1).optional().refine((v) => !v || !isUrlLike(v) || isKvConnectUrl(v), {
     message: "must be a file path, :memory: or an http(s) KV Connect URL",
+  }).refine((v) => !isKvConnectUrl(v) || !plainRemote(v!), {
+    message: "a KV Connect URL must be https unless its host is loopback (127.0.0.1, ::1, " +
+      "localhost): over plain http the access token and every record would travel in clear",
   }),
   /** HS256 secret for session tokens; generated once and kept in KV when unset. */
   JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
@@ -113,6 +116,14 @@ export const Settings = z.object({
 /** Anything with a scheme (`x://`): a file path has none, and Deno would read it as a URL. */
 function isUrlLike(value: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(value);
+}
+
+/** True for a plain-http URL to a host other than this machine. */
+function plainRemote(value: string): boolean {
+  const url = new URL(value);
+  if (url.protocol !== "http:") return false;
+  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return host !== "localhost" && !host.endsWith(".localhost") && !isLoopback(host);
 }
 
 /** True for a KV_PATH that `Deno.openKv` reaches by KV Connect rather than as a file. */

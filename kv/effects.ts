@@ -1,7 +1,8 @@
 /**
  * What a change raises besides itself, added to the change's own atomic so that both commit or
- * neither does: a webhook event (its body and its fan-out job), only when one of the account's
- * endpoints selects its type, and a security log entry.
+ * neither does: an event (`raiseEvent`, the one way an event is raised: into the account's live
+ * event log, and to its webhooks when one of its endpoints selects the type), and a security log
+ * entry.
  *
  * A write takes what it raises as data, never as a callback into the layer above: `DatedEffects`,
  * computed by the caller (with domain's views) before the call when the record written is known
@@ -17,6 +18,7 @@ import { addJob } from "./jobs/schedule.ts";
 import { webhooks } from "./keyspace.ts";
 import { recordSecurity } from "./security_log.ts";
 import { writeEventBody } from "./webhooks/webhook_event_bodies.ts";
+import { logEvent } from "./live/event_log.ts";
 
 /** What a write raises, computed before the call, and the time it is raised at. */
 export type DatedEffects = Effects & { now: number };
@@ -55,7 +57,7 @@ export interface RaisedEffects extends DatedEffects {
  * Adds `effects` to `op`, which changes something of `userId`'s at `now`. Reads the account's
  * subscription and checks it in `op`: if an endpoint is added or changed before `op` commits,
  * the commit fails and the caller's round runs again with the new subscription. Returns the
- * queued event, if any.
+ * event queued for the account's webhooks, if any (every event reaches its live log).
  */
 export async function addEffects(
   kv: Deno.Kv,
@@ -70,10 +72,27 @@ export async function addEffects(
     ? subscriptionRead as Deno.KvEntryMaybe<Subscription>
     : await kv.get<Subscription>(key);
   op.check(subscription);
-  if (!selects(subscription.value?.events ?? [], effects.event.type)) return null;
   const event = newEvent(effects.event.type, effects.event.data, effects.now);
-  queueEvent(op, userId, event);
-  return event;
+  const toWebhooks = selects(subscription.value?.events ?? [], effects.event.type);
+  raiseEvent(op, userId, event, { webhooks: toWebhooks });
+  return toWebhooks ? event : null;
+}
+
+/**
+ * The one way an event is raised, in the atomic of the change that raises it: into the account's
+ * live event log (its streams, docs/live-events.md), and with `webhooks` (one of the account's
+ * enabled endpoints selects the type) its body and fan-out job. A new event type raised here
+ * reaches both without more code.
+ */
+export function raiseEvent(
+  op: Deno.AtomicOperation,
+  userId: string,
+  event: WebhookEvent,
+  to: { webhooks: boolean },
+) {
+  // A body too large for one value is stored once, in parts both halves read.
+  if (to.webhooks) queueEvent(op, userId, event);
+  logEvent(op, userId, event, { partsWritten: to.webhooks });
 }
 
 /**
@@ -88,7 +107,10 @@ function sameKey(a: Deno.KvKey, b: Deno.KvKey): boolean {
   return a.length === b.length && a.every((part, i) => part === b[i]);
 }
 
-/** Stores `event`'s body and the job of its fan-out to the account's endpoints, in `op`. */
+/**
+ * Stores `event`'s body and the job of its fan-out to the account's endpoints, in `op`: the
+ * webhook half of `raiseEvent`, alone only for what an older version raised (its queue's drain).
+ */
 export function queueEvent(op: Deno.AtomicOperation, userId: string, event: WebhookEvent) {
   const unstored = writeEventBody(op, event);
   addJob(op, {

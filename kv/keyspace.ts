@@ -15,3 +15,4 @@ export { reviews } from "./keyspace/reviews.ts";
 export { alerts } from "./keyspace/alerts.ts";
 export { taskHistory } from "./keyspace/history.ts";
 export { conversations } from "./keyspace/conversations.ts";
+export { live } from "./keyspace/live.ts";

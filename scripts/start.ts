@@ -47,19 +47,41 @@ function portTaken(port: number): boolean {
   }
 }
 
-/** Calls `onChange` once a burst of changes to the service's code has settled. */
+/**
+ * Calls `onChange` once a burst of changes to the service's code has settled. An edit of a
+ * dashboard script or stylesheet rewrites their generated module, whose change then reloads.
+ */
 function watchCode(onChange: () => void): Deno.FsWatcher {
   const paths = ["main.ts", "routes", "domain", "kv"].map((p) => `${projectRoot}${p}`);
+  const assets = ["script/", "styles/"].map((folder) => `${projectRoot}routes/dashboard/${folder}`);
   const watcher = Deno.watchFs(paths);
   let timer: ReturnType<typeof setTimeout> | undefined;
   (async () => {
     for await (const event of watcher) {
       if (event.kind === "access") continue;
+      if (event.paths.every((path) => assets.some((folder) => path.startsWith(folder)))) {
+        writeAssetSources();
+        continue;
+      }
       clearTimeout(timer);
       timer = setTimeout(onChange, SETTLE_MS);
     }
   })();
   return watcher;
+}
+
+/**
+ * Rewrites the dashboard's generated module (`deno task dashboard:assets`) in a process of its
+ * own, so this supervisor needs no write permission.
+ */
+async function writeAssetSources(): Promise<void> {
+  const { success, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: taskRunArgs("dashboard:assets"),
+    cwd: projectRoot,
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!success) console.error(new TextDecoder().decode(stderr));
 }
 
 async function main() {
@@ -165,6 +187,8 @@ async function main() {
     }
   };
 
+  // Sources edited while the service was down are in the module before the first worker starts.
+  if (watch) await writeAssetSources();
   for (let i = 0; i < settings.WORKERS; i++) spawn(i);
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     Deno.addSignalListener(signal, () => stopAll(signal));

@@ -13,6 +13,8 @@ export function taskRunArgs(task: string): string[] {
   if (typeof line !== "string") throw new Error(`deno.json has no task "${task}"`);
   const words = line.split(/\s+/);
   if (words[0] !== "deno" || words[1] !== "run") throw new Error(`${task} is not a deno run task`);
-  const rest = words.slice(2).map((word) => word.endsWith(".ts") ? `${projectRoot}${word}` : word);
+  const rest = words.slice(2).map((word) =>
+    word.endsWith(".ts") && !word.startsWith("-") ? `${projectRoot}${word}` : word
+  );
   return ["run", `--config=${projectRoot}deno.json`, ...rest];
 }

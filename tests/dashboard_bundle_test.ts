@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { bundleScript } from "../routes/dashboard/script_bundle.ts";
+import { generatedModule, renderAssetSources } from "../scripts/dashboard_assets.ts";
 import { setup } from "./helpers.ts";
 
 Deno.test("the dashboard's script modules are served as one module", async (t) => {
@@ -35,4 +36,12 @@ Deno.test("the dashboard's script modules are served as one module", async (t) =
       /d\.js: the bundle cannot join "export default 1;"/,
     );
   });
+});
+
+Deno.test("asset_sources.ts holds exactly routes/dashboard/script/ and styles/ as they are on disk", async () => {
+  const current = await Deno.readTextFile(generatedModule);
+  assert.ok(
+    current === await renderAssetSources(),
+    "routes/dashboard/asset_sources.ts is stale: run `deno task dashboard:assets`",
+  );
 });

@@ -52,7 +52,7 @@ Deno.test("/health probes share one KV read a second", async (t) => {
   );
 });
 
-Deno.test("/health on one worker of several (issue 46 #2): the workers share one writable proof", async (t) => {
+Deno.test("/health on one worker of several: the workers share one writable proof", async (t) => {
   const metered = meter(await Deno.openKv(":memory:"));
   let clock = Date.parse("2030-01-01T00:00:00Z");
   const now = () => clock;

@@ -66,6 +66,7 @@ export async function setup(
       );
     },
     async [Symbol.asyncDispose]() {
+      await deps.live.close();
       await deps.lastUsed.flush();
       if (!options.kv) kv.close();
     },
@@ -175,6 +176,7 @@ export async function serveApp(
     base: `http://127.0.0.1:${server.addr.port}`,
     deps,
     async [Symbol.asyncDispose]() {
+      await deps.live.close();
       await server.shutdown();
       await deps.lastUsed.flush();
       await jobs?.stop();

@@ -92,3 +92,21 @@ console.log(
   "feature(s) at",
   map.features[0].geometry.coordinates,
 );
+
+// 9. Bob writes in his application's conversation; Ada sees it unread, replies, marks it read
+const question = await bob.post("/applications/{id}/messages", {
+  params: { path: { id: application.id } },
+  body: { body: "Which door is it?" },
+});
+const adaSession = createClient({ baseUrl, token });
+const [talk] = await adaSession.get("/conversations");
+console.log("conversation with", talk.counterpart.firstName, "unread", talk.unread);
+await adaSession.post("/applications/{id}/messages", {
+  params: { path: { id: application.id } },
+  body: { body: "The blue one" },
+});
+const read = await adaSession.put("/applications/{id}/read", {
+  params: { path: { id: application.id } },
+  body: { upTo: question.id },
+});
+console.log("unread after reading", read.unread);

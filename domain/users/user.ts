@@ -59,6 +59,15 @@ export interface UserRecord {
   deletedAt: string | null;
 }
 
+/**
+ * A deleted account's record once its purge is done: its id, dates and `deletedAt` stay (reviews
+ * and conversations show a deleted party by them, with no name); the email, names, picture and
+ * password hash go.
+ */
+export function purgedUser<T extends UserRecord>(user: T): T {
+  return { ...user, email: "", firstName: "", lastName: null, profilePic: null, passwordHash: "" };
+}
+
 /** Emails are unique ignoring case; this is the form they are compared in. */
 export function emailKey(email: string): string {
   return email.trim().toLowerCase();

@@ -10,7 +10,8 @@ import type { ExploreItem } from "../../domain/explore.ts";
 import type { TaskRecord } from "../../domain/tasks/task.ts";
 import { newEvent } from "../../domain/webhooks/event.ts";
 import { commit, MAX_CHECK_ROUNDS } from "../commit.ts";
-import { queueEvent, type Subscription, subscriptionKey } from "../effects.ts";
+import { raiseEvent, type Subscription, subscriptionKey } from "../effects.ts";
+import { logCost } from "../live/event_log.ts";
 import { alerts } from "../keyspace.ts";
 import { getAll } from "../store/get_all.ts";
 import { encodedKeyBytes, encodedValueBytes, GETMANY_MAX, KV_LIMITS } from "../store/limits.ts";
@@ -29,6 +30,8 @@ const ROOM = { mutations: KV_LIMITS.checks, bytes: 32 * 1024, keyBytes: 4 * 1024
 const PER_MATCH = { keyBytes: 240, bytes: 1024 };
 /** Event body bytes per stored part (kv/webhooks/webhook_event_bodies.ts). */
 const BODY_PART_BYTES = 60_000;
+/** A match's live log keys (its pending entry, its owner's raised mark). */
+const LOG_KEY_BYTES = 200;
 
 /** "whole": the part and everything under it is recorded; "split": its halves hold markers. */
 type Marker = "whole" | "split";
@@ -74,8 +77,9 @@ const BUDGET: Cost = {
 };
 
 /**
- * What one match of `task` costs an atomic: with its event (the body at its largest, the job),
- * or its match key alone when its owner's endpoints do not select `task.matched`.
+ * What one match of `task` costs an atomic: its match key and its event in the owner's live log,
+ * and with `event` also the event's webhook body and job (the body at its largest), when its
+ * owner's endpoints select `task.matched`.
  */
 function matchCosts(task: TaskRecord): { event: Cost; plain: Cost } {
   const alertId = crypto.randomUUID();
@@ -83,13 +87,18 @@ function matchCosts(task: TaskRecord): { event: Cost; plain: Cost } {
   const sample = newEvent("task.matched", { alertId, task: item }, 0);
   const body = encoder.encode(JSON.stringify(sample)).byteLength;
   const key = encodedKeyBytes(alerts.match(alertId, task.orderKey));
+  const logged = logCost(body);
   return {
     event: {
-      mutations: 2 + Math.ceil(body / BODY_PART_BYTES),
-      bytes: body + PER_MATCH.bytes,
-      keyBytes: PER_MATCH.keyBytes,
+      mutations: 2 + Math.ceil(body / BODY_PART_BYTES) + logged.mutations,
+      bytes: body + PER_MATCH.bytes + logged.bytes,
+      keyBytes: PER_MATCH.keyBytes + LOG_KEY_BYTES,
     },
-    plain: { mutations: 1, bytes: key + encodedValueBytes(task.id), keyBytes: key },
+    plain: {
+      mutations: 1 + logged.mutations,
+      bytes: key + encodedValueBytes(task.id) + logged.bytes,
+      keyBytes: key + LOG_KEY_BYTES,
+    },
   };
 }
 
@@ -221,9 +230,9 @@ class Recording {
       const listening = this.listens!.get(userId);
       op.set(alerts.match(alertId, task.orderKey), task.id, { expireIn: MATCH_RETENTION_MS });
       recorded++;
-      if (!listening) continue;
-      queueEvent(op, userId, newEvent("task.matched", { alertId, task: item }, now));
-      events++;
+      const event = newEvent("task.matched", { alertId, task: item }, now);
+      raiseEvent(op, userId, event, { webhooks: listening === true });
+      if (listening) events++;
     }
     const result = await commit(op);
     if (!result.ok) return false;

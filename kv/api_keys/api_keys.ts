@@ -8,6 +8,7 @@ import {
   type KeyMatch,
   matchDigest,
   MAX_ACTIVE_KEYS,
+  REVOKED_KEY_RETENTION_MS,
 } from "../../domain/api_key.ts";
 import { accountGone, AppError } from "../../domain/errors.ts";
 import { deleteUsage } from "./api_key_usage.ts";
@@ -20,7 +21,23 @@ import { liveUserEntry } from "../users/users.ts";
 
 const CONFLICT = "The account's keys changed too often to complete; try again";
 
-/** Every key of an account, revoked ones included. */
+/** Revoked records still among an account's keys (stored before they were moved) moved per creation. */
+const MOVED_PER_CREATION = 100;
+
+/**
+ * Adds to `op` the move of a revoked record out of the account's keys, kept until
+ * `REVOKED_KEY_RETENTION_MS` after its revocation (at least a minute more).
+ */
+function archiveRevoked(op: Deno.AtomicOperation, key: ApiKeyRecord, now: number) {
+  const left = Date.parse(key.revokedAt!) + REVOKED_KEY_RETENTION_MS - now;
+  op.delete(apiKeys.record(key.userId, key.id))
+    .set(apiKeys.revoked(key.userId, key.id), key, { expireIn: Math.max(left, 60_000) });
+}
+
+/**
+ * Every key record among the account's keys: the live and expired ones, and revoked ones stored
+ * before revocation moved them out.
+ */
 async function listAll(kv: Deno.Kv, userId: string): Promise<ApiKeyRecord[]> {
   const keys: ApiKeyRecord[] = [];
   for await (const entry of kv.list<ApiKeyRecord>({ prefix: apiKeys.byUserPrefix(userId) })) {
@@ -45,7 +62,8 @@ export function createApiKey(
     const owner = await liveUserEntry(kv, key.userId);
     if (!owner) throw accountGone();
     const version = await kv.get(apiKeys.version(key.userId));
-    const active = (await listAll(kv, key.userId)).filter((k) => isActive(k, now));
+    const all = await listAll(kv, key.userId);
+    const active = all.filter((k) => isActive(k, now));
     if (active.length >= MAX_ACTIVE_KEYS) {
       throw new AppError(
         "KEY_LIMIT_REACHED",
@@ -58,6 +76,9 @@ export function createApiKey(
       .set(apiKeys.record(key.userId, key.id), key)
       .set(apiKeys.byDigest(key.digest), { userId: key.userId, keyId: key.id })
       .set(apiKeys.version(key.userId), crypto.randomUUID());
+    // Revoked records left by an older version leave the hot path here, a bounded batch a time.
+    const revoked = all.filter((k) => k.revokedAt !== null).slice(0, MOVED_PER_CREATION);
+    for (const old of revoked) archiveRevoked(op, old, now);
     scheduleKeyNotices(op, key, now);
     if (options.effects) {
       await addEffects(kv, op, { ...options.effects, userId: key.userId, now });
@@ -191,8 +212,11 @@ export function changeApiKey<C>(
     // The change marker and the key's guard are written blind (no check): concurrent changes
     // never conflict on them, and any write moves their versionstamps, which is all that cached
     // copies and requests in flight watch.
-    const op = kv.atomic().check(entry).set(apiKeys.record(userId, keyId), next)
-      .set(apiKeys.version(userId), crypto.randomUUID())
+    const op = kv.atomic().check(entry);
+    // A revoked key leaves the account's keys: key creation and GET /keys list live ones only.
+    if (next.revokedAt !== null) archiveRevoked(op, next, Date.parse(next.revokedAt));
+    else op.set(apiKeys.record(userId, keyId), next);
+    op.set(apiKeys.version(userId), crypto.randomUUID())
       .set(apiKeys.changed(), userId)
       .set(apiKeys.guard(keyId), true);
     moveDigestIndex(op, entry.value, next);

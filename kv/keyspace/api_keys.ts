@@ -4,6 +4,11 @@ export const apiKeys = {
   record: (userId: string, keyId: string): Deno.KvKey => ["api_keys", userId, keyId],
   byUserPrefix: (userId: string): Deno.KvKey => ["api_keys", userId],
   byDigest: (digest: string): Deno.KvKey => ["api_keys_by_digest", digest],
+  /**
+   * A revoked key's record, moved out of the account's keys (which the hot paths list) and kept
+   * `REVOKED_KEY_RETENTION_MS`, then dropped by KV's expiry.
+   */
+  revoked: (userId: string, keyId: string): Deno.KvKey => ["api_keys_revoked", userId, keyId],
   /** Bumped on every change to an account's keys: serializes creation, invalidates caches. */
   version: (userId: string): Deno.KvKey => ["api_keys_version", userId],
   /** Rewritten by every change that matters to authentication; instances poll it (key cache). */

@@ -3,7 +3,7 @@
  * purge markers of deleted accounts whose content is still being removed.
  */
 import { AppError } from "../../domain/errors.ts";
-import { emailKey, type UserRecord } from "../../domain/users/user.ts";
+import { emailKey, purgedUser, type UserRecord } from "../../domain/users/user.ts";
 import { readNewestFirst } from "../cursor.ts";
 import { atomically, commit } from "../commit.ts";
 import { users } from "../keyspace.ts";
@@ -141,7 +141,17 @@ export async function pendingPurges(kv: Deno.Kv): Promise<Set<string>> {
   return ids;
 }
 
-/** Ends a purge: the account's content is gone, so readers need not hide it any more. */
-export async function finishPurge(kv: Deno.Kv, userId: string) {
-  await commit(kv.atomic().delete(users.purge(userId)));
+/**
+ * Ends a purge: the account's content is gone, so readers need not hide it any more, and the
+ * record keeps no personal data (`purgedUser`), in the same atomic.
+ */
+export function finishPurge(kv: Deno.Kv, userId: string): Promise<void> {
+  return atomically("The user changed too often to purge; try again", async () => {
+    const entry = await kv.get<StoredUser>(users.record(userId));
+    const op = kv.atomic().check(entry).delete(users.purge(userId));
+    if (entry.value?.deletedAt) {
+      op.set(entry.key, purgedUser(entry.value)).set(users.changed(), userId);
+    }
+    return { value: undefined, op };
+  });
 }

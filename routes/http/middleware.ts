@@ -151,7 +151,12 @@ function finishHeaders(c: Context<AppEnv>, answerHeaders: Record<string, string>
   setHeader(c, "X-Content-Type-Options", "nosniff");
   // A 429 speaks of one caller's budget. An authenticated caller presented a credential: its
   // headers need not be read again.
-  if (status === 429 || c.get("principal") !== null || presentsCredential(c)) {
+  // An answer already `no-store` keeps its own directives (a stream's `no-transform`).
+  const own = headers.get("Cache-Control") ?? "";
+  if (
+    (status === 429 || c.get("principal") !== null || presentsCredential(c)) &&
+    !/\bno-store\b/.test(own)
+  ) {
     setHeader(c, "Cache-Control", "no-store");
   }
 }

@@ -16,6 +16,7 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
   TOKEN_INVALID: "session token bad, expired or logged out",
   IP_NOT_ALLOWED: "the key has an IP whitelist and the client address is outside it",
   INVALID_CREDENTIALS: "login with a wrong email or password",
+  TICKET_INVALID: "a stream ticket that is unknown, used or expired",
   SCOPE_INSUFFICIENT: "the key lacks the endpoint's scope; `scope` names it",
   SESSION_REQUIRED: "an API key where a session token is required",
   FORBIDDEN: "acting on another user's visible resource",
@@ -36,11 +37,13 @@ const ERROR_MEANING: Record<ErrorCode, string> = {
   ALERT_TOO_BROAD: "an alert that narrows only by minBudget or payment",
   CONVERSATION_CLOSED:
     "a message to a closed conversation (application ended, task gone, 14 days past completion)",
+  EVENT_ID_EXPIRED: "resuming a stream after an event the 24-hour log does not hold",
   CONFLICT: "concurrent changes kept the request from completing; retry",
   PAYLOAD_TOO_LARGE: "body over 64 KiB",
   UNSUPPORTED_MEDIA_TYPE: "a body that is not application/json",
   IDEMPOTENCY_KEY_REUSED: "same Idempotency-Key, different body",
   RATE_LIMITED: "the request budget is spent; see `Retry-After`",
+  STREAM_LIMIT: "a 6th open event stream of the account",
   INTERNAL_ERROR: "an unexpected failure; the body never carries internals",
   SERVICE_UNAVAILABLE: "storage does not answer",
   STORAGE_FULL: "the store is out of space: reads work, writes wait for space (see `Retry-After`)",
@@ -126,10 +129,18 @@ export const TAGS = [
     description: "Saved explore filters that send task.matched when a matching task is posted",
   },
   {
+    name: "Conversations",
+    description: "Messages between a task's creator and each applicant, with unread counts",
+  },
+  {
     name: "Webhooks",
     description: "Signed event deliveries (Standard Webhooks) to the account's endpoints",
   },
   { name: "Security log", description: "Sign-ins and credential changes of one's account" },
+  {
+    name: "Live events",
+    description: "The account's webhook events as a resumable server-sent event stream",
+  },
   { name: "Service", description: "Health, this document and its reference page" },
   { name: "Dashboard", description: "The account dashboard: one web page, its script and styles" },
 ];

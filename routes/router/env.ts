@@ -8,6 +8,7 @@ import type { RatingCache } from "../../kv/reviews/ratings.ts";
 import type { LastUsedBuffer } from "../../kv/api_keys/last_used.ts";
 import type { SharedRateLimiter } from "../../kv/rate_limit/rate_limit.ts";
 import type { UsageCounter } from "../../kv/api_keys/usage_counter.ts";
+import type { LiveHub } from "../../kv/live/hub.ts";
 
 /** What the app is built from: injected so tests can pass a fresh in-memory store and a clock. */
 export interface Deps {
@@ -30,6 +31,8 @@ export interface Deps {
   rateLimiter: SharedRateLimiter;
   /** API keys' request counts by hour, day and outcome, flushed with the rate limiter's. */
   usage: UsageCounter;
+  /** This process's live event streams and the feeds they share (kv/live/hub.ts). */
+  live: LiveHub;
 }
 
 /** The connection info Deno.serve hands to `fetch`, which Hono exposes as `c.env`. */

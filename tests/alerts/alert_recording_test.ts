@@ -147,14 +147,17 @@ Deno.test("the largest part, every match with an event, fits the strictest backe
   );
 });
 
-Deno.test("matches whose owners hear nothing write a key each, so more of them share an atomic", async () => {
+Deno.test("matches whose owners have no endpoint write their key and live log entry, so more of them share an atomic", async () => {
   await using svc = await workingService();
   await svc.jobs.stop();
-  const posted = await postTask(svc, (await signUp(svc)).token);
+  const poster = await signUp(svc);
+  const posted = await postTask(svc, poster.token);
   const task = (await svc.kv.get<TaskRecord>(tasks.record(posted.id))).value!;
   const most = matchesPerAtomic(task);
-  // Owners with no endpoint: each match is its key alone, no event body and no job.
-  const matched = Array.from({ length: 2 * most }, () => ({
+  const count = Math.floor(1.5 * most);
+  // Owners with no endpoint: each match is its key and its event in the owner's live log (their
+  // streams hear it), no webhook body and no job.
+  const matched = Array.from({ length: count }, () => ({
     alert: { id: crypto.randomUUID(), userId: crypto.randomUUID() },
     item: exploreItemOf(task),
   }));
@@ -162,7 +165,12 @@ Deno.test("matches whose owners hear nothing write a key each, so more of them s
   const done = await recordMatches(svc.kv, { task, matched, now: svc.deps.now() });
   assert.deepEqual(
     { commits: done.commits, recorded: done.recorded, events: done.events },
-    { commits: 1, recorded: 2 * most, events: 0 },
+    { commits: 1, recorded: count, events: 0 },
+  );
+  const logged = await Array.fromAsync(svc.kv.list({ prefix: ["live_pending"] }));
+  assert.deepEqual(
+    logged.map((e) => e.key[1]).filter((owner) => owner !== poster.id).toSorted(),
+    matched.map((m) => m.alert.userId).toSorted(),
   );
 });
 

@@ -19,6 +19,7 @@ export const HAPPY: Record<string, (s: Session) => Promise<Call>> = {
   "GET /openapi.json": () => Promise.resolve({ path: "/openapi.json" }),
   "GET /docs": () => Promise.resolve({ path: "/docs" }),
   "GET /favicon.ico": () => Promise.resolve({ path: "/favicon.ico" }),
+  "GET /": () => Promise.resolve({ path: "/" }),
   "GET /dashboard": () => Promise.resolve({ path: "/dashboard" }),
   "GET /dashboard/app.js": () => Promise.resolve({ path: "/dashboard/app.js" }),
   "GET /dashboard/app.css": () => Promise.resolve({ path: "/dashboard/app.css" }),
@@ -385,3 +386,29 @@ async function newProject(s: Session): Promise<string> {
   });
   return (await res.json()).id;
 }
+
+/** A key that expires in a moment: a stream opened with it ends then, so its answer can be read whole. */
+async function shortLivedKey(s: Session): Promise<string> {
+  const res = await s.svc.request("/api/v1/keys", {
+    method: "POST",
+    headers: bearer(s.user.token),
+    json: {
+      name: "stream",
+      scopes: ["tasks:read"],
+      expiresAt: new Date(Date.now() + 1500).toISOString(),
+    },
+  });
+  return (await res.json()).key;
+}
+
+Object.assign(HAPPY, {
+  "GET /events/stream": async (s: Session) => ({
+    path: "/api/v1/events/stream",
+    init: { headers: apiKey(await shortLivedKey(s)) },
+  }),
+  "POST /events/stream-tickets": (s: Session) =>
+    Promise.resolve({
+      path: "/api/v1/events/stream-tickets",
+      init: { method: "POST", headers: k(s) },
+    }),
+});

@@ -38,11 +38,17 @@ export const FLEET_ENV = {
 
 /**
  * `deno task serve`'s command, without the KV queue API as on Deno Deploy (tests/
- * ../without_kv_queues.ts preloaded), unless `queues` keeps it (a store of the previous version).
+ * ../without_kv_queues.ts preloaded), unless `queues` keeps it (a store of the previous version),
+ * and with `preloads` (files under tests/, such as without_kv_watch.ts) loaded first too.
  */
-function serveCommand(cwd: string, env: Record<string, string>, queues: boolean): Deno.Command {
+function serveCommand(
+  cwd: string,
+  env: Record<string, string>,
+  options: { queues: boolean; preloads: string[] },
+): Deno.Command {
   const args = taskRunArgs("serve");
-  if (!queues) args.splice(-1, 0, `--preload=${root}tests/without_kv_queues.ts`);
+  const preloads = [...options.queues ? [] : ["without_kv_queues.ts"], ...options.preloads];
+  for (const file of preloads) args.splice(-1, 0, `--preload=${root}tests/${file}`);
   return denoCommand(args, cwd, env);
 }
 
@@ -51,12 +57,15 @@ export async function startFleet(
   size: number,
   env: Record<string, string> = {},
   cwd?: string,
-  options: { queues?: boolean } = {},
+  options: { queues?: boolean; preloads?: string[] } = {},
 ): Promise<Fleet> {
   const dir = cwd ?? await Deno.makeTempDir();
   const members: Member[] = [];
   for (let i = 0; i < size; i++) {
-    const command = serveCommand(dir, bareEnv({ ...FLEET_ENV, ...env }), options.queues ?? false);
+    const command = serveCommand(dir, bareEnv({ ...FLEET_ENV, ...env }), {
+      queues: options.queues ?? false,
+      preloads: options.preloads ?? [],
+    });
     const child = command.spawn();
     const { port, rest } = await waitForListening(child);
     members.push({ base: `http://127.0.0.1:${port}`, child, rest });

@@ -1,7 +1,7 @@
 /**
- * Issue 46 #3, "a second `deno task start` on a busy port takes half of the traffic": every way
- * of starting the service refuses a port another program holds, in one line naming it, and the
- * instance already there keeps every request; SHARE_PORT=true joins on purpose.
+ * A second instance must not take half the traffic of a busy port: every way of starting the
+ * service refuses a port another program holds, in one line naming it, and the instance already
+ * there keeps every request; SHARE_PORT=true joins on purpose.
  */
 import assert from "node:assert/strict";
 import { bareEnv, followLog, startMain, taskCommand } from "./main_process.ts";
@@ -43,7 +43,7 @@ async function startSecond(
   return { first, status, stderr };
 }
 
-Deno.test("a second instance on a busy port starts silently and takes half the traffic (issue 46 #3): it is refused now", async (t) => {
+Deno.test("a second instance on a busy port is refused in one line, the first keeps its traffic", async (t) => {
   const cwd = await Deno.makeTempDir();
   const port = freePort();
   const child = startMain(cwd, bareEnv({ PORT: String(port), WORKERS: "2" }));

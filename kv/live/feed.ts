@@ -1,0 +1,238 @@
+/**
+ * One account's events as this process learns them, shared by all of the account's streams here:
+ * one watch (or one poll) of the account's `raised` and `head` keys and its streams' credential
+ * keys, one sequencing pass and one log read per change, handed to every stream in order.
+ */
+import { POLL_INTERVAL_MS } from "../../domain/live/live_rules.ts";
+import { live } from "../keyspace.ts";
+import { getEntries } from "../store/get_all.ts";
+import { type LoggedEvent, readLog } from "./event_log.ts";
+import { type Head, sequencePending } from "./sequencer.ts";
+
+/** A stream as the feed serves it. */
+export interface FeedListener {
+  /** The key whose change may end the stream (its credential's). */
+  readonly credentialKey: Deno.KvKey;
+  /**
+   * Events placed since the last delivery, in order, with each listener's credential key as read
+   * after them: a listener sends nothing its credential, as it is now, does not allow.
+   */
+  deliver(events: LoggedEvent[], credential: Deno.KvEntryMaybe<unknown>): void;
+  /** The credential key as the watch or poll saw it (it may have moved). */
+  credentialSeen(entry: Deno.KvEntryMaybe<unknown>): void;
+}
+
+/** How the feed learns of changes: a watch, a poll, or both (a watch that misses other processes). */
+export interface FeedMode {
+  watch: boolean;
+  poll: boolean;
+}
+
+/** Log pages read per delivery at most (each delivery reads what was placed since the last). */
+const PAGE = 500;
+
+const keyText = (key: Deno.KvKey) => JSON.stringify(key);
+
+export class AccountFeed {
+  /** The last place read and delivered; null until the first pass. */
+  #seen: number | null = null;
+  /** The versionstamp of `raised` that the last sequencing covered. */
+  #covers: string | null | undefined = undefined;
+  #headStamp: string | null | undefined = undefined;
+  readonly #listeners = new Set<FeedListener>();
+  #serial: Promise<void> = Promise.resolve();
+  #queued = false;
+  #closed = false;
+  #watch: ReadableStream<Deno.KvEntryMaybe<unknown>[]> | null = null;
+  #pollTimer: ReturnType<typeof setTimeout> | undefined;
+  #mode: FeedMode;
+  /** Reads made by this feed (watch answers apart): what an idle account costs. */
+  reads = 0;
+
+  constructor(
+    readonly kv: Deno.Kv,
+    readonly userId: string,
+    mode: FeedMode,
+    readonly onError: (what: string, error: unknown) => void,
+  ) {
+    this.#mode = { ...mode };
+    if (this.#mode.poll) this.#schedulePoll();
+  }
+
+  get size(): number {
+    return this.#listeners.size;
+  }
+
+  get mode(): FeedMode {
+    return { ...this.#mode };
+  }
+
+  /** The keys watched or polled: the account's two, then each credential key once. */
+  #keys(): Deno.KvKey[] {
+    const keys = new Map<string, Deno.KvKey>();
+    for (const key of [live.raised(this.userId), live.head(this.userId)]) {
+      keys.set(keyText(key), key);
+    }
+    for (const l of this.#listeners) keys.set(keyText(l.credentialKey), l.credentialKey);
+    return [...keys.values()];
+  }
+
+  /**
+   * Adds `listener` once every event raised so far is placed; `joined` hears, before any delivery
+   * to it, the last place this feed has delivered (what a stream opened now starts after).
+   */
+  join(listener: FeedListener, joined: (seen: number) => void): Promise<void> {
+    return this.#run(async () => {
+      await this.#advance(true);
+      this.#listeners.add(listener);
+      joined(this.#seen!);
+      this.#restartWatch();
+    });
+  }
+
+  /** Places what is pending and answers the last place (a resume checks its id against it). */
+  sync(): Promise<number> {
+    let seen = 0;
+    return this.#run(async () => {
+      await this.#advance(true);
+      seen = this.#seen!;
+    }).then(() => seen);
+  }
+
+  leave(listener: FeedListener) {
+    if (!this.#listeners.delete(listener)) return;
+    if (this.#listeners.size > 0) this.#restartWatch();
+  }
+
+  /** Stops watching and polling (the last stream left, or shutdown). */
+  close() {
+    this.#closed = true;
+    clearTimeout(this.#pollTimer);
+    this.#stopWatch();
+  }
+
+  #run(task: () => Promise<void>): Promise<void> {
+    const run = this.#serial.then(task);
+    this.#serial = run.catch((error) => this.onError("live feed", error));
+    return run;
+  }
+
+  /** A change seen by the watch or the poll: one pass, however many changes come meanwhile. */
+  #changed(entries: Deno.KvEntryMaybe<unknown>[]) {
+    const byKey = new Map(entries.map((e) => [keyText(e.key), e]));
+    for (const l of this.#listeners) {
+      const entry = byKey.get(keyText(l.credentialKey));
+      if (entry) l.credentialSeen(entry);
+    }
+    const raised = byKey.get(keyText(live.raised(this.userId)));
+    const head = byKey.get(keyText(live.head(this.userId)));
+    const moved = raised?.versionstamp !== this.#covers || head?.versionstamp !== this.#headStamp;
+    if (!moved || this.#queued) return;
+    this.#queued = true;
+    this.#run(async () => {
+      this.#queued = false;
+      await this.#advance(false);
+    });
+  }
+
+  /**
+   * Places what is pending (when something was raised since the last sequencing, or `always`),
+   * then reads and delivers what was placed since the last delivery.
+   */
+  async #advance(always: boolean) {
+    if (this.#closed) return;
+    const [raised, headEntry] = await this.kv.getMany<[string, Head]>([
+      live.raised(this.userId),
+      live.head(this.userId),
+    ]);
+    this.reads++;
+    let head = headEntry.value?.seq ?? 0;
+    this.#headStamp = headEntry.versionstamp;
+    if (always || raised.versionstamp !== this.#covers) {
+      const placed = await sequencePending(this.kv, this.userId);
+      this.reads += 2;
+      head = placed.head;
+      this.#covers = placed.covers;
+    }
+    if (this.#seen === null) {
+      this.#seen = head;
+      return;
+    }
+    while (head > this.#seen) {
+      const events = await readLog(this.kv, {
+        userId: this.userId,
+        after: this.#seen,
+        upTo: head,
+        limit: PAGE,
+      });
+      this.reads++;
+      if (events.length === 0) {
+        // Expired before it was read (a feed idle past the log's retention): skip the gap.
+        this.#seen = head;
+        break;
+      }
+      const listeners = [...this.#listeners];
+      // After the log: whatever the credentials are now is what the events are sent under.
+      const credentials = await getEntries(this.kv, listeners.map((l) => l.credentialKey));
+      this.reads += Math.ceil(listeners.length / 10);
+      listeners.forEach((l, i) => l.deliver(events, credentials[i]));
+      this.#seen = events[events.length - 1].seq;
+    }
+  }
+
+  #schedulePoll() {
+    if (this.#closed) return;
+    this.#pollTimer = setTimeout(async () => {
+      try {
+        const entries = await getEntries(this.kv, this.#keys());
+        this.reads += Math.ceil(entries.length / 10);
+        this.#changed(entries);
+      } catch (error) {
+        if (!this.#closed) this.onError("live poll", error);
+      }
+      this.#schedulePoll();
+    }, POLL_INTERVAL_MS);
+  }
+
+  #stopWatch() {
+    const watch = this.#watch;
+    this.#watch = null;
+    watch?.cancel().catch(() => {});
+  }
+
+  /** A watch of the current keys (a stream joined or left: its credential key is in or out). */
+  #restartWatch() {
+    if (!this.#mode.watch || this.#closed) return;
+    this.#stopWatch();
+    let stream: ReadableStream<Deno.KvEntryMaybe<unknown>[]>;
+    try {
+      stream = this.kv.watch(this.#keys());
+    } catch (error) {
+      this.#watchFailed(error);
+      return;
+    }
+    this.#watch = stream;
+    (async () => {
+      try {
+        for await (const entries of stream) {
+          if (this.#watch !== stream) return;
+          this.#changed(entries);
+        }
+        if (this.#watch === stream && !this.#closed) throw new Error("the watch ended");
+      } catch (error) {
+        if (this.#watch === stream && !this.#closed) this.#watchFailed(error);
+      }
+    })();
+  }
+
+  /** Where the watch fails, the feed polls instead, within the same bound. */
+  #watchFailed(error: unknown) {
+    this.onError("live watch (polling instead)", error);
+    this.#watch = null;
+    this.#mode.watch = false;
+    if (!this.#mode.poll) {
+      this.#mode.poll = true;
+      this.#schedulePoll();
+    }
+  }
+}
