@@ -9,7 +9,7 @@ import { benchSettings } from "../lib/service.ts";
 import { type RoundTrips, withLatency } from "../../kv/store/latency.ts";
 import { encodedKeyBytes, encodedValueBytes } from "../../kv/store/limits.ts";
 import { createApp } from "../../routes/app.ts";
-import { backgroundJobs, createDeps } from "../../routes/router/deps.ts";
+import { createDeps, instanceTimers } from "../../routes/router/deps.ts";
 import { benchTaskBody } from "../datasets/http_seed.ts";
 import { numberFlag as flag } from "../lib/flags.ts";
 import { loadAverage, markdownTable, writeResults } from "../lib/results.ts";
@@ -195,7 +195,7 @@ async function main() {
     return sorted[Math.floor((sorted.length - 1) / 2)];
   };
   const results = new Map<string, Map<number, Sample[]>>();
-  const background = backgroundJobs(deps);
+  const background = instanceTimers(deps);
   background.start();
   for (const delay of DELAYS) {
     slow.delayMs = delay;

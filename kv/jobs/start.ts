@@ -1,9 +1,9 @@
 /**
  * Starts this process's job runner: woken by its own job writes, by a timer at the next due time
- * it knows, by the instance's periodic poll while active (`pollJob`), and by the cron (`drain`).
+ * it knows, by the instance's periodic poll while active (`jobPollTimer`), and by the cron (`drain`).
  */
 import { deliveryPolicy, Settings } from "../../domain/settings.ts";
-import type { Job } from "../../io/timers.ts";
+import type { Timer } from "../../io/timers.ts";
 import type { DeliveryPolicy } from "../../domain/webhooks/webhook_schedule.ts";
 import { jobHandlers } from "./handlers.ts";
 import { JobRunner, POLL_MS } from "./runner.ts";
@@ -34,6 +34,6 @@ export function startJobs(options: JobsOptions): JobRunner {
 }
 
 /** The instance's periodic look for jobs other instances wrote or left (paused when idle). */
-export function pollJob(runner: JobRunner): Job {
+export function jobPollTimer(runner: JobRunner): Timer {
   return { name: "jobs poll", everyMs: POLL_MS, run: () => runner.scan() };
 }

@@ -9,7 +9,7 @@ import { sha256Hex } from "../../domain/bytes.ts";
 import { acceptsGzip } from "../http/compress.ts";
 import { problems } from "../router/define.ts";
 import { pagePolicy } from "../http/page_policy.ts";
-import { noneMatchHits } from "../http/http_lists.ts";
+import { noneMatchHits } from "../http/list_headers.ts";
 import type { AppEnv } from "../router/env.ts";
 import { assetSources } from "./asset_sources.ts";
 import { DashboardPage } from "./page.tsx";
