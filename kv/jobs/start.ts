@@ -7,6 +7,7 @@ import type { Timer } from "../../io/timers.ts";
 import type { DeliveryPolicy } from "../../domain/webhooks/webhook_schedule.ts";
 import { jobHandlers } from "./handlers.ts";
 import { JobRunner, POLL_MS } from "./runner.ts";
+import type { Shares } from "./fair_share.ts";
 
 export interface JobsOptions {
   kv: Deno.Kv;
@@ -15,6 +16,8 @@ export interface JobsOptions {
   webhooks?: DeliveryPolicy;
   leaseMs?: number;
   onError?: (what: string, error: Error) => void;
+  /** The lanes' shares of the slots (default: kv/jobs/fair_share.ts `SHARES`). */
+  shares?: Shares;
 }
 
 /** A runner listening to this process's job writes; scans once at once for what is due. */
@@ -28,6 +31,7 @@ export function startJobs(options: JobsOptions): JobRunner {
     },
     leaseMs: options.leaseMs,
     onError: options.onError,
+    shares: options.shares,
   }).listen();
   void runner.scan();
   return runner;

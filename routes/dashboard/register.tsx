@@ -107,6 +107,8 @@ const page = await asset(
 function serve(c: Context<AppEnv>, item: Asset, cacheControl: string) {
   c.header("Content-Security-Policy", CONTENT_SECURITY_POLICY);
   c.header("X-Content-Type-Options", "nosniff");
+  // frame-ancestors for browsers that know CSP 2, this for those that do not.
+  c.header("X-Frame-Options", "DENY");
   c.header("Referrer-Policy", "no-referrer");
   c.header("Cross-Origin-Opener-Policy", "same-origin");
   c.header("Cache-Control", cacheControl);
