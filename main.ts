@@ -12,6 +12,7 @@ import { pollJob, startJobs } from "./kv/jobs/start.ts";
 import { createApp } from "./routes/app.ts";
 import { backgroundJobs, createDeps } from "./routes/router/deps.ts";
 import { openStore } from "./kv/store/store.ts";
+import { storeOpenFailure } from "./kv/store/store_open_failure.ts";
 import { limitGuard } from "./kv/store/limits.ts";
 import { retryTransient } from "./kv/commit.ts";
 import { checkIndexLayout, INDEX_LAYOUT } from "./kv/tasks/index_layout.ts";
@@ -20,26 +21,6 @@ import { buildListeners, lookForListeners } from "./kv/webhooks/listeners.ts";
 
 /** How long a shutdown waits for open requests before it closes the rest itself. */
 const SHUTDOWN_GRACE_MS = 3_000;
-
-/**
- * Why the store did not open. NotCapable means Deno's own permissions refused the path: the start
- * tasks grant ./data only, and the bare error names neither that folder nor the setting.
- */
-function storeOpenFailure(kvPath: string | undefined, error: unknown): string {
-  if (isKvConnectUrl(kvPath)) {
-    // Deno's words name the URL and the status; the token is never in them.
-    return `Cannot open the store at the KV Connect URL KV_PATH=${kvPath}: check that the server ` +
-      "is reachable, that DENO_KV_ACCESS_TOKEN is its token, and that main.ts runs with " +
-      `--allow-net. (${error})`;
-  }
-  if (!(error instanceof Deno.errors.NotCapable)) {
-    return `Cannot open the store (KV_PATH=${kvPath ?? ""}): ${error}`;
-  }
-  return `Cannot open the store: KV_PATH=${kvPath} lies outside ./data, the only folder the ` +
-    "service may use (deno task start and dev grant --allow-read=./data --allow-write=./data). " +
-    "Put the file under ./data, or run main.ts with --allow-read=<folder> " +
-    `--allow-write=<folder> naming the file's folder. (${error})`;
-}
 
 /** This process's job runner, once main has opened the store; the cron runs it. */
 let jobRunner: JobRunner | null = null;
@@ -98,7 +79,7 @@ async function main() {
     kv = await openStore(settings.KV_PATH);
     if (settings.KV_CHECK_LIMITS) kv = limitGuard(kv);
   } catch (error) {
-    console.error(storeOpenFailure(settings.KV_PATH, error));
+    console.error(await storeOpenFailure(settings.KV_PATH, error));
     Deno.exit(1);
   }
   // Start-up reads race the other workers' first writes to a new file: retried like commits.

@@ -11,6 +11,7 @@ import { type Register, Router, routerOf } from "./router/define.ts";
 import type { AppEnv, Deps } from "./router/env.ts";
 import { registerFavicon } from "./favicon/favicon.ts";
 import { registerHealth } from "./health/health.ts";
+import { registerLanding } from "./landing/landing.ts";
 import { registerKeys } from "./api_keys/api_keys.ts";
 import { registerProjects } from "./projects/projects.ts";
 import { registerReference } from "./reference/reference.ts";
@@ -104,7 +105,8 @@ export function createApp(deps: Deps, options: AppOptions = {}): Router {
 
   registerHealth(app);
   registerFavicon(app);
-  // /health, /favicon.ico and /openapi.json stay free (probes, browsers' automatic requests,
+  registerLanding(app);
+  // /health, /favicon.ico, / and /openapi.json stay free (probes, browsers' automatic requests,
   // tooling); the pages draw like anonymous calls.
   // ("/dashboard/*" matches /dashboard itself too.)
   for (const path of BUDGETED_PAGES) app.use(path, anonymousBudget());

@@ -14,6 +14,8 @@ export async function serviceDocument(): Promise<Record<string, unknown>> {
     const settings = parseSettings({
       JWT_SECRET: "openapi-document-only".padEnd(32, "-"),
       LOG_LEVEL: "silent",
+      // The store this document is built on, so nothing reads where the service's would be.
+      KV_PATH: ":memory:",
     });
     const app = createApp(await createDeps(kv, settings));
     const res = await app.request("/openapi.json");

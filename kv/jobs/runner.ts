@@ -9,6 +9,7 @@ import { jobs } from "../keyspace.ts";
 import { claimJob, finishJob, type Held, renewLease } from "./lease.ts";
 import type { JobContext, JobHandlers, JobOutcome, JobPayload, JobRecord } from "./types.ts";
 import { onJobWritten } from "./wake.ts";
+import { type Lanes, lanesOf, MAX_RUNNING, SlotLedger } from "./fair_share.ts";
 
 /** How long a claim holds a job without renewal: a dead runner's job is due again after this. */
 export const LEASE_MS = 10_000;
@@ -16,10 +17,12 @@ export const LEASE_MS = 10_000;
 export const POLL_MS = 5_000;
 /** A scan also reads the jobs due this soon, and times the first of them. */
 const LOOKAHEAD_MS = POLL_MS + 1_000;
-/** Jobs read per scan; a full page scans again. */
-const SCAN_LIMIT = 100;
-/** Handlers running at once per runner; the rest wait for the next scan. */
-const MAX_RUNNING = 32;
+/**
+ * Jobs read per scan at most; a full read that claimed something scans again. Jobs over their
+ * share (fair_share.ts) are passed over, so a scan reads past one account's backlog to the
+ * others' jobs behind it.
+ */
+const SCAN_LIMIT = 2_000;
 /** Delay before a failed run runs again, by its failures so far; the last repeats, no end. */
 const FAILURE_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
 /** Stop waits this long for running handlers; their leases cover the rest. */
@@ -39,8 +42,9 @@ export class JobRunner {
   readonly #running = new Map<string, Promise<void>>();
   #scan: Promise<void> | null = null;
   #rescan = false;
-  /** Jobs were left for want of a free slot: look again when a run ends. */
+  /** Jobs were left for want of a free slot, or over their share: look again when a run ends. */
   #full = false;
+  readonly #ledger = new SlotLedger();
   #started = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerAt = Infinity;
@@ -139,9 +143,10 @@ export class JobRunner {
     const now = this.#now();
     const page = kv.list<JobRecord>(
       { start: jobs.start(), end: jobs.dueBefore(now + LOOKAHEAD_MS) },
-      { limit: SCAN_LIMIT },
+      { limit: SCAN_LIMIT, batchSize: 500 },
     );
     let read = 0;
+    let claimed = 0;
     for await (const entry of page) {
       read++;
       const due = entry.key[1] as number;
@@ -154,18 +159,31 @@ export class JobRunner {
         this.#full = true;
         return;
       }
+      const lanes = lanesOf(entry.value.payload);
+      if (!this.#ledger.admits(lanes)) {
+        this.#full = true; // its turn comes when one of its lane's runs ends
+        continue;
+      }
+      // Taken before the claim's await, so that no other job of the lane passes meanwhile.
+      this.#ledger.take(lanes);
       const held = await claimJob(kv, entry, { owner: this.owner, until: now + this.#leaseMs });
-      if (held) this.#start(held);
+      if (held) {
+        claimed++;
+        this.#start(held, lanes);
+      } else this.#ledger.give(lanes);
     }
-    if (read === SCAN_LIMIT) this.#rescan = true;
+    // Only a read that claimed something looks again at once: one of jobs all over their share
+    // waits for a run to end.
+    if (read === SCAN_LIMIT && claimed > 0) this.#rescan = true;
   }
 
-  #start(held: Held) {
+  #start(held: Held, lanes: Lanes) {
     const { id } = held.record;
     this.#started++;
     const run = this.#run(held)
       .catch((error: Error) => this.#failed(held.record, error))
       .finally(() => {
+        this.#ledger.give(lanes);
         this.#running.delete(id);
         if (this.#full) {
           this.#full = false;

@@ -75,9 +75,12 @@ export function DashboardPage(props: { assets: PageAssets }) {
           <a class="brand" href="/dashboard">
             <span class="brand-mark" aria-hidden="true">◆</span> Task Marketplace
           </a>
-          <div class="account" id="account" hidden>
-            <span class="account-email" id="account-email"></span>
-            <button type="button" class="button small" id="sign-out">Sign out</button>
+          <div class="topbar-end">
+            <a class="toplink" href="/docs">API reference</a>
+            <div class="account" id="account" hidden>
+              <span class="account-email" id="account-email"></span>
+              <button type="button" class="button small" id="sign-out">Sign out</button>
+            </div>
           </div>
         </header>
         <main id="main" tabindex={-1}>

@@ -145,7 +145,7 @@ export function renderDocsPage(doc: OpenApiDocument): string {
 <link rel="icon" href="/favicon.ico">
 <style>${STYLE}</style></head>
 <body><nav><strong>${escapeHtml(doc.info.title)}</strong>
-<a href="/openapi.json">openapi.json</a>${nav}<h4>Schemas</h4>${
+<a href="/dashboard">Dashboard</a><a href="/openapi.json">openapi.json</a>${nav}<h4>Schemas</h4>${
     Object.keys(doc.components?.schemas ?? {}).map((n) =>
       `<a href="#schema-${escapeHtml(n)}">${escapeHtml(n)}</a>`
     ).join("")

@@ -129,6 +129,10 @@ export const TAGS = [
     description: "Saved explore filters that send task.matched when a matching task is posted",
   },
   {
+    name: "Conversations",
+    description: "Messages between a task's creator and each applicant, with unread counts",
+  },
+  {
     name: "Webhooks",
     description: "Signed event deliveries (Standard Webhooks) to the account's endpoints",
   },

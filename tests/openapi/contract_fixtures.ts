@@ -19,6 +19,7 @@ export const HAPPY: Record<string, (s: Session) => Promise<Call>> = {
   "GET /openapi.json": () => Promise.resolve({ path: "/openapi.json" }),
   "GET /docs": () => Promise.resolve({ path: "/docs" }),
   "GET /favicon.ico": () => Promise.resolve({ path: "/favicon.ico" }),
+  "GET /": () => Promise.resolve({ path: "/" }),
   "GET /dashboard": () => Promise.resolve({ path: "/dashboard" }),
   "GET /dashboard/app.js": () => Promise.resolve({ path: "/dashboard/app.js" }),
   "GET /dashboard/app.css": () => Promise.resolve({ path: "/dashboard/app.css" }),
