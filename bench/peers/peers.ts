@@ -7,7 +7,7 @@
  */
 import { DATA_VERSION, generateTask } from "../datasets/explore_data.ts";
 import { selectedKinds } from "../explore/explore_bench_args.ts";
-import { buildCache, kvPath, readManifest } from "../explore/explore_cache.ts";
+import { buildCache, kvPath, readManifest, warmFile } from "../explore/explore_cache.ts";
 import { numberFlag } from "../lib/flags.ts";
 import { writeResults } from "../lib/results.ts";
 import { benchService } from "../lib/service.ts";
@@ -51,6 +51,8 @@ async function main() {
   console.log(`PostGIS: loaded in ${(pg.ms / 1000).toFixed(0)} s`);
   const [{ pid }] = await sql`select pg_backend_pid() as pid`;
 
+  // As bench:explore does: the store's pages in the page cache, as PostgreSQL's are after its load.
+  await warmFile(kvPath(size));
   const kv = await Deno.openKv(kvPath(size));
   await using svc = await benchService({
     kv,
