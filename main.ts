@@ -8,10 +8,10 @@ import { portInUseMessage } from "./domain/port_in_use.ts";
 import { deliveryPolicy, isKvConnectUrl, parseSettings, type Settings } from "./domain/settings.ts";
 import { drainLegacyQueue } from "./kv/jobs/legacy_queue.ts";
 import type { JobRunner } from "./kv/jobs/runner.ts";
-import { pollJob, startJobs } from "./kv/jobs/start.ts";
+import { jobPollTimer, startJobs } from "./kv/jobs/start.ts";
 import { createApp } from "./routes/app.ts";
-import { backgroundJobs, createDeps } from "./routes/router/deps.ts";
-import { openStore } from "./kv/store/store.ts";
+import { createDeps, instanceTimers } from "./routes/router/deps.ts";
+import { openStore } from "./kv/store/open_store.ts";
 import { storeOpenFailure } from "./kv/store/store_open_failure.ts";
 import { limitGuard } from "./kv/store/limits.ts";
 import { retryTransient } from "./kv/commit.ts";
@@ -133,7 +133,7 @@ async function main() {
         : deps.log.error(`job failed: ${what}`, { error: error?.message }),
   });
   jobRunner = jobs;
-  const background = backgroundJobs(deps).add(pollJob(jobs));
+  const background = instanceTimers(deps).add(jobPollTimer(jobs));
   background.start();
   // KV Connect has no queues, and its queue listener never settles, not even on close: awaited at
   // shutdown, it would hold the process forever.

@@ -1,12 +1,12 @@
 /**
- * The periodic jobs of one instance (rate-limit sync, cache polls, last-use flush). They run while
- * requests come and pause after a spell without any, so an idle instance costs no store reads;
- * the next request restarts them. What a job keeps catches up on its first use after a pause
+ * The periodic timers of one instance (rate-limit sync, cache polls, last-use flush, the poll of
+ * kv/jobs/, which holds the KV jobs). They run while requests come and pause after a spell without
+ * any, so an idle instance costs no store reads; the next request restarts them. What a timer keeps catches up on its first use after a pause
  * (a cache polls before trusting itself, a rate-limit subject re-reads its window), so the
  * request that wakes an instance is answered as if it had never slept.
  */
 
-export interface Job {
+export interface Timer {
   name: string;
   everyMs: number;
   run(): Promise<void>;
@@ -14,7 +14,7 @@ export interface Job {
   flushes?: boolean;
 }
 
-export interface BackgroundOptions {
+export interface TimersOptions {
   /** Pause after this long without a request; Infinity never pauses. */
   idleAfterMs: number;
   now: () => number;
@@ -23,20 +23,20 @@ export interface BackgroundOptions {
   onIdle?: (idle: boolean) => void;
 }
 
-export class Background {
-  readonly #jobs: Job[] = [];
-  readonly #busy = new Map<Job, Promise<void>>();
+export class Timers {
+  readonly #jobs: Timer[] = [];
+  readonly #busy = new Map<Timer, Promise<void>>();
   #timers: ReturnType<typeof setInterval>[] = [];
   #lastRequestAt: number;
   #paused = true;
   #stopped = false;
   #lastFlush: Promise<void> = Promise.resolve();
 
-  constructor(private readonly options: BackgroundOptions) {
+  constructor(private readonly options: TimersOptions) {
     this.#lastRequestAt = options.now();
   }
 
-  add(job: Job): this {
+  add(job: Timer): this {
     this.#jobs.push(job);
     return this;
   }
@@ -95,7 +95,7 @@ export class Background {
     await Promise.all([...this.#busy.values(), this.#lastFlush]);
   }
 
-  #tick(job: Job) {
+  #tick(job: Timer) {
     if (this.#busy.has(job)) return; // a slow store must not pile up runs
     this.#busy.set(
       job,

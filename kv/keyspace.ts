@@ -4,8 +4,8 @@
  * Entities are snake_case plurals; indexes are `<entity>_by_<attr>` with the id last, so a prefix
  * lists every match.
  */
-export { config, health, jobs, meta } from "./keyspace/store.ts";
-export { loginNetworks, securityLog, sessions, users } from "./keyspace/accounts.ts";
+export { config, health, jobs, meta } from "./keyspace/system.ts";
+export { loginNetworks, securityLog, sessions, users } from "./keyspace/users.ts";
 export { apiKeys, apiKeyUsage, keyNotices } from "./keyspace/api_keys.ts";
 export { rateLimits } from "./keyspace/rate_limits.ts";
 export { applications, idempotencyKeys, projects, tasks } from "./keyspace/tasks.ts";

@@ -93,9 +93,9 @@ export function createApp(deps: Deps, options: AppOptions = {}): Router {
   installValidationMessages();
   const app = new Router();
   const onError = errorHandler(deps);
-  app.use(requestLifecycle(deps, onError));
   // Asked only once requests come, after the last line below has handed Hono the routes.
   const allowed = (path: string) => app.methodsFor(path);
+  app.use(requestLifecycle(deps, onError, (path) => app.routeFor(path)));
   // Before the body limit, so that even a 413 carries the CORS headers a browser needs to read it.
   const apiEntry = apiCors(allowed, unknownRoute(onError));
   for (const prefix of API_PREFIXES) app.use(`${prefix}/*`, apiEntry);

@@ -7,7 +7,7 @@
 import { parseSettings } from "../domain/settings.ts";
 import { checkTaskIndexes } from "../kv/tasks/index_check.ts";
 import { INDEX_LAYOUT, rebuildTaskIndexes } from "../kv/tasks/index_layout.ts";
-import { openStore } from "../kv/store/store.ts";
+import { openStore } from "../kv/store/open_store.ts";
 
 async function rebuild(kv: Deno.Kv) {
   const started = performance.now();

@@ -9,7 +9,7 @@ import { createApp } from "../routes/app.ts";
 import { createDeps } from "../routes/router/deps.ts";
 import type { Deps } from "../routes/router/env.ts";
 import { checkIndexLayout } from "../kv/tasks/index_layout.ts";
-import { openStore } from "../kv/store/store.ts";
+import { openStore } from "../kv/store/open_store.ts";
 import { CITIES, type City, NEIGHBOURS, PER_EURO, TEMPLATES } from "./seed_data.ts";
 import { seededRandom } from "./seeded_random.ts";
 

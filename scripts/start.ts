@@ -47,12 +47,15 @@ function portTaken(port: number): boolean {
   }
 }
 
+/** The service's code, relative to the project: what `--watch` restarts the workers for. */
+export const WATCHED_CODE = ["main.ts", "routes", "domain", "kv", "io"];
+
 /**
  * Calls `onChange` once a burst of changes to the service's code has settled. An edit of a
  * dashboard script or stylesheet rewrites their generated module, whose change then reloads.
  */
 function watchCode(onChange: () => void): Deno.FsWatcher {
-  const paths = ["main.ts", "routes", "domain", "kv"].map((p) => `${projectRoot}${p}`);
+  const paths = WATCHED_CODE.map((p) => `${projectRoot}${p}`);
   const assets = ["script/", "styles/"].map((folder) => `${projectRoot}routes/dashboard/${folder}`);
   const watcher = Deno.watchFs(paths);
   let timer: ReturnType<typeof setTimeout> | undefined;

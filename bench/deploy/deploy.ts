@@ -8,7 +8,7 @@ import { benchSettings } from "../lib/service.ts";
 import { checkIndexLayout } from "../../kv/tasks/index_layout.ts";
 import { type RoundTrips, withLatency } from "../../kv/store/latency.ts";
 import { createApp } from "../../routes/app.ts";
-import { backgroundJobs, createDeps } from "../../routes/router/deps.ts";
+import { createDeps, instanceTimers } from "../../routes/router/deps.ts";
 import { generateTask } from "../datasets/explore_data.ts";
 import { queryKinds, queryString } from "../datasets/explore_data_queries.ts";
 import { loadTasks } from "../explore/explore_load.ts";
@@ -212,7 +212,7 @@ async function main() {
     byDelay.set(delay, [...byDelay.get(delay) ?? [], sample]);
     results.set(name, byDelay);
   }
-  const background = backgroundJobs(deps);
+  const background = instanceTimers(deps);
   background.start();
   for (const delay of DELAYS) {
     slow.delayMs = delay;

@@ -14,11 +14,11 @@ import { commit } from "../../kv/commit.ts";
 import { jobHandlers } from "../../kv/jobs/handlers.ts";
 import { JobRunner } from "../../kv/jobs/runner.ts";
 import { addJob } from "../../kv/jobs/schedule.ts";
-import { pollJob, startJobs } from "../../kv/jobs/start.ts";
+import { jobPollTimer, startJobs } from "../../kv/jobs/start.ts";
 import type { JobHandlers } from "../../kv/jobs/types.ts";
 import { type KvUsage, meter } from "../../kv/store/meter.ts";
 import { createApp } from "../../routes/app.ts";
-import { backgroundJobs, createDeps } from "../../routes/router/deps.ts";
+import { createDeps, instanceTimers } from "../../routes/router/deps.ts";
 import { benchTaskBody } from "../datasets/http_seed.ts";
 import { writeResults } from "../lib/results.ts";
 import { numberFlag as flag } from "../lib/flags.ts";
@@ -181,7 +181,7 @@ async function main() {
   // Background work of one instance under steady keyed traffic: real timers, real time.
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const perRequest = rows[1];
-  const background = backgroundJobs(deps).add(pollJob(jobs));
+  const background = instanceTimers(deps).add(jobPollTimer(jobs));
   background.start();
   await sleep(1_000);
   metered.reset();
@@ -317,9 +317,11 @@ async function main() {
   for (let i = 0; i < SAMPLES; i++) await bare.scan();
   const scan = { ...metered.usage };
   rows.push(row(
-    `active instance's job poll, nothing due: per minute (${60_000 / pollJob(bare).everyMs} looks)`,
+    `active instance's job poll, nothing due: per minute (${
+      60_000 / jobPollTimer(bare).everyMs
+    } looks)`,
     scan,
-    SAMPLES / (60_000 / pollJob(bare).everyMs),
+    SAMPLES / (60_000 / jobPollTimer(bare).everyMs),
   ));
   metered.reset();
   for (let i = 0; i < SAMPLES; i++) await bare.drain();

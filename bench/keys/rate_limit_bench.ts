@@ -5,7 +5,8 @@
  * tick. Compared against the same file run on the commit before leases (a view synced every
  * 100 ms): see docs/rate-limits.md.
  */
-import { type LimitPolicy, SharedRateLimiter } from "../../kv/rate_limit/rate_limit.ts";
+import { SharedRateLimiter } from "../../kv/rate_limit/rate_limit.ts";
+import type { LimitPolicy } from "../../kv/rate_limit/rate_limit_rules.ts";
 
 const HOUR = 3_600_000;
 const policy: LimitPolicy = { name: "bench", limit: 1_000_000_000, windowMs: HOUR };

@@ -1,6 +1,6 @@
 /**
  * Countries from country-coder's borders: whether a point given with a country code lies in
- * that country (the check behind a location's rule; ../codes.ts says which codes exist).
+ * that country (the check behind a location's rule; ../iso_codes.ts says which codes exist).
  */
 import { featuresContaining } from "@rapideditor/country-coder";
 

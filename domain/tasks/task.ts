@@ -3,7 +3,7 @@
  * rules of visibility and status transitions as plain functions.
  */
 import { z } from "zod";
-import { countryCodes, currencyCodes, isCountryCode, isCurrencyCode } from "../codes.ts";
+import { countryCodes, currencyCodes, isCountryCode, isCurrencyCode } from "../iso_codes.ts";
 import { COASTAL_MARGIN_KM, countryMismatch } from "../geo/country.ts";
 import { AppError, notFound } from "../errors.ts";
 import { userText, words } from "../validation/text.ts";

@@ -17,7 +17,7 @@ import {
   stampKey,
   type StoredAlert,
 } from "./pages.ts";
-import { changeAlert } from "./store.ts";
+import { changeAlert } from "./alerts.ts";
 
 const LIST_BATCH = 1_000;
 const MEMO = Symbol("alert index layout 1");

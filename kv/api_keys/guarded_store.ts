@@ -4,7 +4,6 @@
  */
 import { KV_LIMITS } from "../store/limits.ts";
 import { STORE_HANDLE, storeHandle } from "../store/handle.ts";
-import type { KeyGuard } from "./key_guard.ts";
 
 const MAX_CHECKS = KV_LIMITS.checks;
 // Rounds of a commit whose key check failed on a change that still allows the request (a new
@@ -12,6 +11,27 @@ const MAX_CHECKS = KV_LIMITS.checks;
 const MAX_KEY_ROUNDS = 5;
 
 export type Consistency = { consistency?: Deno.KvConsistencyLevel };
+
+/**
+ * What the guarded store asks of the guard that judges its key (`KeyGuard` in key_guard.ts): the
+ * store's side of the pair declared here, so the guard imports the store and not the reverse.
+ */
+export interface StoreGuard {
+  /** Resolves once the key allowed the request. */
+  readonly admitted: Promise<unknown>;
+  /** Reads `keys` with the key's guard when nothing has read it yet and there is room. */
+  read(keys: readonly Deno.KvKey[], options?: Consistency): Promise<Deno.KvEntryMaybe<unknown>[]>;
+  /** `read` of one key. */
+  readOne(key: Deno.KvKey, options?: Consistency): Promise<Deno.KvEntryMaybe<unknown>>;
+  /** Reads the key's guard beside a read that cannot carry it. */
+  confirm(): Promise<void>;
+  /** The check every commit of the request carries. */
+  keyCheck(): Deno.AtomicCheck;
+  /** After a failed commit: whether the key's guard moved, so the commit may go again. */
+  keyMoved(checked: Deno.AtomicCheck): Promise<boolean>;
+  /** A commit checked the guard. */
+  committed(): void;
+}
 
 /** Every method of the store but its queue's: background work is jobs (kv/jobs/), never a queue. */
 type StoreMethods =
@@ -32,7 +52,7 @@ type StoreMethods =
  * request: a Proxy with its handler and methods made per request cost every keyed request.
  */
 export class GuardedStore implements Pick<Deno.Kv, StoreMethods> {
-  constructor(private readonly inner: Deno.Kv, private readonly guard: KeyGuard) {}
+  constructor(private readonly inner: Deno.Kv, private readonly guard: StoreGuard) {}
 
   get [STORE_HANDLE](): Deno.Kv {
     return storeHandle(this.inner);
@@ -112,7 +132,7 @@ class GuardedAtomic implements Deno.AtomicOperation {
   #steps: ((op: Deno.AtomicOperation) => void)[] = [];
   #checks = 0;
 
-  constructor(private readonly inner: Deno.Kv, private readonly guard: KeyGuard) {}
+  constructor(private readonly inner: Deno.Kv, private readonly guard: StoreGuard) {}
 
   #step(step: (op: Deno.AtomicOperation) => void): this {
     this.#steps.push(step);

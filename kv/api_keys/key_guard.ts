@@ -9,7 +9,7 @@
 import type { ApiKeyRecord } from "../../domain/api_key.ts";
 import { apiKeys } from "../keyspace.ts";
 import { GETMANY_MAX } from "../store/limits.ts";
-import { type Consistency, GuardedStore } from "./guarded_store.ts";
+import { type Consistency, GuardedStore, type StoreGuard } from "./guarded_store.ts";
 
 type KeyEntry = Deno.KvEntryMaybe<ApiKeyRecord>;
 type GuardEntry = Deno.KvEntryMaybe<unknown>;
@@ -37,7 +37,7 @@ export interface KeyGuardOptions {
   rejudge: (entry: KeyEntry, guard: string | null) => Promise<void>;
 }
 
-export class KeyGuard {
+export class KeyGuard implements StoreGuard {
   /** The store for the request's handler: its first read carries the key's record. */
   readonly kv: Deno.Kv;
   readonly #inner: Deno.Kv;
@@ -58,7 +58,7 @@ export class KeyGuard {
     this.#rejudge = options.rejudge;
     this.#confirmed = options.fresh ? Promise.resolve() : null;
     this.admitted = options.admitted ?? Promise.resolve();
-    // Without the queue methods, which the service never calls (tests/no_kv_queues_test.ts).
+    // Without the queue methods, which the service never calls (tests/kv/no_kv_queues_test.ts).
     this.kv = new GuardedStore(inner, this) as unknown as Deno.Kv;
   }
 

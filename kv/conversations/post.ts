@@ -26,7 +26,7 @@ import { atomically } from "../commit.ts";
 import { addEffects, subscriptionKey } from "../effects.ts";
 import { applications, conversations, tasks } from "../keyspace.ts";
 import { countExactIn, readWindow } from "../rate_limit/exact_limit.ts";
-import type { LimitPolicy } from "../rate_limit/rate_limit.ts";
+import type { LimitPolicy } from "../rate_limit/rate_limit_rules.ts";
 import { writeState } from "./entries.ts";
 import { partiesOf } from "./parties.ts";
 

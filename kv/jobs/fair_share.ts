@@ -8,13 +8,20 @@ import type { JobPayload } from "./types.ts";
 /** Handlers running at once per runner. */
 export const MAX_RUNNING = 32;
 
+/** What one lane may hold of a runner's slots at once. */
+export interface Shares {
+  account: number;
+  endpoint: number;
+  retries: number;
+}
+
 /** At most this many of the slots per account, per endpoint, and for all retries together. */
-export const SHARES = {
+export const SHARES: Shares = {
   account: 4,
   endpoint: 2,
   /** Attempts after a delivery's first: first attempts and other jobs keep the other half. */
   retries: MAX_RUNNING / 2,
-} as const;
+};
 
 /** Whom a job's run is charged to. */
 export interface Lanes {
@@ -44,15 +51,20 @@ export class SlotLedger {
   readonly #endpoints = new Map<string, number>();
   #retries = 0;
 
+  /** `shares` other than SHARES only for the fairness bench's comparison (no shares). */
+  constructor(private readonly shares: Shares = SHARES) {}
+
   /** True when a job of `lanes` stays within every share. */
   admits(lanes: Lanes): boolean {
-    if (lanes.account !== null && (this.#accounts.get(lanes.account) ?? 0) >= SHARES.account) {
+    if (lanes.account !== null && (this.#accounts.get(lanes.account) ?? 0) >= this.shares.account) {
       return false;
     }
-    if (lanes.endpoint !== null && (this.#endpoints.get(lanes.endpoint) ?? 0) >= SHARES.endpoint) {
+    if (
+      lanes.endpoint !== null && (this.#endpoints.get(lanes.endpoint) ?? 0) >= this.shares.endpoint
+    ) {
       return false;
     }
-    return !lanes.retry || this.#retries < SHARES.retries;
+    return !lanes.retry || this.#retries < this.shares.retries;
   }
 
   take(lanes: Lanes) {

@@ -1,6 +1,6 @@
 /** The handler of each kind of job. */
 import { matchTask } from "../alerts/matching.ts";
-import { forgetMatches } from "../alerts/store.ts";
+import { forgetMatches } from "../alerts/alerts.ts";
 import { settleImpliedDeclines } from "../application_declines.ts";
 import { keyNotice } from "../api_keys/key_notices.ts";
 import { publishReview } from "../reviews/events.ts";

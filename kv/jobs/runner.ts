@@ -9,7 +9,7 @@ import { jobs } from "../keyspace.ts";
 import { claimJob, finishJob, type Held, renewLease } from "./lease.ts";
 import type { JobContext, JobHandlers, JobOutcome, JobPayload, JobRecord } from "./types.ts";
 import { onJobWritten } from "./wake.ts";
-import { type Lanes, lanesOf, MAX_RUNNING, SlotLedger } from "./fair_share.ts";
+import { type Lanes, lanesOf, MAX_RUNNING, type Shares, SlotLedger } from "./fair_share.ts";
 
 /** How long a claim holds a job without renewal: a dead runner's job is due again after this. */
 export const LEASE_MS = 10_000;
@@ -34,6 +34,8 @@ export interface RunnerOptions {
   leaseMs?: number;
   /** Told of a failed run (`what`: the job's kind and id) or scan. */
   onError?: (what: string, error: Error) => void;
+  /** The lanes' shares of the slots (default SHARES); the fairness bench compares without. */
+  shares?: Shares;
 }
 
 export class JobRunner {
@@ -44,14 +46,16 @@ export class JobRunner {
   #rescan = false;
   /** Jobs were left for want of a free slot, or over their share: look again when a run ends. */
   #full = false;
-  readonly #ledger = new SlotLedger();
+  readonly #ledger: SlotLedger;
   #started = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerAt = Infinity;
   #stopped = false;
   #unlisten = () => {};
 
-  constructor(private readonly options: RunnerOptions) {}
+  constructor(private readonly options: RunnerOptions) {
+    this.#ledger = new SlotLedger(options.shares);
+  }
 
   get #leaseMs() {
     return this.options.leaseMs ?? LEASE_MS;

@@ -1,12 +1,13 @@
 /**
  * Starts this process's job runner: woken by its own job writes, by a timer at the next due time
- * it knows, by the instance's periodic poll while active (`pollJob`), and by the cron (`drain`).
+ * it knows, by the instance's periodic poll while active (`jobPollTimer`), and by the cron (`drain`).
  */
 import { deliveryPolicy, Settings } from "../../domain/settings.ts";
-import type { Job } from "../../io/timers.ts";
+import type { Timer } from "../../io/timers.ts";
 import type { DeliveryPolicy } from "../../domain/webhooks/webhook_schedule.ts";
 import { jobHandlers } from "./handlers.ts";
 import { JobRunner, POLL_MS } from "./runner.ts";
+import type { Shares } from "./fair_share.ts";
 
 export interface JobsOptions {
   kv: Deno.Kv;
@@ -15,6 +16,8 @@ export interface JobsOptions {
   webhooks?: DeliveryPolicy;
   leaseMs?: number;
   onError?: (what: string, error: Error) => void;
+  /** The lanes' shares of the slots (default: kv/jobs/fair_share.ts `SHARES`). */
+  shares?: Shares;
 }
 
 /** A runner listening to this process's job writes; scans once at once for what is due. */
@@ -28,12 +31,13 @@ export function startJobs(options: JobsOptions): JobRunner {
     },
     leaseMs: options.leaseMs,
     onError: options.onError,
+    shares: options.shares,
   }).listen();
   void runner.scan();
   return runner;
 }
 
 /** The instance's periodic look for jobs other instances wrote or left (paused when idle). */
-export function pollJob(runner: JobRunner): Job {
+export function jobPollTimer(runner: JobRunner): Timer {
   return { name: "jobs poll", everyMs: POLL_MS, run: () => runner.scan() };
 }

@@ -11,7 +11,7 @@ import {
 } from "../../domain/rate_limit/rate_window.ts";
 import { atomically } from "../commit.ts";
 import { rateLimits } from "../keyspace.ts";
-import type { LimitPolicy } from "./rate_limit.ts";
+import type { LimitPolicy } from "./rate_limit_rules.ts";
 import { dueMarker } from "./rate_sweep.ts";
 
 /** A lease's record as stored (`rateLimits.lease`; its id is the key's last part). */

@@ -27,7 +27,7 @@ import {
   SYNC_INTERVAL_MS,
 } from "./rate_limit_rules.ts";
 
-export { type FlushRider, LEASE_MS, type LimitPolicy, SLICES, SYNC_INTERVAL_MS };
+export { type FlushRider, LEASE_MS, SLICES, SYNC_INTERVAL_MS };
 
 /**
  * Request budgets shared by every instance, exact on any number of them, without a KV write or

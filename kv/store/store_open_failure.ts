@@ -3,7 +3,7 @@
  * to open database file") says neither which folder is wrong nor how.
  */
 import { isKvConnectUrl } from "../../domain/settings.ts";
-import { DEFAULT_KV_PATH } from "./store.ts";
+import { DEFAULT_KV_PATH } from "./open_store.ts";
 
 /** The folder a local store file lies in ("." for a bare name). */
 function folderOf(path: string): string {

@@ -7,7 +7,7 @@
  * each batch a run of the job of its own, so an account of any size never holds one handler for
  * long. Every step is idempotent: a job run again does no harm.
  */
-import { deleteUserAlerts } from "../alerts/store.ts";
+import { deleteUserAlerts } from "../alerts/alerts.ts";
 import { redactUserConversations } from "../conversations/purge.ts";
 import { revokeAllApiKeys } from "../api_keys/api_keys.ts";
 import { withdrawUserApplications } from "../applications.ts";

@@ -8,7 +8,7 @@ import { SERVICE_ORIGIN } from "../../domain/security_log.ts";
 import { commit } from "../commit.ts";
 import { webhooks } from "../keyspace.ts";
 import { takeExact } from "../rate_limit/exact_limit.ts";
-import type { LimitPolicy } from "../rate_limit/rate_limit.ts";
+import type { LimitPolicy } from "../rate_limit/rate_limit_rules.ts";
 import { recordSecurity } from "../security_log.ts";
 
 const WINDOW_MS = 60_000;

@@ -21,7 +21,7 @@ import {
   deleteAlert,
   getAlert,
   listAlerts,
-} from "../../kv/alerts/store.ts";
+} from "../../kv/alerts/alerts.ts";
 import { cursorPosition, encodeCursor } from "../../kv/cursor.ts";
 import { principalOf } from "../http/authenticate.ts";
 import {

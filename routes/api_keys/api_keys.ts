@@ -21,7 +21,7 @@ import { changeApiKey, createApiKey, getApiKey, listApiKeys } from "../../kv/api
 import { deleteUsage, readUsage } from "../../kv/api_keys/api_key_usage.ts";
 import { UsageRange, UsageSeries } from "../../domain/usage.ts";
 import { keyChangeEffects, keyEditEffects } from "../../domain/api_key_effects.ts";
-import { originOf } from "../http/origin.ts";
+import { originOf } from "../http/request_origin.ts";
 import { takeExact } from "../../kv/rate_limit/exact_limit.ts";
 import { principalOf } from "../http/authenticate.ts";
 import {

@@ -9,7 +9,7 @@ import { sha256Hex } from "../../domain/bytes.ts";
 import { acceptsGzip } from "../http/compress.ts";
 import { problems } from "../router/define.ts";
 import { pagePolicy } from "../http/page_policy.ts";
-import { noneMatchHits } from "../http/http_lists.ts";
+import { noneMatchHits } from "../http/list_headers.ts";
 import type { AppEnv } from "../router/env.ts";
 import { assetSources } from "./asset_sources.ts";
 import { DashboardPage } from "./page.tsx";
@@ -66,6 +66,7 @@ const script = await asset(
       "security_log.js",
       "alerts.js",
       "messages.js",
+      "live.js",
     ].map((name) => ({ name, source: source(`script/${name}`) })),
     ["chart.js"],
   ),
@@ -107,6 +108,8 @@ const page = await asset(
 function serve(c: Context<AppEnv>, item: Asset, cacheControl: string) {
   c.header("Content-Security-Policy", CONTENT_SECURITY_POLICY);
   c.header("X-Content-Type-Options", "nosniff");
+  // frame-ancestors for browsers that know CSP 2, this for those that do not.
+  c.header("X-Frame-Options", "DENY");
   c.header("Referrer-Policy", "no-referrer");
   c.header("Cross-Origin-Opener-Policy", "same-origin");
   c.header("Cache-Control", cacheControl);

@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../router/env.ts";
-import { listMembers } from "./http_lists.ts";
+import { listMembers } from "./list_headers.ts";
 
 /** Bodies shorter than this (in UTF-16 units of their text, or bytes) are not compressed. */
 export const MIN_COMPRESSED_LENGTH = 2048;

@@ -8,6 +8,7 @@ import type { Settings } from "../../domain/settings.ts";
 import { compressAnswer, measureBodies } from "./compress.ts";
 import { asError } from "../router/problem.ts";
 import type { AppEnv, Deps } from "../router/env.ts";
+import { nameSpanByRoute } from "./span_name.ts";
 
 const randomPool = new Uint8Array(4096);
 let randomAt = randomPool.length;
@@ -61,6 +62,7 @@ function appendHeader(c: Context<AppEnv>, name: string, value: string) {
 export function requestLifecycle(
   deps: Deps,
   onError: (error: Error, c: Context<AppEnv>) => Response,
+  routeFor: (path: string) => string | null = () => null,
 ): MiddlewareHandler<AppEnv> {
   const trusted = deps.settings.TRUST_PROXY;
   return async (c, next) => {
@@ -79,6 +81,7 @@ export function requestLifecycle(
       if (thrown instanceof Error) throw thrown;
       c.res = onError(asError(thrown), c);
     }
+    nameSpanByRoute(c.req.method, c.req.path, routeFor);
     finishHeaders(c, answerHeaders);
     const keyId = c.get("keyInUse");
     if (keyId !== null) deps.usage.note(keyId, c.res.status, deps.now());

@@ -8,7 +8,7 @@ import { AppError } from "../../domain/errors.ts";
 import { addressGroup } from "../../domain/ip.ts";
 import type { WindowDecision } from "../../domain/rate_limit/rate_window.ts";
 import type { Settings } from "../../domain/settings.ts";
-import type { LimitPolicy } from "../../kv/rate_limit/rate_limit.ts";
+import type { LimitPolicy } from "../../kv/rate_limit/rate_limit_rules.ts";
 import type { AppEnv, Deps } from "../router/env.ts";
 
 /** The service-root pages that draw from the anonymous budget (a path or a `/*` prefix). */

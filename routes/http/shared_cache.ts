@@ -8,7 +8,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createHash } from "node:crypto";
 import type { AppEnv } from "../router/env.ts";
-import { noneMatchHits } from "./http_lists.ts";
+import { noneMatchHits } from "./list_headers.ts";
 import { documentedHeaders } from "../router/served_route.ts";
 import { answerHeader } from "./middleware.ts";
 

@@ -129,6 +129,12 @@ export class Router extends OpenAPIHono<AppEnv> {
     return this.#lookup.methodsFor(path);
   }
 
+  /** The declared route that takes `path`, in Hono's spelling (`/api/v1/tasks/:id`), or null. */
+  routeFor(path: string): string | null {
+    this.#lookup ??= this.#withPlainRoutes();
+    return this.#lookup.routeFor(path);
+  }
+
   #withPlainRoutes(): RouteTable {
     const declared = this.table().routes;
     const known = new Set(declared.map((r) => `${r.method.toUpperCase()} ${r.path}`));

@@ -1,5 +1,5 @@
 /** Assembles the app's dependencies from an open KV store and parsed settings. */
-import { Background } from "../../io/timers.ts";
+import { Timers } from "../../io/timers.ts";
 import { createLogger } from "../../io/log.ts";
 import type { Settings } from "../../domain/settings.ts";
 import { loadJwtSecret } from "../../kv/config.ts";
@@ -67,8 +67,8 @@ export async function createDeps(
  * The periodic work that keeps an instance's deps true across instances: rate-limit counters
  * shared, key and user caches polled, last-use times written. Paused while the instance is idle.
  */
-export function backgroundJobs(deps: Deps): Background {
-  const background: Background = new Background({
+export function instanceTimers(deps: Deps): Timers {
+  const background: Timers = new Timers({
     idleAfterMs: deps.settings.IDLE_AFTER_SECONDS * 1000,
     now: () => deps.now(),
     onError: (job, error) => {

@@ -66,6 +66,8 @@ interface PathEntry {
   methods: string[];
   /** What `methodsFor` answers: the methods with HEAD wherever GET is, built once. */
   answer: string[];
+  /** What `routeFor` answers: the path in Hono's spelling (`/tasks/:id`), as OpenTelemetry names it. */
+  route: string;
 }
 
 /** Routes sorted once by precedence; a request path belongs to the first path that takes it. */
@@ -81,7 +83,12 @@ export class RouteTable<T extends TableRoute = TableRoute> {
     for (const route of this.routes) {
       let entry = byPath.get(route.path);
       if (!entry) {
-        entry = { segments: segmentsOf(route.path, route.params), methods: [], answer: [] };
+        entry = {
+          segments: segmentsOf(route.path, route.params),
+          methods: [],
+          answer: [],
+          route: route.path.replace(/\{([^}]+)\}/g, ":$1"),
+        };
         byPath.set(route.path, entry);
         const size = entry.segments.length;
         this.#paths.set(size, [...this.#paths.get(size) ?? [], entry]);
@@ -104,11 +111,20 @@ export class RouteTable<T extends TableRoute = TableRoute> {
    * built once.
    */
   methodsFor(path: string): string[] {
+    return this.#entryFor(path)?.answer ?? [];
+  }
+
+  /** The declared path that takes `path` (`/api/v1/tasks/:id`), null when none does. */
+  routeFor(path: string): string | null {
+    return this.#entryFor(path)?.route ?? null;
+  }
+
+  #entryFor(path: string): PathEntry | null {
     const parts = path.split("/");
     const entries = this.#paths.get(parts.length);
     if (entries) {
-      for (const entry of entries) if (matches(entry.segments, parts)) return entry.answer;
+      for (const entry of entries) if (matches(entry.segments, parts)) return entry;
     }
-    return [];
+    return null;
   }
 }

@@ -8,7 +8,7 @@ import { Login, SessionToken } from "../../domain/users/user.ts";
 import { findUserByEmail } from "../../kv/users/users.ts";
 import { createSession, deleteSession } from "../../kv/users/sessions.ts";
 import { logSecurity } from "../../kv/security_log.ts";
-import { originOf } from "../http/origin.ts";
+import { originOf } from "../http/request_origin.ts";
 import { principalOf } from "../http/authenticate.ts";
 import { defineRoute, jsonBody, jsonContent, Message, problems } from "../router/define.ts";
 import type { AppEnv } from "../router/env.ts";

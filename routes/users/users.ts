@@ -26,7 +26,7 @@ import {
   updateUser,
 } from "../../kv/users/users.ts";
 import { principalOf } from "../http/authenticate.ts";
-import { originOf } from "../http/origin.ts";
+import { originOf } from "../http/request_origin.ts";
 import {
   createdContent,
   defineRoute,

@@ -36,7 +36,7 @@ import {
   problems,
 } from "../router/define.ts";
 import type { AppEnv } from "../router/env.ts";
-import { originOf } from "../http/origin.ts";
+import { originOf } from "../http/request_origin.ts";
 
 export const WebhookId = z.object({
   id: z.uuid().openapi({ param: { name: "id", in: "path" } }),

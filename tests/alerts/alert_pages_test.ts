@@ -24,7 +24,7 @@ import {
   type StoredAlert,
   storedAlert,
 } from "../../kv/alerts/pages.ts";
-import { changeAlert, createAlert, deleteAlert } from "../../kv/alerts/store.ts";
+import { changeAlert, createAlert, deleteAlert } from "../../kv/alerts/alerts.ts";
 import { alerts, users } from "../../kv/keyspace.ts";
 import { openTestKv } from "../helpers.ts";
 import { indexPlaces } from "./alert_fixtures.ts";

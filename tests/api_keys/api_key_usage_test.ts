@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { apiKeyUsage } from "../../kv/keyspace.ts";
 import { HOLD_MS } from "../../kv/api_keys/usage_counter.ts";
-import { backgroundJobs } from "../../routes/router/deps.ts";
+import { instanceTimers } from "../../routes/router/deps.ts";
 import {
   apiKey,
   bearer,
@@ -143,7 +143,7 @@ Deno.test("usage costs no KV write of its own: counts ride on a limiter flush wi
 
 Deno.test("stopping the background jobs flushes the usage counts they hold", async () => {
   await using svc = await setup();
-  const background = backgroundJobs(svc.deps);
+  const background = instanceTimers(svc.deps);
   background.start();
   const user = await signUp(svc);
   const key = await createKey(svc, user.token);

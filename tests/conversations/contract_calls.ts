@@ -1,6 +1,6 @@
 /** The contract test's successful calls of the conversation operations (tests/openapi/contract_fixtures.ts). */
 import { apiKey, bearer, type TestContext } from "../helpers.ts";
-import type { Session } from "../openapi/contract_fixtures.ts";
+import type { Session } from "../openapi/contract_session.ts";
 import { postTask } from "../tasks/task_fixtures.ts";
 
 type Call = { path: string; init?: Parameters<TestContext["request"]>[1] };

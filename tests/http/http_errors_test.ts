@@ -69,8 +69,9 @@ Deno.test("unknown routes and wrong methods", async (t) => {
     assert.ok(res.headers.get("X-Request-Id"));
   });
 
-  await t.step("the root and a bare prefix are 404", async () => {
-    for (const path of ["/", "/v1", "/api/v1", "/api"]) {
+  // The root itself is the landing page (tests/landing_test.ts).
+  await t.step("a bare prefix is 404", async () => {
+    for (const path of ["/v1", "/api/v1", "/api"]) {
       const res = await svc.request(path);
       assert.equal(res.status, 404, path);
       await res.body?.cancel();

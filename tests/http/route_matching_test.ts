@@ -206,6 +206,7 @@ Deno.test("the versioned API is served under /api/v1 and /v1 only, and documente
   assert.deepEqual(atRoot, [
     "/health",
     "/favicon.ico",
+    "/",
     "/openapi.json",
     "/docs",
     "/dashboard",

@@ -1,17 +1,9 @@
 /** The contract test's calls: a successful request for each operation, and the records they need. */
-import { apiKey, bearer, createKey, signUp, type TestContext } from "../helpers.ts";
+import { apiKey, bearer, createKey, signUp } from "../helpers.ts";
 import { REVIEW_BODIES, REVIEW_CALLS } from "../reviews/contract_calls.ts";
 import { CANCEL_BODIES, CANCEL_CALLS } from "../cancellation/contract_calls.ts";
 import { CONVERSATION_BODIES, CONVERSATION_CALLS } from "../conversations/contract_calls.ts";
-
-type Call = { path: string; init?: Parameters<TestContext["request"]>[1] };
-
-export interface Session {
-  svc: TestContext;
-  user: Awaited<ReturnType<typeof signUp>>;
-  other: Awaited<ReturnType<typeof signUp>>;
-  key: string;
-}
+import type { Call, Session } from "./contract_session.ts";
 
 /** A request that should succeed, for each operation, as "METHOD /path" of the document. */
 export const HAPPY: Record<string, (s: Session) => Promise<Call>> = {

@@ -8,7 +8,8 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { apiKey, bearer, createKey, setup, signUp } from "../helpers.ts";
 import { SCOPES } from "../../domain/auth.ts";
-import { HAPPY, newTask, type Session, VALID_BODY } from "./contract_fixtures.ts";
+import { HAPPY, newTask, VALID_BODY } from "./contract_fixtures.ts";
+import type { Session } from "./contract_session.ts";
 
 // deno-lint-ignore no-explicit-any
 type Doc = any;

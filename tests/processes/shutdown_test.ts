@@ -4,17 +4,17 @@
  * its runs finished, before the store closes.
  */
 import assert from "node:assert/strict";
-import { Background } from "../../io/timers.ts";
+import { Timers } from "../../io/timers.ts";
 import { webhooks } from "../../kv/keyspace.ts";
 import { bareEnv, followLog, startMain } from "./main_process.ts";
 
-Deno.test("Background.stop waits for the runs under way before it resolves", async () => {
+Deno.test("Timers.stop waits for the runs under way before it resolves", async () => {
   const errors: string[] = [];
   let started = () => {};
   const running = new Promise<void>((resolve) => started = resolve);
   let finish = () => {};
   let finished = false;
-  const background = new Background({
+  const background = new Timers({
     idleAfterMs: Infinity,
     now: () => Date.now(),
     onError: (job, error) => errors.push(`${job}: ${error.message}`),

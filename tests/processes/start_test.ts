@@ -1,6 +1,8 @@
 /** `deno task start` (scripts/start.ts): WORKERS processes of main.ts on one port and one store. */
 import assert from "node:assert/strict";
-import { bareEnv, followLog, root, startMain, taskCommand } from "./main_process.ts";
+import { bareEnv, denoCommand, followLog, root, startMain } from "./main_process.ts";
+import { WATCHED_CODE } from "../../scripts/start.ts";
+import { taskRunArgs } from "../../scripts/task_line.ts";
 
 Deno.test("deno task start serves on WORKERS processes sharing one port and one store", async (t) => {
   const cwd = await Deno.makeTempDir();
@@ -108,22 +110,60 @@ async function startMainOutput(cwd: string, env: Record<string, string>) {
   return { code: status.code, stdout, stderr };
 }
 
-Deno.test("deno task dev restarts its workers when the service's code changes", async () => {
+/**
+ * A copy of the project's code in a folder of its own: a test that changes code changes the
+ * copy's, so a `deno task dev` someone runs from the project is never restarted by the tests.
+ */
+async function copyOfProject(): Promise<string> {
+  const copy = await Deno.makeTempDir({ prefix: "project-copy-" });
+  const parts = [...WATCHED_CODE, "scripts", "deno.json", "deno.lock"];
+  const out = await new Deno.Command("cp", {
+    args: ["-r", ...parts.map((p) => `${root}${p}`), copy],
+    stderr: "piped",
+  }).output();
+  if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+  return `${copy}/`;
+}
+
+/** Every change the project's own watched code sees while `work` runs (none, for a test). */
+async function changesToProjectDuring(work: () => Promise<void>): Promise<string[]> {
+  const watcher = Deno.watchFs(WATCHED_CODE.map((p) => `${root}${p}`));
+  const seen: string[] = [];
+  const watching = (async () => {
+    for await (const event of watcher) {
+      if (event.kind !== "access") seen.push(`${event.kind} ${event.paths.join(", ")}`);
+    }
+  })();
+  try {
+    await work();
+  } finally {
+    watcher.close();
+    await watching;
+  }
+  return seen;
+}
+
+Deno.test("deno task dev restarts its workers when the service's code changes, and the tests never touch the project's code (issue 46 #5)", async () => {
   const cwd = await Deno.makeTempDir();
-  const child = taskCommand("dev", cwd, bareEnv({ PORT: "0", WORKERS: "1" })).spawn();
-  const log = followLog(child);
-  const [first] = await log.waitFor(1, (l) => l.msg === "listening");
-  // A change the watcher sees, without changing a byte of the code.
-  const file = `${root}kv/keyspace.ts`;
-  const { mtime } = await Deno.stat(file);
-  await Deno.utime(file, new Date(), new Date());
-  await Deno.utime(file, mtime ?? new Date(), mtime ?? new Date());
-  const listening = await log.waitFor(2, (l) => l.msg === "listening");
-  assert.notEqual(listening[1].pid, first.pid);
-  assert.ok(log.lines.some((l) => l.msg === "code changed; restarting the workers"));
-  child.kill("SIGTERM");
-  assert.equal((await child.status).code, 0);
-  await log.reading;
-  await log.stderr;
+  const project = await copyOfProject();
+  const changes = await changesToProjectDuring(async () => {
+    const run = [...taskRunArgs("dev")].map((arg) => arg.replaceAll(root, project));
+    const child = denoCommand(run, cwd, bareEnv({ PORT: "0", WORKERS: "1" })).spawn();
+    const log = followLog(child);
+    const [first] = await log.waitFor(1, (l) => l.msg === "listening");
+    // A change the watcher sees, without changing a byte of the code; io/ is the service's code
+    // too (the log sink, timers, the webhook client).
+    const file = `${project}io/log.ts`;
+    await Deno.utime(file, new Date(), new Date());
+    const listening = await log.waitFor(2, (l) => l.msg === "listening");
+    assert.notEqual(listening[1].pid, first.pid);
+    assert.ok(log.lines.some((l) => l.msg === "code changed; restarting the workers"));
+    child.kill("SIGTERM");
+    assert.equal((await child.status).code, 0);
+    await log.reading;
+    await log.stderr;
+  });
+  assert.deepEqual(changes, [], "a running deno task dev of the project would have restarted");
   await Deno.remove(cwd, { recursive: true });
+  await Deno.remove(project, { recursive: true });
 });

@@ -3,11 +3,8 @@
  * lasts to the end of its minute's slot (docs/rate-limits.md, "Leases").
  */
 import assert from "node:assert/strict";
-import {
-  type LimitPolicy,
-  SharedRateLimiter,
-  SYNC_INTERVAL_MS,
-} from "../../kv/rate_limit/rate_limit.ts";
+import { SharedRateLimiter, SYNC_INTERVAL_MS } from "../../kv/rate_limit/rate_limit.ts";
+import type { LimitPolicy } from "../../kv/rate_limit/rate_limit_rules.ts";
 import { openTestKv } from "../helpers.ts";
 
 const policy: LimitPolicy = { name: "api_key", limit: 1000, windowMs: 3_600_000 };

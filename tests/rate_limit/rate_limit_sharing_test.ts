@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { Background } from "../../io/timers.ts";
+import { Timers } from "../../io/timers.ts";
 import { slotIndex } from "../../domain/rate_limit/rate_window.ts";
 import { rateLimits } from "../../kv/keyspace.ts";
-import { LEASE_MS, type LimitPolicy, SharedRateLimiter } from "../../kv/rate_limit/rate_limit.ts";
+import { LEASE_MS, SharedRateLimiter } from "../../kv/rate_limit/rate_limit.ts";
+import type { LimitPolicy } from "../../kv/rate_limit/rate_limit_rules.ts";
 import { apiKey, createKey, sharedInstances, signUp, type TestContext } from "../helpers.ts";
 import { openTestKv } from "../helpers.ts";
 
@@ -143,7 +144,7 @@ Deno.test("the shared limiter writes once per block, gives back what is left and
   await t.step(
     "as a background job it syncs on its own, and stopping gives every lease back",
     async () => {
-      const background = new Background({
+      const background = new Timers({
         idleAfterMs: Infinity,
         now: () => now,
         onError: (_, error) => {

@@ -1,9 +1,7 @@
 /** The contract test's successful calls of the review operations (tests/openapi/contract_fixtures.ts). */
-import { apiKey, bearer, type TestContext } from "../helpers.ts";
-import type { Session } from "../openapi/contract_fixtures.ts";
+import { apiKey, bearer } from "../helpers.ts";
+import type { Call, Session } from "../openapi/contract_session.ts";
 import { postTask } from "../tasks/task_fixtures.ts";
-
-type Call = { path: string; init?: Parameters<TestContext["request"]>[1] };
 
 const k = (s: Session): HeadersInit => apiKey(s.key);
 

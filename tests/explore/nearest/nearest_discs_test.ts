@@ -1,0 +1,107 @@
+/**
+ * A sparse nearest-first page reads the 100 km class by its disc cells over the circle, not by
+ * its centres' counter cells around the point read whole, and still answers nearest first
+ * exactly, page after page.
+ */
+import assert from "node:assert/strict";
+import type { ExploreFilters } from "../../../domain/explore.ts";
+import type { TaskRecord } from "../../../domain/tasks/task.ts";
+import { exploreNearest } from "../../../kv/explore/nearest/nearest_page.ts";
+import type { NearestPosition } from "../../../kv/explore/nearest/page_bounds.ts";
+import { withLatency } from "../../../kv/store/latency.ts";
+import { seededRandom } from "../../../scripts/seeded_random.ts";
+import { generateTasks, reference, writeTask } from "../explore_fixtures.ts";
+
+const KM_PER_DEGREE = 111.2;
+
+Deno.test("explore nearest first in a sparse area reads the 100 km class by its discs", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const rnd = seededRandom(83);
+  const around = (minKm: number, maxKm: number): [number, number] => {
+    const km = minKm + rnd() * (maxKm - minKm);
+    const angle = rnd() * 2 * Math.PI;
+    return [28 + km * Math.cos(angle) / KM_PER_DEGREE, 2.8 + km * Math.sin(angle) / KM_PER_DEGREE];
+  };
+  // A plain of 40 city tasks 20-250 km around the point (the page reaches far), and 120 tasks of
+  // the 100 km class (30-60 km) 150-500 km off: most cannot reach a 50 km circle, yet their
+  // counter cells are small enough to be read whole.
+  const plain: TaskRecord[] = generateTasks(84, 40).map((task) => ({
+    ...task,
+    status: "published" as const,
+    location: { type: "city" as const, name: "Plain", coordinates: around(20, 250) },
+  }));
+  const wide: TaskRecord[] = generateTasks(85, 120).map((task) => ({
+    ...task,
+    status: "published" as const,
+    location: {
+      type: "radius" as const,
+      name: "Around",
+      coordinates: around(150, 500),
+      radiusKm: 30 + rnd() * 30,
+    },
+  }));
+  const all = [...plain, ...wide];
+  for (const task of all) await writeTask(kv, null, task);
+  const counted = withLatency(kv, 0);
+  const filters: ExploreFilters = { search: [], geo: { lon: 28, lat: 2.8, radiusKm: 50 } };
+  const want = reference(all, filters).sort((a, b) =>
+    a.distanceKm! - b.distanceKm! || (a.id < b.id ? -1 : 1)
+  );
+  const got: number[] = [];
+  let after: NearestPosition | null = null;
+  let first = { entries: 0, trips: 0 };
+  for (let page = 0; page < 10; page++) {
+    const { value, trips } = await counted.traced(() =>
+      exploreNearest(counted.kv, { filters, limit: 7, after })
+    );
+    if (page === 0) first = { entries: value.work.entries, trips: trips.sequential };
+    got.push(...value.items.map((i) => i.distanceKm!));
+    after = value.next;
+    if (!after) break;
+  }
+  assert.deepEqual(got, want.map((i) => i.distanceKm));
+  // Its centres' counter cells read whole, the first page read 129 entries here (69 by the discs).
+  assert.ok(first.entries <= 90, `${first.entries} entries`);
+  assert.ok(first.trips <= 2, `${first.trips} round trips`);
+});
+
+Deno.test("explore nearest first by discs keeps the tasks past the disc cells' cap", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const rnd = seededRandom(91);
+  const at = (lon: number, lat: number, km: number): [number, number] => [
+    lon + (rnd() - 0.5) * 2 * km / (KM_PER_DEGREE * Math.cos(lat * Math.PI / 180)),
+    lat + (rnd() - 0.5) * 2 * km / KM_PER_DEGREE,
+  ];
+  // Near the pole a 100 km disc touches more cells than the cap and is keyed by its centre in
+  // the class's fallback layer; the others around it by their discs.
+  const city: TaskRecord[] = generateTasks(92, 30).map((task) => ({
+    ...task,
+    status: "published" as const,
+    location: { type: "city" as const, name: "Plain", coordinates: at(20, 78, 300) },
+  }));
+  const wide: TaskRecord[] = generateTasks(93, 60).map((task, i) => ({
+    ...task,
+    status: "published" as const,
+    location: {
+      type: "radius" as const,
+      name: "Around",
+      coordinates: i % 2 === 0 ? at(20, 80.5, 150) : at(20, 77, 300),
+      radiusKm: i % 2 === 0 ? 95 : 30 + rnd() * 30,
+    },
+  }));
+  const all = [...city, ...wide];
+  for (const task of all) await writeTask(kv, null, task);
+  const filters: ExploreFilters = { search: [], geo: { lon: 20, lat: 79, radiusKm: 40 } };
+  const want = reference(all, filters).sort((a, b) =>
+    a.distanceKm! - b.distanceKm! || (a.id < b.id ? -1 : 1)
+  );
+  assert.ok(want.length > 10, `${want.length} matches`);
+  const got: number[] = [];
+  let after: NearestPosition | null = null;
+  for (let page = 0; page < 20 && (page === 0 || after); page++) {
+    const value = await exploreNearest(kv, { filters, limit: 5, after });
+    got.push(...value.items.map((i) => i.distanceKm!));
+    after = value.next;
+  }
+  assert.deepEqual(got, want.map((i) => i.distanceKm));
+});

@@ -1,0 +1,97 @@
+/**
+ * The explore planner's instance memory stays bounded however many counters and query words it
+ * sees, and keeps the most recently used ones.
+ */
+import assert from "node:assert/strict";
+import { PlanMemory, planMemory, undrivenKey } from "../../../kv/explore/shared/plan_memory.ts";
+import { indexCovers } from "../../../kv/explore/index/indexed_words.ts";
+import type { ExploreFilters } from "../../../domain/explore.ts";
+import { allPages, generateTasks, reference, writeTask } from "../explore_fixtures.ts";
+import { KeyGuard } from "../../../kv/api_keys/key_guard.ts";
+import { commitsAfter } from "../../../kv/api_keys/guarded_store.ts";
+
+Deno.test("explore's plan memory is bounded and keeps what was used last", async (t) => {
+  await t.step("rule: counters past the bound forget the least recently used", () => {
+    const memory = new PlanMemory();
+    for (let i = 0; i < 20_000; i++) {
+      memory.counters.set(`c${i}`, i);
+      // One key read again and again stays.
+      if (i % 100 === 0) assert.equal(memory.counters.get("c0"), 0);
+    }
+    assert.ok(memory.counters.size <= 8192, `${memory.counters.size} counters`);
+    assert.equal(memory.counters.get("c0"), 0);
+    assert.equal(memory.counters.get("c1"), undefined);
+    assert.equal(memory.counters.get("c19999"), 19999);
+  });
+
+  await t.step(
+    "rule: expansions are bounded by their counts, not only by words",
+    () => {
+      const memory = new PlanMemory();
+      const counts = (word: string) => [{
+        word,
+        zones: Array.from({ length: 880 }, (_, i): [string, number] => [`z${i}`, 1]),
+        epochs: Array.from({ length: 20 }, (_, i): [string, number] => [`e${i}`, 44]),
+      }];
+      for (let i = 0; i < 100; i++) memory.expansions.set(`w${i}`, counts(`w${i}`));
+      assert.ok(memory.expansions.weight <= 32768, `${memory.expansions.weight} counts`);
+      assert.ok(memory.expansions.size < 100);
+      assert.ok(memory.expansions.size > 30, "zones and epochs are kept, not their product");
+      assert.equal(memory.expansions.get("w0"), undefined);
+      assert.equal(memory.expansions.get("w99")?.[0].zones.length, 880);
+      // A query word too broad to drive a scan is remembered as such.
+      memory.expansions.set("a", null);
+      assert.equal(memory.expansions.get("a"), null);
+    },
+  );
+
+  await t.step("rule: one memory per store handle", async () => {
+    await using a = await Deno.openKv(":memory:");
+    await using b = await Deno.openKv(":memory:");
+    assert.equal(planMemory(a), planMemory(a));
+    assert.notEqual(planMemory(a), planMemory(b));
+  });
+});
+
+Deno.test("every request of an instance shares its plan memory, through the views of its store", async () => {
+  // A keyed request reads through the key guard's view, a cold anonymous one through a view whose
+  // commits wait for its grant: a memory per view would be a memory per request.
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const memory = planMemory(kv);
+    const guard = new KeyGuard(kv, {
+      userId: "u",
+      keyId: "k",
+      versionstamp: "00000000000000010000",
+      fresh: true,
+      rejudge: () => Promise.resolve(),
+    });
+    assert.equal(planMemory(guard.kv), memory, "the key guard's view");
+    assert.equal(planMemory(commitsAfter(kv, Promise.resolve())), memory, "a view after a grant");
+    const other = await Deno.openKv(":memory:");
+    assert.notEqual(planMemory(other), memory, "another store has its own");
+    other.close();
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("a search by undriven words alone teaches the memory its share, and pages stay exact", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const tasks = generateTasks(7, 300);
+  for (const task of tasks) await writeTask(kv, null, task);
+  // `th` could start an unindexed word (`the`): no index drives it, the documents are read.
+  const filters: ExploreFilters = { search: ["th"] };
+  assert.equal(indexCovers("th"), false);
+  const memory = planMemory(kv);
+  const key = undrivenKey(filters.search, filters.hasSpots);
+  assert.equal(memory.shares.get(key), undefined);
+  const expected = reference(tasks, filters).map((i) => i.id);
+  const first = await allPages(kv, { filters, limit: 7 });
+  assert.deepEqual(first.items.map((i) => i.id), expected);
+  const share = memory.shares.get(key);
+  assert.ok(share !== undefined && share > 0 && share <= 1, `share ${share}`);
+  // Sized by the learned share, the pages still answer exactly.
+  const again = await allPages(kv, { filters, limit: 7 });
+  assert.deepEqual(again.items.map((i) => i.id), expected);
+});
