@@ -78,6 +78,7 @@ export function DashboardPage(props: { assets: PageAssets }) {
           <div class="topbar-end">
             <a class="toplink" href="/docs">API reference</a>
             <div class="account" id="account" hidden>
+              <span class="live-status" id="live-status" role="status"></span>
               <span class="account-email" id="account-email"></span>
               <button type="button" class="button small" id="sign-out">Sign out</button>
             </div>

@@ -66,6 +66,7 @@ const script = await asset(
       "security_log.js",
       "alerts.js",
       "messages.js",
+      "live.js",
     ].map((name) => ({ name, source: source(`script/${name}`) })),
     ["chart.js"],
   ),

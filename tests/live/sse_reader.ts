@@ -25,13 +25,17 @@ export interface SseConnection {
   close(): void;
 }
 
-/** Opens `url` with `headers` and reads it in the background. */
+/** How a connection is made: `fetch`, or a test's in-process `app.request`. */
+export type Fetcher = (url: string, init: RequestInit) => Promise<Response>;
+
+/** Opens `url` with `headers` and reads it in the background (unless `paused`). */
 export async function openSse(
   url: string,
   headers: Record<string, string> = {},
+  options: { fetcher?: Fetcher } = {},
 ): Promise<SseConnection> {
   const abort = new AbortController();
-  const res = await fetch(url, { headers, signal: abort.signal });
+  const res = await (options.fetcher ?? fetch)(url, { headers, signal: abort.signal });
   const events: SseEvent[] = [];
   const waiters: { n: number; resolve: () => void; reject: (e: Error) => void }[] = [];
   let comments = 0;

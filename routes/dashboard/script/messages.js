@@ -182,9 +182,14 @@ $("#thread-older").addEventListener("click", async () => {
   }
 });
 
-$("#refresh-messages").addEventListener("click", async () => {
+/** Reloads the conversations and the open thread (the refresh button, and live updates). */
+export async function refreshMessages() {
   await loadConversations();
   if (open) await openConversation(open.applicationId);
+}
+
+$("#refresh-messages").addEventListener("click", async () => {
+  await refreshMessages();
   if (!messagesError.textContent) announceMessages("Messages refreshed.");
 });
 

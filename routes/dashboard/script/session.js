@@ -7,6 +7,7 @@ import { $, $$, $$input, $input, api, session } from "./api.js";
 import { $form, clearErrors, onSubmit } from "./forms.js";
 import { closeDialog } from "./dialogs.js";
 import { showView } from "./views.js";
+import { startLive, stopLive } from "./live.js";
 import { forgetKeys } from "./keys_table.js";
 
 const authView = $("#auth-view");
@@ -52,12 +53,14 @@ async function startSession(login) {
   authView.hidden = true;
   appView.hidden = false;
   if (!location.hash) history.replaceState(null, "", "#api-keys");
+  startLive();
   await showView(false);
 }
 
 /** @param {string} [notice] */
 export function endSession(notice) {
   session.token = null;
+  stopLive();
   session.profile = null;
   clearTimeout(session.timer);
   forgetKeys();

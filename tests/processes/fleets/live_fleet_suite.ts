@@ -32,8 +32,25 @@ async function openRetrying(url: string, headers: Record<string, string>): Promi
   }
 }
 
-export function liveFleetSuite(label: string, preloads: string[]) {
-  const fleetOf = (size: number): Promise<Fleet> => startFleet(size, ENV, undefined, { preloads });
+/** Where the fleet's store lives: a file in its directory, or a store `open` serves (KV Connect). */
+export interface SuiteStore {
+  preloads?: string[];
+  open?: () => { env: Record<string, string>; close(): Promise<void> };
+}
+
+export function liveFleetSuite(label: string, store: SuiteStore = {}) {
+  const fleetOf = async (size: number): Promise<Fleet> => {
+    const served = store.open?.();
+    const fleet = await startFleet(size, { ...ENV, ...served?.env }, undefined, {
+      preloads: store.preloads ?? [],
+    });
+    return Object.assign(fleet, {
+      async [Symbol.asyncDispose]() {
+        await fleet.stop();
+        await served?.close();
+      },
+    });
+  };
 
   Deno.test(`${label}: events committed on any worker reach the account's streams on every worker, in one order`, async () => {
     await using fleet = await fleetOf(3);

@@ -1,4 +1,4 @@
-/** The live event suite on real processes sharing one store, with the store's watch. */
+/** The live event suite on real processes sharing one file: in-process watch, polled across processes. */
 import { liveFleetSuite } from "./live_fleet_suite.ts";
 
-liveFleetSuite("with watch", []);
+liveFleetSuite("on a file, watch and poll", {});
