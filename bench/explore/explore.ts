@@ -19,7 +19,7 @@ import {
   sizeReport,
   summary,
 } from "./explore_bench_report.ts";
-import { buildCache, kvPath, readManifest } from "./explore_cache.ts";
+import { buildCache, kvPath, readManifest, warmFile } from "./explore_cache.ts";
 import { loadAverage, writeResults } from "../lib/results.ts";
 
 const FLAGS = [
@@ -51,23 +51,6 @@ async function fileBytes(path: string): Promise<number> {
     total += await Deno.stat(path + suffix).then((s) => s.size).catch(() => 0);
   }
   return total;
-}
-
-/**
- * Reads the store's file once, so that its pages are in the page cache: another process's reads
- * (another store, a CI run) evict them, and timings then measure the disk, not the index.
- * Returns the seconds it took.
- */
-async function warmFile(path: string): Promise<number> {
-  const started = performance.now();
-  for (const suffix of ["", "-wal"]) {
-    const file = await Deno.open(path + suffix).catch(() => null);
-    if (!file) continue;
-    const buffer = new Uint8Array(1 << 20);
-    while (await file.read(buffer) !== null) { /* reading is the point */ }
-    file.close();
-  }
-  return (performance.now() - started) / 1000;
 }
 
 async function main() {

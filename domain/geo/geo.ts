@@ -41,8 +41,14 @@ export function haversineKm(a: Point, b: Point): number {
 function centralAngle(phi1: number, phi2: number, dLambda: number): number {
   const sinLat = Math.sin((phi2 - phi1) / 2);
   const sinLon = Math.sin(dLambda / 2);
-  const h = sinLat * sinLat + Math.cos(phi1) * Math.cos(phi2) * sinLon * sinLon;
+  const h = sinLat * sinLat + cosLat(phi1) * cosLat(phi2) * sinLon * sinLon;
   return 2 * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+// A pole is one point whatever its longitude: Math.cos(π/2) is 6e-17, not 0, which left the
+// longitude in a pole's distances (ties broken by float noise, not newest first).
+function cosLat(phi: number): number {
+  return phi >= HALF_PI || phi <= -HALF_PI ? 0 : Math.cos(phi);
 }
 
 /** A longitude brought into [-180, 180]. */

@@ -1,0 +1,103 @@
+/**
+ * `deno task bench:peers [--size=1000000] [--queries=100] [--sample=10] [--kinds=text]`: explore
+ * beside PostGIS, the engine a team would pick instead, on the same generated tasks: every kind's
+ * first page asked of explore (in process and through the route) and of PostgreSQL 15 + PostGIS
+ * over its Unix socket, alternately, in latency, CPU per query, store per task and load time; and
+ * a sample of every kind's answers compared item for item. Installs PostGIS where missing.
+ */
+import { DATA_VERSION, generateTask } from "../datasets/explore_data.ts";
+import { selectedKinds } from "../explore/explore_bench_args.ts";
+import { buildCache, kvPath, readManifest, warmFile } from "../explore/explore_cache.ts";
+import { numberFlag } from "../lib/flags.ts";
+import { writeResults } from "../lib/results.ts";
+import { benchService } from "../lib/service.ts";
+import { ensurePostgis } from "./pg_install.ts";
+import { startCluster } from "./pg_cluster.ts";
+import { loadPeer } from "./pg_schema.ts";
+import { type KindFigures, measureKind, type Peers } from "./peers_measure.ts";
+import { peersTable, verdict } from "./peers_report.ts";
+
+const WARMUP = 20;
+const WARMUP_SEED = 977;
+const TABLE = "tasks";
+
+async function fileBytes(path: string): Promise<number> {
+  let total = 0;
+  for (const suffix of ["", "-wal"]) {
+    total += await Deno.stat(path + suffix).then((s) => s.size).catch(() => 0);
+  }
+  return total;
+}
+
+async function main() {
+  const size = numberFlag("size", 1_000_000);
+  const count = numberFlag("queries", 100);
+  const sample = numberFlag("sample", 10);
+  await ensurePostgis(console.log);
+
+  const manifest = await readManifest(size) ??
+    (console.log(`explore: loading ${size} tasks into ${kvPath(size)}`),
+      await buildCache(size, console.log));
+  console.log(`explore: ${size} tasks, loaded in ${manifest.seconds.toFixed(0)} s`);
+
+  await using cluster = await startCluster({ sharedBuffers: "1GB" });
+  const sql = cluster.connect();
+  console.log(`PostGIS: loading ${size} tasks`);
+  const pg = await loadPeer(sql, {
+    table: TABLE,
+    count: size,
+    task: (i) => generateTask(i, size),
+  });
+  console.log(`PostGIS: loaded in ${(pg.ms / 1000).toFixed(0)} s`);
+  const [{ pid }] = await sql`select pg_backend_pid() as pid`;
+
+  // As bench:explore does: the store's pages in the page cache, as PostgreSQL's are after its load.
+  await warmFile(kvPath(size));
+  const kv = await Deno.openKv(kvPath(size));
+  await using svc = await benchService({
+    kv,
+    settings: { ANON_RATE_LIMIT_PER_HOUR: "1000000000", LOG_LEVEL: "silent" },
+  });
+  const peers: Peers = { kv, svc, sql, backendPid: pid, table: TABLE };
+  const warmups = selectedKinds(WARMUP, WARMUP_SEED);
+  const kinds: KindFigures[] = [];
+  for (const [i, kind] of selectedKinds(count).entries()) {
+    const figures = await measureKind(peers, { kind, warmup: warmups[i], sample });
+    kinds.push(figures);
+    console.log(
+      `  ${kind.name}: explore ${figures.explore.ms.p50.toFixed(2)} ms, PostGIS ` +
+        `${figures.postgis.ms.p50.toFixed(2)} ms, ${figures.differ} of ${figures.sampled} differ`,
+    );
+  }
+  const store = {
+    tasks: size,
+    kvBytes: await fileBytes(kvPath(size)),
+    kvLoadSeconds: manifest.seconds,
+    pgBytes: pg.bytes,
+    pgLoadSeconds: pg.ms / 1000,
+  };
+  kv.close();
+  const table = peersTable(kinds, store);
+  const { line } = verdict(kinds);
+  console.log(`\n${table}\n\n${line}`);
+  const path = await writeResults({
+    name: "peers",
+    command: `deno task bench:peers --size=${size} --queries=${count} --sample=${sample}`,
+    comparedWith: "PostgreSQL 15 + PostGIS 3 on the same generated tasks (data version " +
+      `${DATA_VERSION}), over a Unix socket through the \`postgres\` client, in the same run`,
+    body: [
+      `${size} tasks; ${count} first pages of ${20} per kind, each asked of the three sides in ` +
+      `turn; ${sample} per kind compared item for item (45 items, explore's pages followed by ` +
+      "cursor). Latency from the caller's side; explore's CPU is its process's (every thread: " +
+      "planner, scan, SQLite), PostGIS's its backend's (/proc/<pid>/schedstat; no parallel " +
+      "workers), without the client's parsing of the rows.",
+      "",
+      table,
+      "",
+      line,
+    ].join("\n"),
+  });
+  console.log(`wrote ${path}`);
+}
+
+if (import.meta.main) await main();
