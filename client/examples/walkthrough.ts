@@ -110,3 +110,14 @@ const read = await adaSession.put("/applications/{id}/read", {
   body: { upTo: question.id },
 });
 console.log("unread after reading", read.unread);
+
+// 10. Ada cancels the task: Bob's application is cancelled with it; he still reads its history
+const cancelled = await ada.post("/tasks/{id}/cancel", {
+  params: { path: { id: task.id } },
+  body: { reason: "found_someone_else", note: "A removal firm" },
+});
+console.log("task", cancelled.status, cancelled.cancellation?.reason);
+const [mine] = await bob.get("/applications/me");
+console.log("Bob's application", mine.status);
+const timeline = await bob.get("/tasks/{id}/history", { params: { path: { id: task.id } } });
+console.log("history:", timeline.map((entry) => entry.type).join(", "));

@@ -44,7 +44,13 @@ export async function checkTarget(text: string, policy: TargetPolicy): Promise<T
   const url = new URL(text);
   if (url.username || url.password) return new Error("url must not carry credentials");
   const schemes = policy.allowPrivate ? ["https:", "http:"] : ["https:"];
-  if (!schemes.includes(url.protocol)) return new Error("url must use https");
+  if (!schemes.includes(url.protocol)) {
+    // A developer trying a local receiver meets this first: it names the setting that allows it.
+    return new Error(
+      "url must use https (plain http and private addresses are for local development: the " +
+        "service's WEBHOOK_ALLOW_PRIVATE=true setting allows them)",
+    );
+  }
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
   // One answer for a host that does not resolve and for one that resolves to a private address:
   // telling them apart, or naming the address, would map internal names for any caller.

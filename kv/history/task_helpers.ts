@@ -5,7 +5,7 @@
  * job, which marks them as it ends them).
  */
 import { type ApplicationRecord, effective } from "../../domain/application.ts";
-import type { TaskRecord } from "../../domain/tasks/task.ts";
+import { canSee, type TaskRecord } from "../../domain/tasks/task.ts";
 import { applications, taskHistory } from "../keyspace.ts";
 
 /** Adds to `op` the mark of `app`'s applicant as accepted on its task. */
@@ -50,4 +50,17 @@ export async function isCancelledHelper(
   if (task.status !== "cancelled" || task.deletedAt !== null) return false;
   const { apps } = await markedApplications(kv, task, userId);
   return apps.some((a) => a.status === "cancelled");
+}
+
+/**
+ * Whether `viewerId` (null: anonymous) may see `task`: as `canSee` says, or as a helper of the
+ * task when it was cancelled (one more read, only for a cancelled task seen by someone else).
+ */
+export async function maySee(
+  kv: Deno.Kv,
+  task: TaskRecord,
+  viewerId: string | null,
+): Promise<boolean> {
+  if (canSee(task, viewerId)) return true;
+  return viewerId !== null && await isCancelledHelper(kv, task, viewerId);
 }

@@ -60,6 +60,18 @@ export function encodedValueBytes(value: unknown): number {
   return serialize(value).byteLength;
 }
 
+/** What one atomic holds, measured as the limits count it. */
+export interface AtomicSize {
+  checks: number;
+  mutations: number;
+  totalBytes: number;
+  totalKeyBytes: number;
+  /** The keys its mutations write, in order. */
+  written: Deno.KvKey[];
+  /** The keys it checks. */
+  checked: Deno.KvKey[];
+}
+
 interface Tally {
   checks: number;
   mutations: number;
@@ -108,16 +120,20 @@ function verdict(tally: Tally, firstKeys: Deno.KvKey[]): string[] {
 /**
  * Wraps `inner` so that every atomic committed through it is measured against `KV_LIMITS` and
  * refused with a `KvLimitError` naming what broke them. Everything else passes through.
+ * `observe` (the benches) is told the size of every atomic committed, its values all counted.
  */
-export function limitGuard(inner: Deno.Kv): Deno.Kv {
+export function limitGuard(inner: Deno.Kv, observe?: (size: AtomicSize) => void): Deno.Kv {
   const atomic = (): Deno.AtomicOperation => {
     const op = inner.atomic();
     const tally: Tally = { checks: 0, mutations: 0, totalBytes: 0, totalKeyBytes: 0, problems: [] };
     const keys: Deno.KvKey[] = [];
+    const written: Deno.KvKey[] = [];
+    const checked: Deno.KvKey[] = [];
     const values: { key: Deno.KvKey; value: unknown }[] = [];
     const mutate = (key: Deno.KvKey, value?: unknown) => {
       tally.mutations++;
       keys.push(key);
+      written.push(key);
       addKey(tally, key);
       if (value !== undefined) values.push({ key, value });
     };
@@ -131,6 +147,7 @@ export function limitGuard(inner: Deno.Kv): Deno.Kv {
               for (const check of args as Deno.AtomicCheck[]) {
                 tally.checks++;
                 keys.push(check.key);
+                checked.push(check.key);
                 addKey(tally, check.key);
               }
               break;
@@ -156,7 +173,7 @@ export function limitGuard(inner: Deno.Kv): Deno.Kv {
             case "commit": {
               // Values are sized only where their total could matter: the store itself refuses
               // a value over 64 KiB, and this many of them cannot reach 800 KiB with their keys.
-              if (values.length > SMALL_ATOMIC) {
+              if (values.length > SMALL_ATOMIC || observe) {
                 for (const { key, value } of values) addValue(tally, key, value);
               }
               const problems = verdict(tally, keys);
@@ -169,6 +186,13 @@ export function limitGuard(inner: Deno.Kv): Deno.Kv {
             }
           }
           const result = (original as (...a: unknown[]) => unknown).apply(target, args);
+          if (name === "commit" && observe) {
+            const { problems: _, ...size } = tally;
+            return (result as Promise<Deno.KvCommitResult | Deno.KvCommitError>).then((r) => {
+              if (r.ok) observe({ ...size, written, checked });
+              return r;
+            });
+          }
           return result === target ? proxy : result;
         };
       },

@@ -77,7 +77,10 @@ const patchApplicationRoute = defineRoute({ scope: "applications:write" }, {
   description: "The creator accepts or declines a pending application, or declines an " +
     "accepted one; the applicant withdraws a pending or accepted one; only while the task is " +
     "published. Any other change is 409 INVALID_TRANSITION; an acceptance past maxPeople is 409 " +
-    "TASK_FULL. Anyone but the two parties gets 404.",
+    "TASK_FULL. Anyone but the two parties gets 404. An accepted application's withdrawal (or " +
+    "decline) frees its spot at once, exact under any concurrency: the task is back under " +
+    "hasSpots=true, and the withdrawal is in the task's history. A cancelled task's applications " +
+    "read declined (pending) or cancelled (accepted) and move no more.",
   request: { params: IdParam, body: jsonBody(ApplicationPatch) },
   responses: {
     200: jsonContent(Application, "The application as changed"),

@@ -8,6 +8,7 @@ import { type RouteConfig, z } from "@hono/zod-openapi";
 import type { Hook } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { validator } from "hono/validator";
+import { AppError } from "../../domain/errors.ts";
 import type { AppEnv } from "./env.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -58,6 +59,26 @@ function noQuery(hook: AnyHook, takeParams: boolean): MiddlewareHandler<AppEnv> 
 }
 
 /**
+ * Refuses a query member with an empty name (`?=0.0`) where a query schema is declared: Hono's
+ * query parsing drops it, so no schema would see it, while any other undeclared name
+ * (`?zzz=0.0`) is refused as unknown.
+ */
+const noEmptyQueryName: MiddlewareHandler<AppEnv> = (c, next) => {
+  const url = c.req.url;
+  const mark = url.indexOf("?");
+  if (mark >= 0 && mark < url.length - 1) {
+    const hash = url.indexOf("#", mark);
+    const search = new URLSearchParams(url.slice(mark + 1, hash < 0 ? undefined : hash));
+    if (search.has("")) {
+      throw new AppError("UNKNOWN_PARAMETER", "Unknown parameter: a parameter with no name", {
+        errors: [{ path: "", message: "is not a known parameter" }],
+      });
+    }
+  }
+  return next();
+};
+
+/**
  * True when path parameters checked already by the route table are what the validator would
  * answer: an object of plain strings, nothing transformed, no check on the whole.
  */
@@ -85,6 +106,8 @@ export function servedRoute(
   const { query, headers, params, ...request } = route.request ?? {};
   // Route middleware (authentication) runs before the validators, as Hono's `openapi` orders them.
   const middleware = [route.middleware ?? []].flat();
+  // Only where undeclared names are refused: a route that declares no query takes any.
+  if (query !== undefined) middleware.push(noEmptyQueryName);
   const takeParams = paramsChecked && params !== undefined && plainParams(params);
   if (params !== undefined && !takeParams) Object.assign(request, { params });
   if (query === NoQuery) middleware.push(noQuery(hook, takeParams));

@@ -9,7 +9,6 @@ import { AppError, notFound } from "../../domain/errors.ts";
 import {
   applyPatch,
   assertOwner,
-  canSee,
   isPublic,
   markDeleted,
   newTask,
@@ -36,7 +35,7 @@ import {
   listUserTasks,
   pageUserTasksByStatus,
 } from "../../kv/tasks/task_listings.ts";
-import { isCancelledHelper } from "../../kv/history/task_helpers.ts";
+import { maySee } from "../../kv/history/task_helpers.ts";
 import { authorOf, ownAuthor } from "../reviews/author.ts";
 import {
   ConditionalHeaders,
@@ -261,11 +260,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
     const deps = c.get("deps");
     const principal = c.get("principal");
     const task = await getTask(deps.kv, c.req.valid("param").id);
-    const viewer = principal?.userId ?? null;
-    // A cancelled task stays in sight of the helpers it had accepted (one more read for them).
-    const seen = task && (canSee(task, viewer) ||
-      (viewer !== null && await isCancelledHelper(deps.kv, task, viewer)));
-    if (!task || !seen) throw notFound("Task");
+    if (!task || !await maySee(deps.kv, task, principal?.userId ?? null)) throw notFound("Task");
     if (!isPublic(task) && principal && !hasScope(principal, "tasks:read")) {
       throw new AppError(
         "SCOPE_INSUFFICIENT",

@@ -4,7 +4,8 @@
  */
 import assert from "node:assert/strict";
 import type { TaskRecord } from "../../domain/tasks/task.ts";
-import { tasks } from "../../kv/keyspace.ts";
+import { settleImpliedDeclines } from "../../kv/application_declines.ts";
+import { taskHistory, tasks } from "../../kv/keyspace.ts";
 import { changeTask } from "../../kv/tasks/tasks.ts";
 import { createKey, setup, signUp, type TestContext } from "../helpers.ts";
 import { postTask } from "../tasks/task_fixtures.ts";
@@ -166,4 +167,26 @@ Deno.test("a task written before histories starts with a created made from its r
   const res = await history(svc, ada, task.id);
   assert.deepEqual(res.body.map((e: Entry) => e.type), ["created", "edited"]);
   assert.deepEqual(await allPages(svc, ada, task.id, 1), res.body, "paged across the made one");
+});
+
+Deno.test("a helper accepted before the marks existed still reads the history and sees the cancelled task", async () => {
+  await using svc = await setup();
+  const [ada, bob] = await users(svc, 2);
+  const task = await postTask(svc, ada.token);
+  const app = await applyTo(svc, bob, task.id);
+  await setStatus(svc, ada, app, "accepted");
+  // As the previous version left an acceptance: no mark, only the active marker.
+  await svc.kv.delete(taskHistory.helper(task.id, bob.id));
+  assert.equal((await history(svc, bob, task.id)).status, 200);
+  assert.equal((await cancel(svc, ada, task.id)).status, 200);
+  assert.equal((await send(svc, `/api/v1/tasks/${task.id}`, { token: bob.token })).status, 200);
+  assert.equal((await history(svc, bob, task.id)).status, 200, "before the job ran");
+  await settleImpliedDeclines({ kv: svc.kv, now: () => Date.now() }, {
+    kind: "task_declines",
+    taskId: task.id,
+  });
+  const mark = await svc.kv.get(taskHistory.helper(task.id, bob.id));
+  assert.equal(mark.value, app, "the job marked him as it cancelled his application");
+  assert.equal((await send(svc, `/api/v1/tasks/${task.id}`, { token: bob.token })).status, 200);
+  assert.equal((await history(svc, bob, task.id)).status, 200, "after it");
 });

@@ -34,6 +34,9 @@ Deno.test("client/examples/walkthrough.ts runs as written against deno task dev"
     assert.match(out, /^accepted 1 spots left 1$/m);
     assert.match(out, /^nearest: Move a piano [\d.]+ km$/m);
     assert.match(out, /^map: FeatureCollection 1 feature\(s\) at \[ 2\.3522, 48\.8566 \]$/m);
+    assert.match(out, /^task cancelled found_someone_else$/m);
+    assert.match(out, /^Bob's application cancelled$/m);
+    assert.match(out, /^history: created, application_accepted, cancelled$/m);
     assert.match(out, /^conversation with Bob unread 1$/m);
     assert.match(out, /^unread after reading 0$/m);
   } finally {

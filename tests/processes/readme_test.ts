@@ -59,6 +59,16 @@ Deno.test({
       );
       assert.match(out, /"body":"The blue one","createdAt":"[^"]+"\}/, "Ada's reply");
       assert.match(out, /\{"unread":0\}/, "read up to Bob's message");
+      assert.match(
+        out,
+        /"status":"cancelled"[^]*"cancellation":\{"reason":"found_someone_else","note":null\}/,
+        "Ada cancelled the piano tuning",
+      );
+      assert.match(
+        out,
+        /\[\{"at":"[^"]+","type":"created","actorId":"[^"]+"\},\{"at":"[^"]+","type":"cancelled","actorId":"[^"]+"\}\]/,
+        "its history: created, then cancelled",
+      );
     } finally {
       const { status } = await stopMain(child, rest);
       assert.equal(status.code, 0);

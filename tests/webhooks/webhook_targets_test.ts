@@ -136,3 +136,18 @@ Deno.test("attempts stored with a raw error are shown by category, their text wi
     );
   }
 });
+
+Deno.test("a plain-http webhook URL got only 'url must use https' (issue 46 #4): the message names the local-development setting", async () => {
+  await using svc = await setup();
+  const user = await signUp(svc);
+  const res = await svc.request("/v1/webhooks", {
+    method: "POST",
+    headers: bearer(user.token),
+    json: { url: "http://localhost:8787/hook", events: ["task.created"] },
+  });
+  assert.equal(res.status, 400);
+  const [error] = (await res.json()).errors;
+  assert.equal(error.path, "url");
+  assert.match(error.message, /must use https/);
+  assert.match(error.message, /WEBHOOK_ALLOW_PRIVATE=true/);
+});
