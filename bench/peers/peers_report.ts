@@ -65,7 +65,7 @@ export function peersTable(kinds: KindFigures[], store: StoreFigures): string {
       `${store.kvLoadSeconds.toFixed(0)} s`,
     ],
     [
-      "PostGIS: the table, its TOAST and its 8 indexes (pg_total_relation_size)",
+      "PostGIS: the table, its TOAST and its 11 indexes (pg_total_relation_size)",
       perTask(store.pgBytes),
       `${(store.pgBytes / 2 ** 20).toFixed(0)} MiB`,
       `${store.pgLoadSeconds.toFixed(0)} s`,

@@ -34,7 +34,21 @@ export async function missingPeer(): Promise<string | null> {
   if (!await hasPostgis()) {
     return "PostGIS is not installed (apt-get install -y postgresql-15-postgis-3)";
   }
+  if (Deno.uid() === 0 && await serverUid() === null) {
+    return "running as root, and there is no `postgres` user to run the server as";
+  }
   return null;
+}
+
+/** The `postgres` user's id, or null without one. */
+async function serverUid(): Promise<number | null> {
+  const out = await new Deno.Command("id", {
+    args: ["-u", "postgres"],
+    stdout: "piped",
+    stderr: "null",
+  })
+    .output().catch(() => null);
+  return out?.success ? Number(new TextDecoder().decode(out.stdout).trim()) : null;
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -101,11 +115,7 @@ export async function startCluster(
   const bin = await postgresBin();
   if (bin === null) throw new Error("PostgreSQL is not installed");
   const dir = await Deno.makeTempDir({ prefix: "explore-peer-" });
-  if (Deno.uid() === 0) {
-    const pg = await new Deno.Command("id", { args: ["-u", "postgres"], stdout: "piped" }).output();
-    const uid = Number(new TextDecoder().decode(pg.stdout).trim());
-    await Deno.chown(dir, uid, null);
-  }
+  if (Deno.uid() === 0) await Deno.chown(dir, await serverUid(), null);
   const data = `${dir}/data`;
   await run(`${bin}/initdb`, [
     "-D",

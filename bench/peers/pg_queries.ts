@@ -4,7 +4,6 @@
  * first), each filter as the contract states it (docs/contract.md section 7).
  */
 import type { ExploreFilters } from "../../domain/explore.ts";
-import { EARTH_RADIUS_KM } from "../../domain/geo/geo.ts";
 import type { Sql } from "./pg_cluster.ts";
 
 /** The largest own radius of a radius-type task (the API's bound), for its index-usable reach. */
@@ -58,34 +57,64 @@ export function peerQuery(
         : `(${env(b.minLon, 180)} or ${env(-180, b.maxLon)})`,
     );
   }
-  let distance = "";
-  if (filters.geo) {
-    const { lon, lat, radiusKm } = filters.geo;
-    const point = `st_setsrid(st_makepoint(${p(lon)}, ${p(lat)}), 4326)::geography`;
-    const r = p(radiusKm * 1000);
-    // A radius-type task matches when its own circle reaches the search circle: within the sum
-    // of both radii; the constant widest reach lets the GiST index find its candidates.
-    const wide = p((radiusKm + MAX_TASK_RADIUS_KM) * 1000);
-    where.push(
-      `((loc_type = 'city' and st_dwithin(geog, ${point}, ${r}, false)) or ` +
-        `(loc_type = 'radius' and st_dwithin(geog, ${point}, ${wide}, false) and ` +
-        `st_dwithin(geog, ${point}, ${r} + radius_km * 1000, false)))`,
-    );
-    distance = `, st_distance(geog, ${point}, false) / 1000 as d`;
-    if (q.sort === "distance") {
-      return {
-        text: `select id${distance} from ${table} where ${where.join(" and ")} ` +
-          `order by geog <-> ${point}, created_at desc, id desc limit ${p(q.limit)}`,
-        params,
-      };
-    }
+  const order = "created_at desc, id desc";
+  const limit = p(q.limit);
+  const filtered = where.join(" and ");
+  if (!filters.geo) {
+    return {
+      text: `select id from ${table} where ${filtered} order by ${order} limit ${limit}`,
+      params,
+    };
   }
-  return {
-    text: `select id${distance} from ${table} where ${where.join(" and ")} ` +
-      `order by created_at desc, id desc limit ${p(q.limit)}`,
-    params,
-  };
+  const { lon, lat, radiusKm } = filters.geo;
+  const point = `st_setsrid(st_makepoint(${p(lon)}, ${p(lat)}), 4326)::geography`;
+  const r = p(radiusKm * 1000);
+  // One branch per index class (pg_schema.ts): city points within the circle, and each radius
+  // class within the circle widened by its largest radius, then within the sum of both radii (a
+  // radius task matches when its own circle reaches the search circle). Each branch reads its own
+  // partial GiST index, newest first or nearest first (KNN), and the union keeps the page.
+  const branches = GEO_CLASSES.map(({ where: cls, widenKm }) =>
+    `${cls} and st_dwithin(geog, ${point}, ${
+      widenKm === 0 ? r : `${r} + ${widenKm * 1000}`
+    }, false)` +
+    (widenKm === 0 ? "" : ` and st_dwithin(geog, ${point}, ${r} + radius_km * 1000, false)`)
+  );
+  const columns = `id, created_at, st_distance(geog, ${point}, false) / 1000 as d`;
+  if (q.sort === "distance") {
+    // Nearest first by KNN (`<->`, the GiST index's order), which orders by distance alone: the
+    // limit-th nearest's distance then bounds a second, indexed read that brings every task tied
+    // with it, so that ties go newest first as the contract orders them.
+    const reach = branches.map((b, i) =>
+      `k${i} as (select geog <-> ${point} as k from ${table} where ${filtered} and ${b} ` +
+      `order by geog <-> ${point} limit ${limit})`
+    );
+    const union = branches.map((b, i) =>
+      `(select ${columns}, geog <-> ${point} as k from ${table} where ${filtered} and ${b} and ` +
+      `st_dwithin(geog, ${point}, (select coalesce(max(k), -1) + 0.001 from k${i}), false))`
+    ).join(" union all ");
+    return {
+      text: `with ${reach.join(", ")} select id, d from (${union}) u ` +
+        `order by k, ${order} limit ${limit}`,
+      params,
+    };
+  }
+  const union = branches.map((b) =>
+    `(select ${columns} from ${table} where ${filtered} and ${b} order by ${order} limit ${limit})`
+  ).join(" union all ");
+  return { text: `select id, d from (${union}) u order by ${order} limit ${limit}`, params };
 }
+
+/** The geo index classes: each one's rows, and the largest own radius among them (km). */
+export const GEO_CLASSES = [
+  { name: "city", where: "loc_type = 'city'", widenKm: 0 },
+  { name: "r25", where: "loc_type = 'radius' and radius_km <= 25", widenKm: 25 },
+  {
+    name: "r100",
+    where: "loc_type = 'radius' and radius_km > 25 and radius_km <= 100",
+    widenKm: 100,
+  },
+  { name: "r500", where: "loc_type = 'radius' and radius_km > 100", widenKm: MAX_TASK_RADIUS_KM },
+];
 
 /** One page's rows from PostGIS: ids, and distances in km on a geo query. */
 export async function peerPage(
@@ -95,6 +124,3 @@ export async function peerPage(
   const rows = await sql.unsafe(query.text, query.params, { prepare: true });
   return rows.map((r) => (r.d === undefined ? { id: r.id } : { id: r.id, d: Number(r.d) }));
 }
-
-/** PostGIS measures on the sphere of WGS 84's mean radius; explore on IUGG's, in km. */
-export const SPHERES_KM = { explore: EARTH_RADIUS_KM, postgis: 6371.0087714 };

@@ -1,11 +1,12 @@
 /**
  * The schema an expert would give explore's tasks in PostGIS, and its bulk load: geography points
- * (GiST) for circles and distance, geometry points (GiST) for lon/lat boxes, a tsvector (GIN) of
- * the words domain/ normalizes, B-trees per filter ending in the newest-first order.
+ * (a GiST index per radius class) for circles and distance, geometry points (GiST) for lon/lat
+ * boxes, a tsvector (GIN) of the domain's words, B-trees per filter ending in the page order.
  */
 import { isExplorable, normalizeName } from "../../domain/explore.ts";
 import { searchTerms, spotsLeftOf, type TaskRecord } from "../../domain/tasks/task.ts";
 import type { Sql } from "./pg_cluster.ts";
+import { GEO_CLASSES } from "./pg_queries.ts";
 
 // Lexemes are the domain's own words (normalized, accents and case folded, 32 characters at
 // most), given as an array, so no text search configuration splits or stems them again: a query
@@ -45,7 +46,9 @@ const INDEXES = (t: string) => [
   `create index ${t}_paid on ${t} (paid, created_at desc, id desc) where explorable`,
   `create index ${t}_country on ${t} (country, created_at desc, id desc) where explorable`,
   `create index ${t}_name on ${t} (name_norm, created_at desc, id desc) where explorable`,
-  `create index ${t}_geog on ${t} using gist (geog) where explorable`,
+  ...GEO_CLASSES.map((c) =>
+    `create index ${t}_geog_${c.name} on ${t} using gist (geog) where explorable and ${c.where}`
+  ),
   `create index ${t}_geom on ${t} using gist (geom) where explorable`,
   `create index ${t}_tsv on ${t} using gin (tsv) where explorable`,
 ];

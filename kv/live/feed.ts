@@ -1,9 +1,9 @@
 /**
  * One account's events as this process learns them, shared by all of the account's streams here:
- * one watch (or one poll) of the account's `raised` and `head` keys and its streams' credential
- * keys, one sequencing pass and one log read per change, handed to every stream in order.
+ * one watch (or a place in the hub's one poll) of the account's `raised` and `head` keys and its
+ * streams' credential keys, one sequencing pass and one log read per change, handed to every
+ * stream in order.
  */
-import { POLL_INTERVAL_MS } from "../../domain/live/live_rules.ts";
 import { live } from "../keyspace.ts";
 import { getEntries } from "../store/get_all.ts";
 import { type LoggedEvent, readLog } from "./event_log.ts";
@@ -44,7 +44,6 @@ export class AccountFeed {
   #queued = false;
   #closed = false;
   #watch: ReadableStream<Deno.KvEntryMaybe<unknown>[]> | null = null;
-  #pollTimer: ReturnType<typeof setTimeout> | undefined;
   #mode: FeedMode;
   /** Reads made by this feed (watch answers apart): what an idle account costs. */
   reads = 0;
@@ -56,7 +55,6 @@ export class AccountFeed {
     readonly onError: (what: string, error: unknown) => void,
   ) {
     this.#mode = { ...mode };
-    if (this.#mode.poll) this.#schedulePoll();
   }
 
   get size(): number {
@@ -67,8 +65,13 @@ export class AccountFeed {
     return { ...this.#mode };
   }
 
+  /** True while the feed is polled (its process's hub reads every polled feed's keys at once). */
+  get polled(): boolean {
+    return this.#mode.poll && !this.#closed;
+  }
+
   /** The keys watched or polled: the account's two, then each credential key once. */
-  #keys(): Deno.KvKey[] {
+  keys(): Deno.KvKey[] {
     const keys = new Map<string, Deno.KvKey>();
     for (const key of [live.raised(this.userId), live.head(this.userId)]) {
       keys.set(keyText(key), key);
@@ -107,7 +110,6 @@ export class AccountFeed {
   /** Stops watching and polling (the last stream left, or shutdown). */
   close() {
     this.#closed = true;
-    clearTimeout(this.#pollTimer);
     this.#stopWatch();
   }
 
@@ -115,6 +117,11 @@ export class AccountFeed {
     const run = this.#serial.then(task);
     this.#serial = run.catch((error) => this.onError("live feed", error));
     return run;
+  }
+
+  /** The keys as the poll read them. */
+  pollRead(entries: Deno.KvEntryMaybe<unknown>[]) {
+    if (!this.#closed) this.#changed(entries);
   }
 
   /** A change seen by the watch or the poll: one pass, however many changes come meanwhile. */
@@ -180,20 +187,6 @@ export class AccountFeed {
     }
   }
 
-  #schedulePoll() {
-    if (this.#closed) return;
-    this.#pollTimer = setTimeout(async () => {
-      try {
-        const entries = await getEntries(this.kv, this.#keys());
-        this.reads += Math.ceil(entries.length / 10);
-        this.#changed(entries);
-      } catch (error) {
-        if (!this.#closed) this.onError("live poll", error);
-      }
-      this.#schedulePoll();
-    }, POLL_INTERVAL_MS);
-  }
-
   #stopWatch() {
     const watch = this.#watch;
     this.#watch = null;
@@ -206,7 +199,7 @@ export class AccountFeed {
     this.#stopWatch();
     let stream: ReadableStream<Deno.KvEntryMaybe<unknown>[]>;
     try {
-      stream = this.kv.watch(this.#keys());
+      stream = this.kv.watch(this.keys());
     } catch (error) {
       this.#watchFailed(error);
       return;
@@ -230,9 +223,6 @@ export class AccountFeed {
     this.onError("live watch (polling instead)", error);
     this.#watch = null;
     this.#mode.watch = false;
-    if (!this.#mode.poll) {
-      this.#mode.poll = true;
-      this.#schedulePoll();
-    }
+    this.#mode.poll = true;
   }
 }

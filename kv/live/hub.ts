@@ -5,7 +5,8 @@
  * watch or its watch sees only this process's writes (a local SQLite file shared by workers).
  */
 import { isKvConnectUrl } from "../../domain/settings.ts";
-import { LEASE_RENEW_MS, STREAM_LEASE_MS } from "../../domain/live/live_rules.ts";
+import { LEASE_RENEW_MS, POLL_INTERVAL_MS, STREAM_LEASE_MS } from "../../domain/live/live_rules.ts";
+import { getEntries } from "../store/get_all.ts";
 import { AccountFeed, type FeedListener, type FeedMode } from "./feed.ts";
 import { type HeldLease, releaseLease, renewLeases } from "./stream_leases.ts";
 
@@ -41,6 +42,9 @@ export class LiveHub {
   #lastRenewal = 0;
   #closed = false;
   readonly #releases = new Set<Promise<void>>();
+  #pollTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Reads made by the poll of every polled feed. */
+  #pollReads = 0;
 
   constructor(
     readonly kv: Deno.Kv,
@@ -62,7 +66,7 @@ export class LiveHub {
 
   /** Reads made by every feed so far (watch answers apart). */
   get feedReads(): number {
-    let reads = 0;
+    let reads = this.#pollReads;
     for (const { feed } of this.#feeds.values()) reads += feed.reads;
     return reads;
   }
@@ -76,6 +80,7 @@ export class LiveHub {
         holds: 0,
       };
       this.#feeds.set(userId, held);
+      this.#schedulePoll();
     }
     held.holds++;
     return held.feed;
@@ -113,6 +118,31 @@ export class LiveHub {
     }
   }
 
+  /**
+   * One poll for every polled feed of this process, every POLL_INTERVAL_MS: their keys read ten
+   * to a `getMany`, so an idle account costs a fraction of a read, not a read of its own.
+   */
+  #schedulePoll() {
+    if (this.#pollTimer !== undefined || this.#closed) return;
+    this.#pollTimer = setTimeout(async () => {
+      const feeds = [...this.#feeds.values()].map((held) => held.feed).filter((f) => f.polled);
+      try {
+        const keys = feeds.map((feed) => feed.keys());
+        const entries = await getEntries(this.kv, keys.flat());
+        this.#pollReads += Math.ceil(entries.length / 10);
+        let at = 0;
+        feeds.forEach((feed, i) => {
+          feed.pollRead(entries.slice(at, at + keys[i].length));
+          at += keys[i].length;
+        });
+      } catch (error) {
+        if (!this.#closed) this.options.onError("live poll", error);
+      }
+      this.#pollTimer = undefined;
+      if (this.#feeds.size > 0) this.#schedulePoll();
+    }, POLL_INTERVAL_MS);
+  }
+
   async #tick() {
     const now = this.options.now();
     for (const stream of this.#streams) stream.tick(now);
@@ -133,6 +163,7 @@ export class LiveHub {
   async close() {
     this.#closed = true;
     clearInterval(this.#timer);
+    clearTimeout(this.#pollTimer);
     for (const stream of [...this.#streams]) stream.end("shutdown");
     for (const { feed } of this.#feeds.values()) feed.close();
     this.#feeds.clear();

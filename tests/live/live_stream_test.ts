@@ -168,3 +168,23 @@ Deno.test("a revoked key's stream ends and sends nothing raised after the revoca
   assert.equal(stream.events.length, count);
   assert.ok(stream.events.every((e) => JSON.parse(e.data).data.title !== "After the revocation"));
 });
+
+Deno.test("a key narrowed to other addresses ends its stream; a rename keeps it", async () => {
+  await using svc = await liveService();
+  const user = await liveUser(svc.base);
+  const key = await liveKey(svc.base, user.token, ["tasks:read"]);
+  const stream = await openSse(`${svc.base}/api/v1/events/stream`, { "X-API-Key": key.value });
+  const patch = (json: unknown) =>
+    send(`${svc.base}/api/v1/keys/${key.id}`, {
+      method: "PATCH",
+      headers: bearerOf(user.token),
+      json,
+    });
+  assert.equal((await patch({ name: "renamed" })).status, 200);
+  await postLiveTask(svc.base, bearerOf(user.token), "After the rename");
+  assert.equal(JSON.parse((await stream.received(1))[0].data).data.title, "After the rename");
+  assert.equal((await patch({ ipWhitelist: ["10.0.0.0/8"] })).status, 200);
+  await postLiveTask(svc.base, bearerOf(user.token), "After the narrowing");
+  assert.equal(await stream.ended, true, "the stream ends");
+  assert.deepEqual(stream.events.map((e) => JSON.parse(e.data).data.title), ["After the rename"]);
+});
