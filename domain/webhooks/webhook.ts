@@ -20,8 +20,10 @@ const WebhookUrl = z.string().trim().max(2048, "url must be at most 2,048 charac
   .meta({
     description: "https URL the events are posted to, to a public address (http and private " +
       "addresses only where the service's WEBHOOK_ALLOW_PRIVATE is set, for local testing)",
-    // What the service reads as https: surrounding spaces are trimmed, the scheme's case ignored.
-    pattern: "^\\s*[Hh][Tt][Tt][Pp][Ss]:",
+    // What the service reads as https: surrounding spaces are trimmed, the scheme's case ignored,
+    // and a host without credentials must follow (`HTTPS:` alone matched the scheme but is no
+    // absolute URL, and `user@` is refused).
+    pattern: "^\\s*[Hh][Tt][Tt][Pp][Ss]://[^\\s/?#@]+([/?#]|\\s*$)",
     example: "https://example.com/hook",
   });
 
