@@ -48,6 +48,14 @@ export const AlertFilters = z.strictObject({
   });
 }).meta({
   id: "AlertFilters",
+  // The two rules above as far as JSON Schema says them (issue 46 #6): a member at least (an
+  // empty search still passes here and is refused), and the circle's three members together.
+  minProperties: 1,
+  dependentRequired: {
+    latitude: ["longitude", "radiusKm"],
+    longitude: ["latitude", "radiusKm"],
+    radiusKm: ["latitude", "longitude"],
+  },
   description: "Explore's filters, with explore's rules, plus minBudget; at least one. A task " +
     "matches when explore given these filters would list it and its budget is at least minBudget.",
 });
