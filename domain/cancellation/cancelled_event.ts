@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { type TaskAuthor, TaskDetail, toTaskDetail } from "../tasks/task_view.ts";
 import type { TaskRecord } from "../tasks/task.ts";
-import { CancelReason } from "./cancellation.ts";
+import { CancelReason } from "./cancel_shapes.ts";
 
 export const TaskCancelled = z.object({
   task: TaskDetail,

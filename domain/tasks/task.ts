@@ -8,7 +8,7 @@ import { COASTAL_MARGIN_KM, countryMismatch } from "../geo/country.ts";
 import { AppError, notFound } from "../errors.ts";
 import { userText, words } from "../validation/text.ts";
 import { HttpsUrl } from "../validation/url.ts";
-import type { Cancellation } from "../cancellation/cancellation.ts";
+import type { Cancellation } from "../cancellation/cancel_shapes.ts";
 
 export const TASK_STATUSES = ["published", "completed", "cancelled"] as const;
 export const TaskStatus = z.enum(TASK_STATUSES).meta({ id: "TaskStatus" });

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { Rating } from "../reviews/review.ts";
-import { Cancellation } from "../cancellation/cancellation.ts";
+import { Cancellation } from "../cancellation/cancel_shapes.ts";
 import { acceptedOf, Location, spotsLeftOf, type TaskRecord, TaskStatus } from "./task.ts";
 
 /** How many people the task has taken, and how many more it takes (never below 0). */

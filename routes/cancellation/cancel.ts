@@ -4,7 +4,8 @@
  * follows from it and how.
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { applyCancel, CancelRequest } from "../../domain/cancellation/cancellation.ts";
+import { CancelRequest } from "../../domain/cancellation/cancel_shapes.ts";
+import { applyCancel } from "../../domain/cancellation/cancellation.ts";
 import { assertOwner } from "../../domain/tasks/task.ts";
 import { TaskDetail, toTaskDetail } from "../../domain/tasks/task_view.ts";
 import { changeTask } from "../../kv/tasks/tasks.ts";

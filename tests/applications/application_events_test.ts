@@ -7,11 +7,9 @@ import assert from "node:assert/strict";
 import type { ApplicationRecord } from "../../domain/application.ts";
 import { DECLINE_BATCH } from "../../kv/application_declines.ts";
 import { createApplication } from "../../kv/applications.ts";
-import { orderKey } from "../../kv/order_key.ts";
-import { createUser } from "../../kv/users/users.ts";
 import { bearer, signUp, type TestContext } from "../helpers.ts";
 import { postTask } from "../tasks/task_fixtures.ts";
-import { setStatus, type User } from "./application_fixtures.ts";
+import { setStatus, storedApplicant, type User } from "./application_fixtures.ts";
 import { type Receiver, startReceiver } from "../webhooks/webhook_receiver.ts";
 import { addEndpoint, workingService } from "../webhooks/webhook_fixtures.ts";
 
@@ -316,34 +314,8 @@ Deno.test("a task with more pending applications than one batch raises every imp
   const task = await postTask(svc, ada.user.token);
   const count = DECLINE_BATCH + 5;
   const at = Date.now();
-  // Applicants stored directly: signing up this many through the API would hash as many passwords.
   for (let i = 0; i < count; i++) {
-    const applicantId = crypto.randomUUID();
-    const iso = new Date(at + i).toISOString();
-    await createUser(svc.kv, {
-      id: applicantId,
-      email: `applicant${i}-${applicantId}@example.com`,
-      firstName: "Applicant",
-      lastName: null,
-      profilePic: null,
-      passwordHash: "unused",
-      createdAt: iso,
-      updatedAt: iso,
-      deletedAt: null,
-    });
-    const id = crypto.randomUUID();
-    await createApplication(svc.kv, {
-      id,
-      taskId: task.id,
-      taskOwnerId: "",
-      applicantId,
-      message: "I can do it",
-      price: null,
-      status: "pending",
-      createdAt: iso,
-      updatedAt: iso,
-      orderKey: orderKey(at + i, id),
-    });
+    await storedApplicant(svc.kv, { taskId: task.id, index: i, at: at + i });
   }
   const done = await svc.request(`/api/v1/tasks/${task.id}`, {
     method: "PATCH",

@@ -1,4 +1,5 @@
 /** Shared by the dashboard's browser tests: the server, screenshots and page helpers. */
+import assert from "node:assert/strict";
 import { type Locator, type Page } from "playwright-core";
 import { serveApp } from "../helpers.ts";
 
@@ -72,3 +73,31 @@ export const REVOKE_HIDDEN = `(() => {
   const table = document.querySelector(".table-wrap");
   return { hidden, scroll: table.scrollWidth - table.clientWidth, some: rows >= 5 };
 })()`;
+
+/** A JSON call with a session token, GET or (with a body) POST; fails the test on an error. */
+export async function callAs(base: string, path: string, token: string, json?: unknown) {
+  const res = await fetch(`${base}${path}`, {
+    method: json === undefined ? "GET" : "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+    body: json === undefined ? undefined : JSON.stringify(json),
+  });
+  const body = await res.json();
+  assert.ok(res.status < 300, `${path}: ${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** Signs up a fresh account over HTTP; its email, password and a session token. */
+export async function signUpOver(base: string, firstName: string) {
+  const email = `${firstName.toLowerCase()}-${crypto.randomUUID()}@example.com`;
+  const password = "correct horse battery";
+  const json = (body: unknown) => ({
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const created = await fetch(`${base}/v1/users`, json({ email, password, firstName }));
+  assert.equal(created.status, 201);
+  await created.body?.cancel();
+  const { token } = await (await fetch(`${base}/v1/auth/token`, json({ email, password }))).json();
+  return { email, password, token: token as string };
+}

@@ -8,34 +8,8 @@
 import assert from "node:assert/strict";
 import { accessibilityViolations } from "./axe.ts";
 import { launchChromium } from "./chromium.ts";
-import { inPage, shot, startServer } from "./dashboard_fixtures.ts";
+import { callAs, inPage, shot, signUpOver, startServer } from "./dashboard_fixtures.ts";
 import { taskBody } from "../tasks/task_fixtures.ts";
-
-async function call(base: string, path: string, token: string, json?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method: json === undefined ? "GET" : "POST",
-    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  const body = await res.json();
-  assert.ok(res.status < 300, `${path}: ${res.status} ${JSON.stringify(body)}`);
-  return body;
-}
-
-async function signUp(base: string, firstName: string) {
-  const email = `${firstName.toLowerCase()}-${crypto.randomUUID()}@example.com`;
-  const password = "correct horse battery";
-  const json = (body: unknown) => ({
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const created = await fetch(`${base}/v1/users`, json({ email, password, firstName }));
-  assert.equal(created.status, 201);
-  await created.body?.cancel();
-  const { token } = await (await fetch(`${base}/v1/auth/token`, json({ email, password }))).json();
-  return { email, password, token: token as string };
-}
 
 Deno.test("the dashboard's Messages view: unread badges, a thread, a composer, at 390 px", async (t) => {
   await using svc = await startServer();
@@ -49,15 +23,20 @@ Deno.test("the dashboard's Messages view: unread badges, a thread, a composer, a
   const step = async (name: string, fn: () => void | Promise<void>) => {
     if (!(await t.step({ name, ignore: broken, fn }))) broken = true;
   };
-  const ada = await signUp(base, "Ada");
-  const bob = await signUp(base, "Bob");
-  const task = await call(base, "/api/v1/tasks", ada.token, taskBody({ title: "Assemble a desk" }));
-  const application = await call(base, `/api/v1/tasks/${task.id}/applications`, bob.token, {
+  const ada = await signUpOver(base, "Ada");
+  const bob = await signUpOver(base, "Bob");
+  const task = await callAs(
+    base,
+    "/api/v1/tasks",
+    ada.token,
+    taskBody({ title: "Assemble a desk" }),
+  );
+  const application = await callAs(base, `/api/v1/tasks/${task.id}/applications`, bob.token, {
     message: "I have the tools",
   });
   const messagesPath = `/api/v1/applications/${application.id}/messages`;
-  await call(base, messagesPath, bob.token, { body: "Hello! Which floor is it?" });
-  await call(base, messagesPath, bob.token, {
+  await callAs(base, messagesPath, bob.token, { body: "Hello! Which floor is it?" });
+  await callAs(base, messagesPath, bob.token, {
     body: "And is there a lift?\nI can bring a trolley.",
   });
   const conversation = () => page.locator("#conversations-list button").first();
@@ -97,7 +76,7 @@ Deno.test("the dashboard's Messages view: unread badges, a thread, a composer, a
     ]);
     assert.equal(await inPage<string>(page, `document.activeElement?.id ?? ""`), "thread-heading");
     await page.waitForFunction(`!document.querySelector("#conversations-list .unread")`);
-    const listed = await call(base, "/api/v1/conversations", ada.token);
+    const listed = await callAs(base, "/api/v1/conversations", ada.token);
     assert.equal(listed[0].unread, 0, "the read marker moved on the server");
     await shot(page, "51-messages-thread");
     assert.deepEqual(await accessibilityViolations(page), []);
@@ -114,7 +93,7 @@ Deno.test("the dashboard's Messages view: unread badges, a thread, a composer, a
     await page.locator("#thread-messages .message.mine").getByText("Third floor, and yes, a lift.")
       .waitFor();
     assert.equal(await box.inputValue(), "");
-    const thread = await call(base, messagesPath, bob.token);
+    const thread = await callAs(base, messagesPath, bob.token);
     assert.equal(thread[0].body, "Third floor, and yes, a lift.", "Bob sees the reply");
     await shot(page, "52-messages-reply");
     assert.deepEqual(await accessibilityViolations(page), []);

@@ -7,15 +7,14 @@
 import assert from "node:assert/strict";
 import type { ApplicationRecord } from "../../domain/application.ts";
 import { DECLINE_BATCH } from "../../kv/application_declines.ts";
-import { changeApplication, createApplication } from "../../kv/applications.ts";
+import { changeApplication } from "../../kv/applications.ts";
 import { applications } from "../../kv/keyspace.ts";
-import { orderKey } from "../../kv/order_key.ts";
-import { createUser } from "../../kv/users/users.ts";
 import { signUp, type TestContext } from "../helpers.ts";
 import { postTask } from "../tasks/task_fixtures.ts";
 import { type Receiver, startReceiver } from "../webhooks/webhook_receiver.ts";
 import { addEndpoint, workingService } from "../webhooks/webhook_fixtures.ts";
 import { cancel, send, setStatus, staffedTask } from "./fixtures.ts";
+import { storedApplicant } from "../applications/application_fixtures.ts";
 
 /** A user whose endpoint (every type) is a receiver of their own, verifying with its secret. */
 async function listener(svc: TestContext, stack: AsyncDisposableStack) {
@@ -125,37 +124,6 @@ Deno.test("an accepted helper's withdrawal frees the spot, puts the task back am
 });
 
 /** An applicant stored directly: signing up this many through the API would hash as many passwords. */
-async function storedApplicant(svc: TestContext, taskId: string, i: number): Promise<string> {
-  const applicantId = crypto.randomUUID();
-  const at = Date.now() + i;
-  const iso = new Date(at).toISOString();
-  await createUser(svc.kv, {
-    id: applicantId,
-    email: `applicant${i}-${applicantId}@example.com`,
-    firstName: "Applicant",
-    lastName: null,
-    profilePic: null,
-    passwordHash: "unused",
-    createdAt: iso,
-    updatedAt: iso,
-    deletedAt: null,
-  });
-  const id = crypto.randomUUID();
-  await createApplication(svc.kv, {
-    id,
-    taskId,
-    taskOwnerId: "",
-    applicantId,
-    message: "I can do it",
-    price: null,
-    status: "pending",
-    createdAt: iso,
-    updatedAt: iso,
-    orderKey: orderKey(at, id),
-  });
-  return id;
-}
-
 Deno.test("a task with more applications than a batch: every one settled exactly once, one event each", async () => {
   await using svc = await workingService();
   await using stack = new AsyncDisposableStack();
@@ -167,7 +135,7 @@ Deno.test("a task with more applications than a batch: every one settled exactly
   const task = await postTask(svc, ada.user.token, { maxPeople: storedHelpers + late.length });
   const accepted: string[] = [];
   for (let i = 0; i < total; i++) {
-    const id = await storedApplicant(svc, task.id, i);
+    const { id } = await storedApplicant(svc.kv, { taskId: task.id, index: i, at: Date.now() + i });
     const left = storedHelpers - accepted.length;
     if (left > 0 && (i % 6 !== 0 || total - i <= left)) {
       await changeApplication(svc.kv, {

@@ -4,13 +4,12 @@
  * applications, under every KV limit (the test store refuses any atomic over them).
  */
 import assert from "node:assert/strict";
-import { changeApplication, createApplication } from "../../kv/applications.ts";
-import { orderKey } from "../../kv/order_key.ts";
+import { changeApplication } from "../../kv/applications.ts";
 import { type AtomicSize, KV_LIMITS, limitGuard } from "../../kv/store/limits.ts";
-import { createUser } from "../../kv/users/users.ts";
 import { setup, signUp, type TestContext } from "../helpers.ts";
 import { postTask } from "../tasks/task_fixtures.ts";
 import { cancel } from "./fixtures.ts";
+import { storedApplicant } from "../applications/application_fixtures.ts";
 
 /** Stores `count` applications to `taskId` of fresh accounts, the first `accepted` accepted. */
 async function applicants(
@@ -18,39 +17,13 @@ async function applicants(
   at: { taskId: string; ownerId: string; count: number; accepted: number },
 ) {
   for (let i = 0; i < at.count; i++) {
-    const now = Date.now();
-    const iso = new Date(now).toISOString();
-    const userId = crypto.randomUUID();
-    await createUser(svc.kv, {
-      id: userId,
-      email: `l${i}-${userId}@example.com`,
-      firstName: "Applicant",
-      lastName: null,
-      profilePic: null,
-      passwordHash: "unused",
-      createdAt: iso,
-      updatedAt: iso,
-      deletedAt: null,
-    });
-    const id = crypto.randomUUID();
-    await createApplication(svc.kv, {
-      id,
-      taskId: at.taskId,
-      taskOwnerId: "",
-      applicantId: userId,
-      message: "Me",
-      price: null,
-      status: "pending",
-      createdAt: iso,
-      updatedAt: iso,
-      orderKey: orderKey(now, id),
-    });
+    const { id } = await storedApplicant(svc.kv, { taskId: at.taskId, index: i, message: "Me" });
     if (i < at.accepted) {
       await changeApplication(svc.kv, {
         applicationId: id,
         actorId: at.ownerId,
         to: "accepted",
-        at: iso,
+        at: new Date().toISOString(),
       });
     }
   }
