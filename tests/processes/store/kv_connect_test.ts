@@ -4,12 +4,12 @@
  * when the store cannot be reached.
  */
 import assert from "node:assert/strict";
-import { parseSettings } from "../../domain/settings.ts";
-import { tasks } from "../../kv/keyspace.ts";
-import { call, fleetSignUp } from "./fleet.ts";
-import { startKvConnectServer } from "./kv_connect_server.ts";
-import { bareEnv, mainCommand, startMain, stopMain, waitForListening } from "./main_process.ts";
-import { taskBody } from "../tasks/task_fixtures.ts";
+import { parseSettings } from "../../../domain/settings.ts";
+import { tasks } from "../../../kv/keyspace.ts";
+import { call, fleetSignUp } from "../fleet.ts";
+import { startKvConnectServer } from "../kv_connect_server.ts";
+import { bareEnv, mainCommand, startMain, stopMain, waitForListening } from "../main_process.ts";
+import { taskBody } from "../../tasks/task_fixtures.ts";
 
 const TOKEN = "kv-connect-test-token-0123";
 

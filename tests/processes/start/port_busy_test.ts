@@ -4,7 +4,7 @@
  * there keeps every request; SHARE_PORT=true joins on purpose.
  */
 import assert from "node:assert/strict";
-import { bareEnv, followLog, startMain, taskCommand } from "./main_process.ts";
+import { bareEnv, followLog, startMain, taskCommand } from "../main_process.ts";
 
 /** A port free at the time of asking, for an instance that must be started on a known one. */
 function freePort(): number {

@@ -1,8 +1,8 @@
 /** `deno task start` (scripts/start.ts): WORKERS processes of main.ts on one port and one store. */
 import assert from "node:assert/strict";
-import { bareEnv, denoCommand, followLog, root, startMain } from "./main_process.ts";
-import { WATCHED_CODE } from "../../scripts/start.ts";
-import { taskRunArgs } from "../../scripts/task_line.ts";
+import { bareEnv, denoCommand, followLog, root, startMain } from "../main_process.ts";
+import { WATCHED_CODE } from "../../../scripts/start.ts";
+import { taskRunArgs } from "../../../scripts/task_line.ts";
 
 Deno.test("deno task start serves on WORKERS processes sharing one port and one store", async (t) => {
   const cwd = await Deno.makeTempDir();

@@ -1,6 +1,6 @@
 /** KV_PATH outside ./data: the start task's permissions refuse it, and main.ts says how to fix it. */
 import assert from "node:assert/strict";
-import { bareEnv, mainCommand } from "./main_process.ts";
+import { bareEnv, mainCommand } from "../main_process.ts";
 
 Deno.test("a KV_PATH outside ./data stops main.ts with a hint naming KV_PATH and the permission flags", async (t) => {
   const cwd = await Deno.makeTempDir();

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { rateLimits } from "../../kv/keyspace.ts";
+import { rateLimits } from "../../../kv/keyspace.ts";
 
 import {
   bareEnv,
@@ -8,7 +8,7 @@ import {
   startMain,
   stopMain,
   waitForListening,
-} from "./main_process.ts";
+} from "../main_process.ts";
 
 Deno.test("main.ts starts with no settings, answers, and exits cleanly on SIGTERM", async (t) => {
   const cwd = await Deno.makeTempDir();

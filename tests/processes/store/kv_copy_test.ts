@@ -4,13 +4,13 @@
  * passes `deno task reindex --check`.
  */
 import assert from "node:assert/strict";
-import { seed } from "../../scripts/seed.ts";
-import { taskRunArgs } from "../../scripts/task_line.ts";
-import { meta, tasks } from "../../kv/keyspace.ts";
-import { keyId } from "../../kv/key_id.ts";
-import { setup } from "../helpers.ts";
-import { bareEnv } from "./main_process.ts";
-import { startKvConnectServer } from "./kv_connect_server.ts";
+import { seed } from "../../../scripts/seed.ts";
+import { taskRunArgs } from "../../../scripts/task_line.ts";
+import { meta, tasks } from "../../../kv/keyspace.ts";
+import { keyId } from "../../../kv/key_id.ts";
+import { setup } from "../../helpers.ts";
+import { bareEnv } from "../main_process.ts";
+import { startKvConnectServer } from "../kv_connect_server.ts";
 
 function copyCommand(
   cwd: string,

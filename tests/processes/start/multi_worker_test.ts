@@ -3,9 +3,9 @@
  * every worker answer no 5xx, limits stay exact, and listings agree with the records.
  */
 import assert from "node:assert/strict";
-import { call, fleetSignUp, startFleet } from "./fleet.ts";
-import { taskBody } from "../tasks/task_fixtures.ts";
-import { until } from "../wait.ts";
+import { call, fleetSignUp, startFleet } from "../fleet.ts";
+import { taskBody } from "../../tasks/task_fixtures.ts";
+import { until } from "../../wait.ts";
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 

@@ -5,8 +5,8 @@
  * the store delivers it to a receiver that verifies it with `standardwebhooks`.
  */
 import assert from "node:assert/strict";
-import { call, fleetSignUp, startFleet } from "./fleet.ts";
-import { startReceiver } from "../webhooks/webhook_receiver.ts";
+import { call, fleetSignUp, startFleet } from "../fleet.ts";
+import { startReceiver } from "../../webhooks/webhook_receiver.ts";
 
 const ENV = { WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_SCHEDULE: "1s" };
 

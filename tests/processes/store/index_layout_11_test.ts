@@ -3,16 +3,16 @@
  * precision-3 disc cells (or, past that precision's cap, go to the class's centre layer).
  */
 import assert from "node:assert/strict";
-import type { ExploreFilters } from "../../domain/explore.ts";
-import type { Location, TaskRecord } from "../../domain/tasks/task.ts";
-import { coverCircle } from "../../domain/geo/geohash_cover.ts";
-import { checkIndexLayout, INDEX_LAYOUT } from "../../kv/tasks/index_layout.ts";
-import { explore, meta } from "../../kv/keyspace.ts";
-import { COUNT_PRECISION, MAX_DISC_CELLS } from "../../kv/explore/index/entries.ts";
-import { seededRandom } from "../../scripts/seeded_random.ts";
-import { allPages, generateTasks, reference, writeTask } from "../explore/explore_fixtures.ts";
-import { bareEnv, taskCommand } from "./main_process.ts";
-import { assertTaskIndexesConsistent } from "../tasks/task_consistency.ts";
+import type { ExploreFilters } from "../../../domain/explore.ts";
+import type { Location, TaskRecord } from "../../../domain/tasks/task.ts";
+import { coverCircle } from "../../../domain/geo/geohash_cover.ts";
+import { checkIndexLayout, INDEX_LAYOUT } from "../../../kv/tasks/index_layout.ts";
+import { explore, meta } from "../../../kv/keyspace.ts";
+import { COUNT_PRECISION, MAX_DISC_CELLS } from "../../../kv/explore/index/entries.ts";
+import { seededRandom } from "../../../scripts/seeded_random.ts";
+import { allPages, generateTasks, reference, writeTask } from "../../explore/explore_fixtures.ts";
+import { bareEnv, taskCommand } from "../main_process.ts";
+import { assertTaskIndexesConsistent } from "../../tasks/task_consistency.ts";
 
 /** What layout 10 wrote for the 500 km class: its precision-2 disc cells only (`r500d`). */
 async function makeLayout10(kv: Deno.Kv, tasks: TaskRecord[]) {

@@ -4,9 +4,9 @@
  * its runs finished, before the store closes.
  */
 import assert from "node:assert/strict";
-import { Timers } from "../../io/timers.ts";
-import { webhooks } from "../../kv/keyspace.ts";
-import { bareEnv, followLog, startMain } from "./main_process.ts";
+import { Timers } from "../../../io/timers.ts";
+import { webhooks } from "../../../kv/keyspace.ts";
+import { bareEnv, followLog, startMain } from "../main_process.ts";
 
 Deno.test("Timers.stop waits for the runs under way before it resolves", async () => {
   const errors: string[] = [];

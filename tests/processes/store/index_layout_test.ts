@@ -1,15 +1,19 @@
 import assert from "node:assert/strict";
-import type { ExploreFilters } from "../../domain/explore.ts";
-import { checkIndexLayout, INDEX_LAYOUT, rebuildTaskIndexes } from "../../kv/tasks/index_layout.ts";
-import { explore, meta, tasks as tasksKeys } from "../../kv/keyspace.ts";
-import { indexedWords, isIndexedWord } from "../../kv/explore/index/indexed_words.ts";
-import { toTaskListItem } from "../../domain/tasks/task_view.ts";
-import { layerOf, wordZone } from "../../kv/explore/index/entries.ts";
-import { facetOf } from "../../kv/explore/index/facet.ts";
-import { type PackedDoc, unpackCard, unpackDoc } from "../../kv/explore/index/card.ts";
-import { geohashEncode } from "../../domain/geo/geohash.ts";
-import { paymentOf, searchTerms, type TaskRecord } from "../../domain/tasks/task.ts";
-import { allPages, generateTasks, reference, writeTask } from "../explore/explore_fixtures.ts";
+import type { ExploreFilters } from "../../../domain/explore.ts";
+import {
+  checkIndexLayout,
+  INDEX_LAYOUT,
+  rebuildTaskIndexes,
+} from "../../../kv/tasks/index_layout.ts";
+import { explore, meta, tasks as tasksKeys } from "../../../kv/keyspace.ts";
+import { indexedWords, isIndexedWord } from "../../../kv/explore/index/indexed_words.ts";
+import { toTaskListItem } from "../../../domain/tasks/task_view.ts";
+import { layerOf, wordZone } from "../../../kv/explore/index/entries.ts";
+import { facetOf } from "../../../kv/explore/index/facet.ts";
+import { type PackedDoc, unpackCard, unpackDoc } from "../../../kv/explore/index/card.ts";
+import { geohashEncode } from "../../../domain/geo/geohash.ts";
+import { paymentOf, searchTerms, type TaskRecord } from "../../../domain/tasks/task.ts";
+import { allPages, generateTasks, reference, writeTask } from "../../explore/explore_fixtures.ts";
 import {
   bareEnv,
   denoCommand,
@@ -17,9 +21,9 @@ import {
   stopMain,
   taskCommand,
   waitForListening,
-} from "./main_process.ts";
-import { assertTaskIndexesConsistent } from "../tasks/task_consistency.ts";
-import { taskRunArgs } from "../../scripts/task_line.ts";
+} from "../main_process.ts";
+import { assertTaskIndexesConsistent } from "../../tasks/task_consistency.ts";
+import { taskRunArgs } from "../../../scripts/task_line.ts";
 
 /**
  * Gives a store what layout 5 wrote beside today's entries: every word of every task indexed

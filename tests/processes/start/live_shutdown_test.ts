@@ -3,8 +3,8 @@
  * cleanly and exits at once, instead of waiting out their hour in the server's graceful shutdown.
  */
 import assert from "node:assert/strict";
-import { fleetSignUp, startFleet } from "./fleet.ts";
-import { openSse } from "../live/sse_reader.ts";
+import { fleetSignUp, startFleet } from "../fleet.ts";
+import { openSse } from "../../live/sse_reader.ts";
 
 Deno.test("SIGTERM ends open streams cleanly and the process exits", async () => {
   await using fleet = await startFleet(1);

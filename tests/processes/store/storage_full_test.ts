@@ -4,9 +4,9 @@
  * Needs root (for `mount`), as CI has; elsewhere the test is ignored.
  */
 import assert from "node:assert/strict";
-import { bareEnv, followLog, taskCommand } from "./main_process.ts";
-import { taskBody } from "../tasks/task_fixtures.ts";
-import { until } from "../wait.ts";
+import { bareEnv, followLog, taskCommand } from "../main_process.ts";
+import { taskBody } from "../../tasks/task_fixtures.ts";
+import { until } from "../../wait.ts";
 
 const isRoot = Deno.uid() === 0;
 
