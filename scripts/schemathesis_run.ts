@@ -1,0 +1,105 @@
+/**
+ * One Schemathesis run for `deno task schemathesis`: the command line, and the figures read off the
+ * tool's closing summary (operations tested, cases generated, failures by check).
+ */
+
+/** Who the run's requests are sent as: one header on every request. */
+export interface Identity {
+  name: string;
+  header: string;
+}
+
+export interface ToolRun {
+  identity: string;
+  exitCode: number;
+  seconds: number;
+  operations: string;
+  cases: string;
+  failures: { check: string; count: number }[];
+  /** The closing summary as the tool printed it (credentials masked). */
+  summary: string;
+  /** Everything the tool printed. */
+  output: string;
+}
+
+export interface RunOptions {
+  tool: string;
+  base: string;
+  cwd: string;
+  identity: Identity;
+  maxExamples: number;
+  seed: number;
+  extra: string[];
+}
+
+/** The summary's own lines: from its heading to the end, as the tool prints it. */
+export function summaryOf(output: string): string {
+  const lines = output.replace(/\x1b\[[0-9;]*m/g, "").trimEnd().split("\n");
+  const start = lines.findLastIndex((l) => /=+ SUMMARY =+/.test(l));
+  return lines.slice(start === -1 ? -40 : start).join("\n");
+}
+
+/** `❌ Server error: 2` lines under the summary's "Failures:" heading. */
+export function failuresOf(summary: string): { check: string; count: number }[] {
+  const lines = summary.split("\n");
+  const start = lines.findIndex((l) => l.trim() === "Failures:");
+  if (start === -1) return [];
+  const out: { check: string; count: number }[] = [];
+  for (const line of lines.slice(start + 1)) {
+    const m = /^\s+\S+\s+(.+):\s+(\d+)\s*$/.exec(line);
+    if (!m) break;
+    out.push({ check: m[1], count: Number(m[2]) });
+  }
+  return out;
+}
+
+export async function runTool(o: RunOptions): Promise<ToolRun> {
+  const args = [
+    "run",
+    `${o.base}/openapi.json`,
+    "--checks",
+    "all",
+    "--max-examples",
+    String(o.maxExamples),
+    "--seed",
+    String(o.seed),
+    // One worker: the machine is shared, and the figures stay comparable between runs.
+    "--workers",
+    "1",
+    "--header",
+    o.identity.header,
+    // The run's own credential stands; generated ones would replace it with random text (a key
+    // the service never issued is a 401, control characters a 400 from the HTTP layer).
+    // `ignored_auth` still sends each operation without it and with a wrong one.
+    "--generation-with-security-parameters",
+    "false",
+    "--no-color",
+    ...o.extra,
+  ];
+  console.log(`schemathesis as ${o.identity.name}: ${o.tool} ${args.slice(0, 2).join(" ")} ...`);
+  const started = performance.now();
+  const run = await new Deno.Command(o.tool, {
+    args,
+    // Its report folder and example database land in the run's own folder, not the repository.
+    cwd: o.cwd,
+    env: { COLUMNS: "120" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const seconds = Math.round((performance.now() - started) / 1000);
+  const secret = o.identity.header.split(": ")[1];
+  const output = (new TextDecoder().decode(run.stdout) + new TextDecoder().decode(run.stderr))
+    .replaceAll(secret, "<credential>");
+  console.log(output);
+  const summary = summaryOf(output);
+  return {
+    identity: o.identity.name,
+    exitCode: run.code,
+    seconds,
+    operations: /Tested:\s+(\d+)/.exec(summary)?.[1] ?? "?",
+    cases: /(\d+) generated/.exec(summary)?.[1] ?? "?",
+    failures: failuresOf(summary),
+    summary,
+    output,
+  };
+}
