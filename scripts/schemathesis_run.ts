@@ -34,7 +34,7 @@ export interface RunOptions {
 
 /** The summary's own lines: from its heading to the end, as the tool prints it. */
 export function summaryOf(output: string): string {
-  const lines = output.replace(/\x1b\[[0-9;]*m/g, "").trimEnd().split("\n");
+  const lines = output.trimEnd().split("\n");
   const start = lines.findLastIndex((l) => /=+ SUMMARY =+/.test(l));
   return lines.slice(start === -1 ? -40 : start).join("\n");
 }
@@ -78,23 +78,36 @@ export async function runTool(o: RunOptions): Promise<ToolRun> {
   ];
   console.log(`schemathesis as ${o.identity.name}: ${o.tool} ${args.slice(0, 2).join(" ")} ...`);
   const started = performance.now();
-  const run = await new Deno.Command(o.tool, {
+  const child = new Deno.Command(o.tool, {
     args,
     // Its report folder and example database land in the run's own folder, not the repository.
     cwd: o.cwd,
     env: { COLUMNS: "120" },
     stdout: "piped",
     stderr: "piped",
-  }).output();
-  const seconds = Math.round((performance.now() - started) / 1000);
+  }).spawn();
   const secret = o.identity.header.split(": ")[1];
-  const output = (new TextDecoder().decode(run.stdout) + new TextDecoder().decode(run.stderr))
-    .replaceAll(secret, "<credential>");
-  console.log(output);
+  // Printed as it comes (a run takes minutes), with the credential masked.
+  const collect = async (stream: ReadableStream<Uint8Array>) => {
+    let text = "";
+    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+      const masked = chunk.replaceAll(secret, "<credential>");
+      await Deno.stdout.write(new TextEncoder().encode(masked));
+      text += masked;
+    }
+    return text;
+  };
+  const [out, err, status] = await Promise.all([
+    collect(child.stdout),
+    collect(child.stderr),
+    child.status,
+  ]);
+  const seconds = Math.round((performance.now() - started) / 1000);
+  const output = out + err;
   const summary = summaryOf(output);
   return {
     identity: o.identity.name,
-    exitCode: run.code,
+    exitCode: status.code,
     seconds,
     operations: /Tested:\s+(\d+)/.exec(summary)?.[1] ?? "?",
     cases: /(\d+) generated/.exec(summary)?.[1] ?? "?",
