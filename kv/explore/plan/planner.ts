@@ -74,6 +74,18 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
     };
   }
 
+  const named = soleName(filters);
+  if (named) {
+    // Its index holds the matches only, so it drives whatever the counters say, and a first
+    // list of a page's depth reads the page: no counter is worth a round trip.
+    return {
+      name: named.name,
+      estimate: 0,
+      wordsFromDocs: true,
+      streams: () => prefixStreams(named.prefixes, named.prefixes.map(() => query.limit + 1))(1),
+    };
+  }
+
   const memory = planMemory(kv);
   const shared = { memory, base, prefixStreams, batch };
   const fresh = choosePlan(kv, query, { ...shared, counts: counterReader(kv, work, memory) });
@@ -94,6 +106,33 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   const streams = driver.streams(depth, widen(finalShare));
   const taken = early ? await adoptEarly(streams, early) : streams;
   return { ...driver, finalShare, learnShare, streams: () => taken };
+}
+
+/**
+ * The driver's name and prefixes of a query whose one filter is a city, region or country (with
+ * spots left or not): any other filter (payment, search, a place) leaves it to the counters.
+ */
+function soleName(
+  filters: PlanQuery["filters"],
+): { name: string; prefixes: Deno.KvKey[] } | null {
+  const { cityName, regionName, countryCode } = filters;
+  const others = filters.payment !== undefined || filters.search.length > 0 || filters.geo ||
+    filters.bbox;
+  const names = [cityName, regionName, countryCode].filter((n) => n !== undefined);
+  if (others || names.length !== 1) return null;
+  if (cityName !== undefined) {
+    return { name: "cityName", prefixes: [explore.byNamePrefix(cityName, "city")] };
+  }
+  if (regionName !== undefined) {
+    return {
+      name: "regionName",
+      prefixes: [
+        explore.byNamePrefix(regionName, "city"),
+        explore.byNamePrefix(regionName, "other"),
+      ],
+    };
+  }
+  return { name: "country", prefixes: [explore.byCountryPrefix(countryCode!)] };
 }
 
 /** Most a geo or bbox driver's first lists are deepened for the final check's expected share. */
