@@ -10,6 +10,7 @@ import { COUNT_PRECISION, GEO_LAYERS, type GeoLayer, POINT_PRECISION } from "../
 import type { Density, Probe } from "../shared/density.ts";
 import { SPARSE_REACH_KM } from "../shared/geo_constants.ts";
 import type { CellNode } from "./queue.ts";
+import { cellsBetween } from "./reads.ts";
 import {
   COARSE_FACTOR,
   LIST_ENTRIES,
@@ -110,6 +111,20 @@ export class CellChoices {
       if (hash === at) return p.lastKey;
     }
     return null;
+  }
+
+  /**
+   * The tasks expected in the key range strictly between two cells of one layer, one counter cell
+   * and one length (b after a): each cell between at the larger of the two's expectation.
+   */
+  gapBetween(a: CellNode, b: CellNode): number {
+    const between = cellsBetween(a.hash, b.hash);
+    if (between === 0) return 0;
+    const each = Math.max(
+      this.#density.expected(a, this.local),
+      this.#density.expected(b, this.local),
+    );
+    return Math.min(a.size >= 0 ? a.size : Infinity, between * each);
   }
 
   /** Room for twice the expected tasks: a cell that overflows is split, which costs a batch. */

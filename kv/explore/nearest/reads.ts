@@ -11,6 +11,7 @@ import { explore } from "../../keyspace.ts";
 import { getAll } from "../../store/get_all.ts";
 import { GETMANY_MAX } from "../../store/limits.ts";
 import type { CellNode } from "./queue.ts";
+import { LIST_ENTRIES } from "./page_bounds.ts";
 
 /** A task listed from a cell, its card as stored. */
 export type Found = { key: string; packed: PackedCard | PackedDoc };
@@ -22,11 +23,21 @@ export interface NearestWork {
   docs: number;
 }
 
+/** What `siblingRuns` asks of the page's cell decisions (`CellChoices`). */
+export interface RunChoices {
+  /** The first batch's small counter cells, each listed alone. */
+  early: Set<CellNode>;
+  /** The tasks expected in the key range strictly between two cells of one layer and length. */
+  gapBetween(a: CellNode, b: CellNode): number;
+}
+
 /**
- * The batch's cells in runs of one key range each: siblings (one layer, one parent, finer than the
- * counters' cells) next to one another in key order; any other cell alone.
+ * The batch's cells in runs of one key range each: cells of one layer, one counter cell and one
+ * precision (finer than the counters'), in key order, where the tasks expected between one and
+ * the next cost less than the list a run saves (siblings next to one another have none between
+ * them; a sparse layer's cells around the point few); any other cell alone.
  */
-export function siblingRuns(batch: CellNode[], early: Set<CellNode>): CellNode[][] {
+export function siblingRuns(batch: CellNode[], choices: RunChoices): CellNode[][] {
   const runs: CellNode[][] = [];
   const sorted = [...batch].sort((a, b) =>
     a.layer.name < b.layer.name ? -1 : a.layer.name > b.layer.name ? 1 : a.hash < b.hash ? -1 : 1
@@ -34,16 +45,28 @@ export function siblingRuns(batch: CellNode[], early: Set<CellNode>): CellNode[]
   let last: CellNode | null = null;
   for (const cell of sorted) {
     const fine = cell.hash.length > COUNT_PRECISION && cell.hash.length < POINT_PRECISION &&
-      !early.has(cell) && !cell.cellLayer;
+      !choices.early.has(cell) && !cell.cellLayer;
     const next = last !== null && fine && last.layer === cell.layer &&
       last.hash.length === cell.hash.length &&
-      last.hash.slice(0, -1) === cell.hash.slice(0, -1) &&
-      BASE32.indexOf(cell.hash.at(-1)!) === BASE32.indexOf(last.hash.at(-1)!) + 1;
+      last.hash.slice(0, COUNT_PRECISION) === cell.hash.slice(0, COUNT_PRECISION) &&
+      choices.gapBetween(last, cell) < LIST_ENTRIES;
     if (next) runs[runs.length - 1].push(cell);
     else runs.push([cell]);
     last = fine ? cell : null;
   }
   return runs;
+}
+
+/**
+ * How many cells of a's length lie strictly between a and b in key order (b after a, both of one
+ * length and one counter cell): the digits past the counter cell's, read as a base-32 number.
+ */
+export function cellsBetween(a: string, b: string): number {
+  let n = 0;
+  for (let i = COUNT_PRECISION; i < a.length; i++) {
+    n = n * BASE32.length + BASE32.indexOf(b[i]) - BASE32.indexOf(a[i]);
+  }
+  return Math.max(0, n - 1);
 }
 
 /** The candidates whose documents (read fresh) hold every search word, with those documents. */
