@@ -8,7 +8,7 @@ import { Payment } from "../../../domain/tasks/task.ts";
 import { indexCovers } from "../index/indexed_words.ts";
 import { explore } from "../../keyspace.ts";
 import { planMemory, undrivenKey } from "../shared/plan_memory.ts";
-import { classBatches, counterReader, rememberedCounters } from "./counters.ts";
+import { classBatches, counterReader, learnClassCounts, rememberedCounters } from "./counters.ts";
 import { adoptEarly, type EarlyLists, sendEarly } from "./early_lists.ts";
 import { offerDrivers, type PlanSource } from "./offers.ts";
 import { cheapestPlan, DEPTH_MARGIN, type Plan, UNDRIVEN_SHARE } from "./price.ts";
@@ -56,6 +56,7 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
       : memory.shares.get(key) ?? UNDRIVEN_SHARE ** filters.search.length;
     const first = deepBatch(batch, share < 1 ? DEPTH_MARGIN * (query.limit + 1) / share : 0);
     const sized = classBatches(memory, classes, { first, expected: (query.limit + 1) / share });
+    if (classes.length > 1) learnClassCounts(kv, memory);
     return {
       ...base([]),
       finalShare: share,
