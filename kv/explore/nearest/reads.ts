@@ -11,7 +11,6 @@ import { explore } from "../../keyspace.ts";
 import { getAll } from "../../store/get_all.ts";
 import { GETMANY_MAX } from "../../store/limits.ts";
 import type { CellNode } from "./queue.ts";
-import { LIST_ENTRIES } from "./page_bounds.ts";
 
 /** A task listed from a cell, its card as stored. */
 export type Found = { key: string; packed: PackedCard | PackedDoc };
@@ -27,8 +26,11 @@ export interface NearestWork {
 export interface RunChoices {
   /** The first batch's small counter cells, each listed alone. */
   early: Set<CellNode>;
-  /** The tasks expected in the key range strictly between two cells of one layer and length. */
-  gapBetween(a: CellNode, b: CellNode): number;
+  /**
+   * True where b, after a in key order (one layer, counter cell and length), is worth listing in
+   * a's range: the tasks expected between them cost less than the list it saves.
+   */
+  joins(a: CellNode, b: CellNode): boolean;
 }
 
 /**
@@ -49,24 +51,12 @@ export function siblingRuns(batch: CellNode[], choices: RunChoices): CellNode[][
     const next = last !== null && fine && last.layer === cell.layer &&
       last.hash.length === cell.hash.length &&
       last.hash.slice(0, COUNT_PRECISION) === cell.hash.slice(0, COUNT_PRECISION) &&
-      choices.gapBetween(last, cell) < LIST_ENTRIES;
+      choices.joins(last, cell);
     if (next) runs[runs.length - 1].push(cell);
     else runs.push([cell]);
     last = fine ? cell : null;
   }
   return runs;
-}
-
-/**
- * How many cells of a's length lie strictly between a and b in key order (b after a, both of one
- * length and one counter cell): the digits past the counter cell's, read as a base-32 number.
- */
-export function cellsBetween(a: string, b: string): number {
-  let n = 0;
-  for (let i = COUNT_PRECISION; i < a.length; i++) {
-    n = n * BASE32.length + BASE32.indexOf(b[i]) - BASE32.indexOf(a[i]);
-  }
-  return Math.max(0, n - 1);
 }
 
 /** The candidates whose documents (read fresh) hold every search word, with those documents. */
