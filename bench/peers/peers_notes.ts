@@ -16,10 +16,10 @@ const NOTES: Note[] = [
   {
     kinds: /^no filter$/,
     why: "both read about a page of rows; explore lists the purges and both payment classes " +
-      "a page deep each (three KV calls, twice the page in documents, each with its words), PostgreSQL walks one " +
-      "B-tree for 20 ids",
-    lever: "size the two classes' first lists by the class counts from the start (the memory " +
-      "has them only once another kind read them): about a third fewer documents",
+      "(three KV calls; each class by its share once the instance knows their counts, so half " +
+      "again the page in documents, each with all its words), PostgreSQL one B-tree range",
+    lever: "a page without search needs the cards, not the words the documents carry for the " +
+      "search check: cards in a newest-first list of their own (an entry more a task, in store)",
   },
   {
     kinds: /^(cityName|countryCode)$/,
