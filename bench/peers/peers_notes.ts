@@ -23,11 +23,12 @@ const NOTES: Note[] = [
   },
   {
     kinds: /^(cityName|countryCode)$/,
-    why: "both read about a page; explore's two KV calls (the purges and the name's one list, " +
-      "each crossing into SQLite and deserializing every entry's key and card) against one " +
-      "B-tree range in one backend",
-    lever: "the purges list rides every page: a count of pending purges, read in a getMany the " +
-      "page makes anyway, would leave it out; beyond that, the per-entry cost of Deno KV",
+    why: "both read about a page; explore's two KV calls in one round trip (the purges and the " +
+      "name's list), each crossing into SQLite, every entry's key and card deserialized, " +
+      "against one B-tree range in one backend",
+    lever: "the purges list rides every page: an instance watching a pending-purges count " +
+      "(kv.watch) would list them only when there are some, one call a page less; past that, " +
+      "Deno KV's cost per entry",
   },
   {
     kinds: /common word/,
