@@ -74,6 +74,9 @@ export async function runTool(o: RunOptions): Promise<ToolRun> {
     "--generation-with-security-parameters",
     "false",
     "--no-color",
+    // An event stream answers for as long as the client stays: every case would be a read timeout.
+    "--exclude-path",
+    "/events/stream",
     ...o.extra,
   ];
   console.log(`schemathesis as ${o.identity.name}: ${o.tool} ${args.slice(0, 2).join(" ")} ...`);
@@ -82,7 +85,9 @@ export async function runTool(o: RunOptions): Promise<ToolRun> {
     args,
     // Its report folder and example database land in the run's own folder, not the repository.
     cwd: o.cwd,
-    env: { COLUMNS: "120" },
+    // The document's patterns hold lone-surrogate escapes (`\ud800`): printed as escapes, or the
+    // tool dies writing its report.
+    env: { COLUMNS: "120", PYTHONIOENCODING: "utf-8:backslashreplace" },
     stdout: "piped",
     stderr: "piped",
   }).spawn();
@@ -90,8 +95,9 @@ export async function runTool(o: RunOptions): Promise<ToolRun> {
   // Printed as it comes (a run takes minutes), with the credential masked.
   const collect = async (stream: ReadableStream<Uint8Array>) => {
     let text = "";
-    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-      const masked = chunk.replaceAll(secret, "<credential>");
+    const decoder = new TextDecoder();
+    for await (const bytes of stream) {
+      const masked = decoder.decode(bytes, { stream: true }).replaceAll(secret, "<credential>");
       await Deno.stdout.write(new TextEncoder().encode(masked));
       text += masked;
     }
