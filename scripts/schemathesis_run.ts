@@ -53,6 +53,27 @@ export function failuresOf(summary: string): { check: string; count: number }[] 
   return out;
 }
 
+/**
+ * The document's patterns hold lone-surrogate escapes (`\ud800`), which the tool echoes in its
+ * report; with Python's strict stdout it dies writing them. Started through its venv's Python, it
+ * prints them as escapes. (PYTHONIOENCODING would do it, but the tool reads that as a codec name.)
+ */
+const REPORTING_WRAPPER = [
+  "import sys",
+  "sys.stdout.reconfigure(errors='backslashreplace')",
+  "sys.stderr.reconfigure(errors='backslashreplace')",
+  "sys.argv[0] = 'schemathesis'",
+  "from schemathesis.cli import schemathesis",
+  "schemathesis()",
+].join("; ");
+
+/** The Python beside a venv's `schemathesis` script, if there is one. */
+async function pythonOf(tool: string): Promise<string | null> {
+  if (!tool.includes("/")) return null;
+  const python = `${tool.slice(0, tool.lastIndexOf("/"))}/python`;
+  return await Deno.stat(python).then(() => python, () => null);
+}
+
 export async function runTool(o: RunOptions): Promise<ToolRun> {
   const args = [
     "run",
@@ -81,13 +102,12 @@ export async function runTool(o: RunOptions): Promise<ToolRun> {
   ];
   console.log(`schemathesis as ${o.identity.name}: ${o.tool} ${args.slice(0, 2).join(" ")} ...`);
   const started = performance.now();
-  const child = new Deno.Command(o.tool, {
-    args,
+  const command = await pythonOf(o.tool);
+  const child = new Deno.Command(command ?? o.tool, {
+    args: command ? ["-c", REPORTING_WRAPPER, ...args] : args,
     // Its report folder and example database land in the run's own folder, not the repository.
     cwd: o.cwd,
-    // The document's patterns hold lone-surrogate escapes (`\ud800`): printed as escapes, or the
-    // tool dies writing its report.
-    env: { COLUMNS: "120", PYTHONIOENCODING: "utf-8:backslashreplace" },
+    env: { COLUMNS: "120" },
     stdout: "piped",
     stderr: "piped",
   }).spawn();
