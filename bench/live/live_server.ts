@@ -24,7 +24,7 @@ const server = Deno.serve(
   { hostname: "127.0.0.1", port: 0, onListen: () => {} },
   (request, info) => app.fetch(request, info),
 );
-console.log(JSON.stringify({ port: server.addr.port, mode: deps.live.options.mode }));
+console.log(JSON.stringify({ port: server.addr.port, mode: deps.live.mode }));
 
 const lines = Deno.stdin.readable.pipeThrough(new TextDecoderStream());
 let buffer = "";

@@ -18,6 +18,7 @@ import { addEffects, applyRule, type RuledEffects } from "../effects.ts";
 import { scheduleKeyNotices } from "./key_notices.ts";
 import { apiKeys } from "../keyspace.ts";
 import { liveUserEntry } from "../users/users.ts";
+import { signalAccount } from "../live/signal.ts";
 
 const CONFLICT = "The account's keys changed too often to complete; try again";
 
@@ -219,6 +220,8 @@ export function changeApiKey<C>(
     op.set(apiKeys.version(userId), crypto.randomUUID())
       .set(apiKeys.changed(), userId)
       .set(apiKeys.guard(keyId), true);
+    // The key's open streams judge it again at once, wherever they are (kv/live/signal.ts).
+    signalAccount(op, userId);
     moveDigestIndex(op, entry.value, next);
     if (owner) op.check(owner);
     if (request.effects) {

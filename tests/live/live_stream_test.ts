@@ -188,3 +188,17 @@ Deno.test("a key narrowed to other addresses ends its stream; a rename keeps it"
   assert.equal(await stream.ended, true, "the stream ends");
   assert.deepEqual(stream.events.map((e) => JSON.parse(e.data).data.title), ["After the rename"]);
 });
+
+Deno.test("a session's stream ends at once when it logs out, with nothing else raised", async () => {
+  await using svc = await liveService();
+  const user = await liveUser(svc.base);
+  const stream = await openSse(`${svc.base}/api/v1/events/stream`, bearerOf(user.token));
+  assert.equal(stream.status, 200);
+  const out = await send(`${svc.base}/v1/auth/logout`, {
+    method: "POST",
+    headers: bearerOf(user.token),
+  });
+  assert.equal(out.status, 200);
+  assert.equal(await stream.ended, true, "the stream ends");
+  assert.equal(svc.deps.live.streams, 0);
+});
