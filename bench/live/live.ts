@@ -19,6 +19,8 @@ const IDLE_STREAMS = 1000;
 const MiB = 1024 * 1024;
 const runsArg = Deno.args.find((a) => a.startsWith("--runs="));
 const RUNS = runsArg ? Number(runsArg.slice("--runs=".length)) : 3;
+// One mode alone (watch, poll or bare), printed and not written: to look again at one figure.
+const ONLY = Deno.args.find((a) => a.startsWith("--only="))?.slice("--only=".length);
 
 interface Stats {
   rss: number;
@@ -299,15 +301,17 @@ async function bareRuns(): Promise<ModeFigures> {
   return figures;
 }
 
-/** "min–max" of a figure over the runs (one run: the figure). */
+/** A figure of every run, lowest first, as "a / b / c" (all alike: once). */
 function range(values: number[], digits: number): string {
-  const low = Math.min(...values).toFixed(digits);
-  const high = Math.max(...values).toFixed(digits);
-  return low === high ? low : `${low}–${high}`;
+  const shown = values.toSorted((a, b) => a - b).map((v) => v.toFixed(digits));
+  return new Set(shown).size === 1 ? shown[0] : shown.join(" / ");
 }
 
 if (import.meta.main) {
-  const modes = [await runMode(false), await runMode(true), await bareRuns()];
+  const modes: ModeFigures[] = [];
+  if (!ONLY || ONLY === "watch") modes.push(await runMode(false));
+  if (!ONLY || ONLY === "poll") modes.push(await runMode(true));
+  if (!ONLY || ONLY === "bare") modes.push(await bareRuns());
   requests.close();
   const lagRows = modes.flatMap((m) =>
     m.lag.map((l) => [m.mode, l.streams, l.spread, l.max.toFixed(0), l.received])
@@ -335,7 +339,7 @@ if (import.meta.main) {
     markdownTable(["mode", "open streams", "p50 / p99", "max", "received"], lagRows),
     "",
     `## 1,000 idle streams (one account each), over 20 s, beyond the instance with none (${RUNS} ` +
-    "fresh processes: min–max)",
+    "fresh processes, each run's figure, lowest first)",
     "",
     markdownTable([
       "mode",
@@ -355,6 +359,7 @@ if (import.meta.main) {
     "renewals (ten leases an atomic every 15 s) are writes, not counted in reads.",
   ].join("\n");
   console.log(body);
+  if (ONLY) Deno.exit(0);
   const path = await writeResults({
     name: "live",
     command: `deno task bench:live${RUNS === 3 ? "" : ` --runs=${RUNS}`}`,
