@@ -88,6 +88,16 @@ export class LiveHub {
     return this.#streams.size;
   }
 
+  /** Accounts with a feed on this process (a feed goes with its account's last stream here). */
+  get accounts(): number {
+    return this.#feeds.size;
+  }
+
+  /** True while the process watches or polls the signals: only while it has a feed. */
+  get listening(): boolean {
+    return this.#signals.running;
+  }
+
   /** Reads made by the signals' poll, the wakes and every feed so far (watch answers apart). */
   get feedReads(): number {
     let reads = this.#signals.reads + this.#wakeReads;

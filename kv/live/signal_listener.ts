@@ -39,6 +39,10 @@ export class SignalListener {
     this.#mode = { ...options.mode };
   }
 
+  get running(): boolean {
+    return this.#running;
+  }
+
   get mode(): SignalMode {
     return { ...this.#mode };
   }

@@ -205,3 +205,22 @@ Deno.test("a session's stream ends at once when it logs out, with nothing else r
   await until(() => ended !== null, { what: "the stream's end", timeoutMs: 20_000 });
   assert.equal(ended, true, "a clean end");
 });
+
+Deno.test("an account's feed goes with its last stream here, and a process with no stream stops looking at the signals", async () => {
+  await using svc = await liveService();
+  const user = await liveUser(svc.base);
+  const url = `${svc.base}/api/v1/events/stream`;
+  const streams = [
+    await openSse(url, bearerOf(user.token)),
+    await openSse(url, bearerOf(user.token)),
+  ];
+  assert.equal(svc.deps.live.accounts, 1, "one feed for the account's two streams");
+  assert.equal(svc.deps.live.listening, true);
+  streams[0].close();
+  await until(() => svc.deps.live.streams === 1, { what: "the first stream's end" });
+  assert.equal(svc.deps.live.accounts, 1, "the other stream keeps the feed");
+  streams[1].close();
+  await until(() => svc.deps.live.streams === 0, { what: "the last stream's end" });
+  assert.equal(svc.deps.live.accounts, 0);
+  assert.equal(svc.deps.live.listening, false);
+});
