@@ -1,9 +1,10 @@
 // @ts-check
 /// <reference lib="dom" />
-// The dashboard's task alerts view. A part of the page's one script module (see api.js and
+// The dashboard's task alerts view. A part of the page's one script module (see dom.js and
 // register.tsx), so it uses the earlier parts' helpers.
 
-import { $, $input, api, ApiProblem, statusLines } from "./api.js";
+import { $, $input } from "./dom.js";
+import { api, ApiProblem, statusLines } from "./api.js";
 import { $form, clearErrors, onSubmit } from "./forms.js";
 import { dateFormat, el, timeElement } from "./format.js";
 import { closeDialog, confirmAction, openDialog } from "./dialogs.js";

@@ -1,9 +1,10 @@
 // @ts-check
 /// <reference lib="dom" />
-// The dashboard's webhooks view. A part of the page's one script module (see api.js and
+// The dashboard's webhooks view. A part of the page's one script module (see dom.js and
 // register.tsx), so it uses the earlier parts' helpers.
 
-import { $, $$input, $input, api, ApiProblem, statusLines } from "./api.js";
+import { $, $$input, $input } from "./dom.js";
+import { api, ApiProblem, statusLines } from "./api.js";
 import { $form, clearErrors, onSubmit } from "./forms.js";
 import { dateFormat, el, fullFormat, timeElement } from "./format.js";
 import { closeDialog, confirmAction, openDialog, showSecret } from "./dialogs.js";
