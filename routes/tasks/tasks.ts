@@ -6,14 +6,8 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { TypedResponse } from "hono";
 import { hasScope } from "../../domain/auth.ts";
 import { AppError, notFound } from "../../domain/errors.ts";
-import {
-  applyPatch,
-  assertOwner,
-  isPublic,
-  markDeleted,
-  newTask,
-  type TaskRecord,
-} from "../../domain/tasks/task.ts";
+import { isPublic, newTask, type TaskRecord } from "../../domain/tasks/task.ts";
+import { ownersDeletion, ownersEdit } from "../../domain/tasks/task_changes.ts";
 import {
   type TaskDetail,
   type TaskListItem,
@@ -149,7 +143,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
     const patch = c.req.valid("json");
     const task = await changeTask(deps.kv, {
       taskId: c.req.valid("param").id,
-      change: (current) => applyPatch(assertOwner(current, userId), patch, iso(deps.now())),
+      change: ownersEdit({ userId, at: iso(deps.now()) }, patch),
       effects: { now: deps.now(), rule: taskWriteEffects, context: await ownAuthor(deps, userId) },
       owner: userId,
     });
@@ -161,7 +155,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
     const userId = principalOf(c).userId;
     await changeTask(deps.kv, {
       taskId: c.req.valid("param").id,
-      change: (current) => markDeleted(assertOwner(current, userId), iso(deps.now())),
+      change: ownersDeletion({ userId, at: iso(deps.now()) }),
       effects: { now: deps.now(), rule: taskWriteEffects, context: await ownAuthor(deps, userId) },
       owner: userId,
     });
