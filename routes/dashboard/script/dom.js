@@ -40,3 +40,19 @@ export const $input = (
  */
 export const $$input = (selector, root = document) =>
   $$(selector, root).map((found) => /** @type {HTMLInputElement} */ (found));
+
+/**
+ * Sends each click on a row's action button (`button[data-action]`) in the table body `body` to
+ * `act`, with the button and its row.
+ * @param {HTMLElement} body
+ * @param {(button: HTMLElement, row: HTMLElement) => void} act
+ */
+export function onRowAction(body, act) {
+  body.addEventListener("click", (event) => {
+    const button = /** @type {HTMLElement | null} */ (
+      /** @type {Element} */ (event.target).closest("button[data-action]")
+    );
+    const row = button?.closest("tr");
+    if (button && row) act(button, row);
+  });
+}

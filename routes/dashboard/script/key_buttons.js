@@ -3,7 +3,7 @@
 // The API Keys view's buttons: refresh, and each row's actions sent to the usage and key dialogs.
 // A part of the page's one script module (see dom.js), after the table and the dialogs it joins.
 
-import { $ } from "./dom.js";
+import { $, onRowAction } from "./dom.js";
 import { announce, keys, keysBody, keysError, loadKeys } from "./keys_table.js";
 import { openEdit, regenerate, revoke } from "./key_actions.js";
 import { openUsage } from "./key_usage.js";
@@ -13,12 +13,8 @@ $("#refresh-keys").addEventListener("click", async () => {
   if (!keysError.textContent) announce("Keys refreshed.");
 });
 
-keysBody.addEventListener("click", (event) => {
-  const button = /** @type {HTMLElement | null} */ (
-    /** @type {Element} */ (event.target).closest("button[data-action]")
-  );
-  if (!button) return;
-  const key = keys.find((k) => k.id === button.closest("tr")?.dataset.keyId);
+onRowAction(keysBody, (button, row) => {
+  const key = keys.find((k) => k.id === row.dataset.keyId);
   if (!key) return;
   if (button.dataset.action === "usage") openUsage(key, button);
   if (button.dataset.action === "edit") openEdit(key);
