@@ -1694,10 +1694,7 @@ export interface components {
             password: string;
             firstName: string;
             lastName?: string;
-            /**
-             * Format: uri
-             * @description An absolute https URL (any host)
-             */
+            /** @description An absolute https URL (any host, non-ASCII ones as written); one the URL parser cannot read (a malformed host) is refused */
             profilePic?: string;
         };
         PublicProfile: {
@@ -1734,7 +1731,10 @@ export interface components {
             name: string;
             scopes: components["schemas"]["Scope"][];
             expiresInDays?: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key stops working: after the request and at most 365 days after it (400 otherwise; JSON Schema cannot compare with the clock, so the schema does not say it)
+             */
             expiresAt?: string;
             /**
              * @description IPv4/IPv6 addresses or CIDR ranges; an empty list allows every address
@@ -1855,7 +1855,7 @@ export interface components {
         TaskCreate: {
             title: string;
             description: string;
-            /** @description At most 2 decimals */
+            /** @description In the task's currency. At most 2 decimals (stated here only: `multipleOf: 0.01` is tested in binary floating point by validators, which then refuse 0.07); more answer 400. */
             budget: number;
             currency: components["schemas"]["CurrencyCode"];
             location: components["schemas"]["Location"];
@@ -2038,10 +2038,7 @@ export interface components {
         UserUpdate: {
             firstName?: string;
             lastName?: string | null;
-            /**
-             * Format: uri
-             * @description An absolute https URL (any host)
-             */
+            /** @description An absolute https URL (any host, non-ASCII ones as written); one the URL parser cannot read (a malformed host) is refused */
             profilePic?: string | null;
         };
         ApiKeyUpdate: {
@@ -2078,7 +2075,7 @@ export interface components {
         TaskPatch: {
             title?: string;
             description?: string;
-            /** @description At most 2 decimals */
+            /** @description In the task's currency. At most 2 decimals (stated here only: `multipleOf: 0.01` is tested in binary floating point by validators, which then refuse 0.07); more answer 400. */
             budget?: number;
             currency?: components["schemas"]["CurrencyCode"];
             location?: components["schemas"]["Location"];
@@ -2168,7 +2165,7 @@ export interface components {
         };
         ApplicationCreate: {
             message: string;
-            /** @description The price asked, in the task's currency */
+            /** @description The price asked, in the task's currency. At most 2 decimals (stated here only: `multipleOf: 0.01` is tested in binary floating point by validators, which then refuse 0.07); more answer 400. */
             price?: number;
         };
         ReviewCreate: {
@@ -2689,7 +2686,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithValue"];
                 };
             };
-            /** @description Validation error, malformed JSON or bad cursor */
+            /** @description Validation error or malformed JSON, an expiresAt that is not in the future or is more than 365 days ahead included */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { Scope } from "./auth.ts";
 import { crc32, sha256Hex, toHex } from "./bytes.ts";
-import { parseRange } from "./ip.ts";
+import { IP_RANGE_PATTERN, parseRange } from "./ip.ts";
 import { userText } from "./validation/text.ts";
 
 export const KEY_PREFIX = "svc_";
@@ -42,7 +42,11 @@ export function keyHint(value: string): { prefix: string; last4: string } {
   return { prefix: value.slice(0, 8), last4: value.slice(-4) };
 }
 
-const IpEntry = z.string().trim().min(1).transform((value, ctx) => {
+const notARange = (entry: unknown) =>
+  `"${String(entry).trim()}" is not an IP address or CIDR range`;
+const IpEntry = z.string().regex(new RegExp(IP_RANGE_PATTERN), {
+  error: (issue) => notARange(issue.input),
+}).transform((value, ctx) => {
   try {
     return parseRange(value).text;
   } catch (error) {
@@ -56,11 +60,12 @@ export const IpWhitelist = z.array(IpEntry).max(50, "at most 50 entries").meta({
   example: ["203.0.113.7", "10.0.0.0/8", "2001:db8::/32"],
 });
 
-const KeyName = userText(
-  z.string().trim()
-    .min(1, "name must not be empty")
-    .max(100, "name must be at most 100 characters"),
-);
+const KeyName = userText({
+  min: 1,
+  max: 100,
+  tooShort: "name must not be empty",
+  tooLong: "name must be at most 100 characters",
+});
 
 /** A key's own hourly budget; the route also holds it to the service's RATE_LIMIT_PER_HOUR. */
 const RateLimitPerHour = z.number().int().min(1, "rateLimitPerHour must be at least 1").meta({
@@ -72,7 +77,10 @@ export const ApiKeyCreate = z.strictObject({
   name: KeyName,
   scopes: z.array(Scope).min(1, "at least one scope").transform((s) => [...new Set(s)]),
   expiresInDays: z.number().int().min(1).max(MAX_KEY_DAYS).optional(),
-  expiresAt: z.iso.datetime({ offset: true }).optional(),
+  expiresAt: z.iso.datetime({ offset: true }).optional().meta({
+    description: "When the key stops working: after the request and at most 365 days after it " +
+      "(400 otherwise; JSON Schema cannot compare with the clock, so the schema does not say it)",
+  }),
   ipWhitelist: IpWhitelist.optional(),
   rateLimitPerHour: RateLimitPerHour.optional(),
 }).refine((v) => (v.expiresInDays === undefined) !== (v.expiresAt === undefined), {

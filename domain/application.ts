@@ -5,7 +5,14 @@
 import { z } from "zod";
 import { userText } from "./validation/text.ts";
 import { AppError, notFound } from "./errors.ts";
-import { acceptedOf, isPublic, MAX_BUDGET, type TaskRecord, TaskStatus } from "./tasks/task.ts";
+import {
+  acceptedOf,
+  isPublic,
+  MAX_BUDGET,
+  type TaskRecord,
+  TaskStatus,
+  TWO_DECIMALS,
+} from "./tasks/task.ts";
 
 export const APPLICATION_STATUSES = [
   "pending",
@@ -20,11 +27,11 @@ export type ApplicationStatus = z.infer<typeof ApplicationStatus>;
 const hasAtMostTwoDecimals = (n: number) => Math.round(n * 100) / 100 === n;
 
 export const ApplicationCreate = z.strictObject({
-  message: userText(z.string().trim().min(1).max(2_000), true),
+  message: userText({ min: 1, max: 2_000, multiline: true }),
   price: z.number().min(0).max(MAX_BUDGET)
     .refine(hasAtMostTwoDecimals, "must have at most 2 decimals")
     .optional()
-    .describe("The price asked, in the task's currency"),
+    .describe(`The price asked, in the task's currency. ${TWO_DECIMALS}`),
 }).meta({ id: "ApplicationCreate" });
 export type ApplicationCreate = z.infer<typeof ApplicationCreate>;
 

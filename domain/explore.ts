@@ -16,7 +16,7 @@ import {
 } from "./tasks/task.ts";
 import { type TaskFilter, taskFilter, taskFilterFields } from "./tasks/task_filter.ts";
 import { TaskListItem } from "./tasks/task_view.ts";
-import { normalizeText } from "./validation/text.ts";
+import { normalizeText, NOT_BLANK_PATTERN } from "./validation/text.ts";
 
 /** A search circle: the tasks within `radiusKm` of the point (great-circle). */
 export type GeoFilter = Circle;
@@ -76,9 +76,9 @@ const queryNumber = (min: number, max: number, description: string) =>
 /** The filter members of GET /tasks/explore (paging members apart). */
 export const exploreFilterFields = {
   ...taskFilterFields,
-  regionName: z.string().trim().min(1).max(200).optional()
+  regionName: z.string().max(200).trim().min(1).meta({ pattern: NOT_BLANK_PATTERN }).optional()
     .describe("location.name of a task of any type; case and accents ignored"),
-  cityName: z.string().trim().min(1).max(200).optional()
+  cityName: z.string().max(200).trim().min(1).meta({ pattern: NOT_BLANK_PATTERN }).optional()
     .describe("location.name of a city-type task; case and accents ignored"),
   countryCode: z.string().regex(/^[A-Za-z]{2}$/, "must be a two-letter country code").optional()
     .describe("location.countryCode; case ignored"),

@@ -3,6 +3,7 @@
  * (the npm stand-in for JSR's @std/net). IPv4-mapped IPv6 addresses count as their IPv4 form.
  */
 import ipaddr from "ipaddr.js";
+import { TRIMMED_CLASS } from "./validation/text.ts";
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
@@ -50,6 +51,42 @@ function parseAddressText(text: string): Address | null {
 export function isLoopback(text: string): boolean {
   return parseAddress(text)?.range() === "loopback";
 }
+
+// The entries a whitelist takes, as one pattern the document states and the service checks
+// before parsing: dotted-quad IPv4 (no leading zeros), IPv6 in any RFC 4291 text form, bare or in
+// brackets (no zone), each with an optional prefix length in range; an IPv6 address written with
+// a dotted IPv4 tail takes a prefix of 96 or more (the mapped ones are IPv4 ranges), and the
+// spaces the trim removes may surround the entry. Plain ranges only, no \d or \s, which some
+// regex engines read as Unicode classes.
+const OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
+const IPV4 = `${OCTET}(?:\\.${OCTET}){3}`;
+const H = "[0-9A-Fa-f]{1,4}";
+const IPV6 = [
+  `(?:${H}:){7}${H}`,
+  `(?:${H}:){1,7}:`,
+  `(?:${H}:){1,6}:${H}`,
+  `(?:${H}:){1,5}(?::${H}){1,2}`,
+  `(?:${H}:){1,4}(?::${H}){1,3}`,
+  `(?:${H}:){1,3}(?::${H}){1,4}`,
+  `(?:${H}:){1,2}(?::${H}){1,5}`,
+  `${H}:(?::${H}){1,6}`,
+  `:(?:(?::${H}){1,7}|:)`,
+].join("|");
+// Before the dotted tail: six groups, or at most five around a `::`.
+const IPV6_DOTTED = [
+  `(?:${H}:){6}`,
+  `::(?:${H}:){0,5}`,
+  ...[0, 1, 2, 3, 4].map((k) => `(?:${H}:){${k}}${H}::(?:${H}:){0,${4 - k}}`),
+].map((head) => `${head}${IPV4}`).join("|");
+const TRIMMED = `[${TRIMMED_CLASS}]*`;
+const PREFIX_V4 = "(?:/(?:[12]?[0-9]|3[0-2]))?";
+const PREFIX_V6 = "(?:/(?:[1-9]?[0-9]|1[01][0-9]|12[0-8]))?";
+const PREFIX_DOTTED = "(?:/(?:9[6-9]|1[01][0-9]|12[0-8]))?";
+
+/** An IP whitelist entry as the service takes it (then `parseRange` reads it). */
+export const IP_RANGE_PATTERN = `^${TRIMMED}(?:${IPV4}${PREFIX_V4}` +
+  `|(?:${IPV6}|\\[(?:${IPV6})\\])${PREFIX_V6}` +
+  `|(?:${IPV6_DOTTED}|\\[(?:${IPV6_DOTTED})\\])${PREFIX_DOTTED})${TRIMMED}$`;
 
 /** Parses an address or CIDR range; throws an Error naming the entry when it is neither. */
 export function parseRange(text: string): AddressRange {

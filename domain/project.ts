@@ -2,8 +2,8 @@
 import { z } from "zod";
 import { userText } from "./validation/text.ts";
 
-const name = userText(z.string().trim().min(1).max(100));
-const description = userText(z.string().trim().max(2000), true);
+const name = userText({ min: 1, max: 100 });
+const description = userText({ max: 2000, multiline: true });
 
 export const ProjectCreate = z.strictObject({
   name,

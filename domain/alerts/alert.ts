@@ -90,9 +90,7 @@ export function alertTooBroad(): AppError {
   );
 }
 
-const AlertName = userText(
-  z.string().trim().min(1).max(100, "name must be at most 100 characters"),
-);
+const AlertName = userText({ min: 1, max: 100, tooLong: "name must be at most 100 characters" });
 
 export const AlertCreate = z.strictObject({ name: AlertName, filters: AlertFilters })
   .meta({ id: "AlertCreate" });

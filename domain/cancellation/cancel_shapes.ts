@@ -19,7 +19,7 @@ export type CancelReason = z.infer<typeof CancelReason>;
 
 export const CancelRequest = z.strictObject({
   reason: CancelReason,
-  note: userText(z.string().trim().max(500), true).optional()
+  note: userText({ max: 500, multiline: true }).optional()
     .describe("Optional, at most 500 characters; trimmed, and an empty one is no note (null)"),
 }).meta({ id: "CancelRequest" });
 export type CancelRequest = z.infer<typeof CancelRequest>;

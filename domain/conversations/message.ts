@@ -12,7 +12,7 @@ export const MAX_MESSAGE_LENGTH = 4_000;
 const Ulid = z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, "must be a message id (a ULID)");
 
 export const MessageCreate = z.strictObject({
-  body: userText(z.string().trim().min(1).max(MAX_MESSAGE_LENGTH), true)
+  body: userText({ min: 1, max: MAX_MESSAGE_LENGTH, multiline: true })
     .describe("Trimmed; 1 to 4,000 characters under the text rules of a description"),
 }).meta({ id: "MessageCreate" });
 export type MessageCreate = z.infer<typeof MessageCreate>;

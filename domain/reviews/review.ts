@@ -15,7 +15,7 @@ export const ReviewCreate = z.strictObject({
     "The counterpart reviewed: an accepted applicant (for the task's creator), or the creator",
   ),
   rating: z.number().int().min(1).max(5).describe("1 (worst) to 5 (best)"),
-  comment: userText(z.string().trim().max(2_000), true).optional()
+  comment: userText({ max: 2_000, multiline: true }).optional()
     .describe("Optional; trimmed, and an empty one is no comment (null)"),
 }).meta({ id: "ReviewCreate" });
 export type ReviewCreate = z.infer<typeof ReviewCreate>;

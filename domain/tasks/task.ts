@@ -21,6 +21,13 @@ export const MAX_BUDGET = 1_000_000_000_000;
 
 const hasAtMostTwoDecimals = (n: number) => Math.round(n * 100) / 100 === n;
 
+/**
+ * How an amount's two decimals are stated: in words, since validators test `multipleOf: 0.01` in
+ * binary floating point and would refuse 0.07; no standard keyword counts decimals.
+ */
+export const TWO_DECIMALS = "At most 2 decimals (stated here only: `multipleOf: 0.01` is " +
+  "tested in binary floating point by validators, which then refuse 0.07); more answer 400.";
+
 // The code lists go into the document as enums (the pattern says the shape at a glance), so a
 // generated client knows each code the service takes.
 const CountryCode = z.string()
@@ -52,7 +59,7 @@ export const Location = z.strictObject({
     example: [2.3522, 48.8566],
   }),
   type: z.enum(LOCATION_TYPES),
-  name: userText(z.string().trim().min(1).max(200)),
+  name: userText({ min: 1, max: 200 }),
   countryCode: CountryCode.optional(),
   radiusKm: z.number().min(1).max(500).optional(),
 }).superRefine((location, ctx) => {
@@ -91,15 +98,14 @@ const DueDate = z.union([
 
 // The editable fields, without defaults: create adds the defaults, patch makes them optional.
 const editable = {
-  title: userText(z.string().trim().min(1).max(200)),
-  description: userText(z.string().trim().min(1).max(10_000), true),
+  title: userText({ min: 1, max: 200 }),
+  description: userText({ min: 1, max: 10_000, multiline: true }),
   budget: z.number().min(0).max(MAX_BUDGET)
     .refine(hasAtMostTwoDecimals, "must have at most 2 decimals")
-    // Not `multipleOf: 0.01`: validators test that in binary floating point and refuse 0.07.
-    .meta({ description: "At most 2 decimals" }),
+    .meta({ description: `In the task's currency. ${TWO_DECIMALS}` }),
   currency: CurrencyCode,
   location: Location,
-  requirement: userText(z.string().trim().min(1).max(5_000), true),
+  requirement: userText({ min: 1, max: 5_000, multiline: true }),
   dueDate: DueDate,
   maxPeople: z.number().int().min(1).max(1_000),
   images: z.array(HttpsUrl).max(10),

@@ -1,26 +1,27 @@
 /** Users and sessions: sign-up and profile shapes, and what a stored user holds. */
 import { z } from "zod";
-import { userText } from "../validation/text.ts";
+import { NOT_BLANK_PATTERN, userText } from "../validation/text.ts";
+import { Email } from "../validation/email.ts";
 import { HttpsUrl } from "../validation/url.ts";
 
 export const SignUp = z.strictObject({
-  email: z.email().max(254).transform((e) => e.trim()),
+  email: Email,
   password: z.string().min(8).max(128),
-  firstName: userText(z.string().trim().min(1).max(100)),
-  lastName: userText(z.string().trim().max(100)).optional(),
+  firstName: userText({ min: 1, max: 100 }),
+  lastName: userText({ max: 100 }).optional(),
   profilePic: HttpsUrl.optional(),
 }).meta({ id: "SignUp" });
 export type SignUp = z.infer<typeof SignUp>;
 
 export const Login = z.strictObject({
-  email: z.string().trim().min(1).max(254),
+  email: z.string().max(254).trim().min(1).meta({ pattern: NOT_BLANK_PATTERN }),
   password: z.string().min(1).max(128),
 }).meta({ id: "Login" });
 export type Login = z.infer<typeof Login>;
 
 export const UserUpdate = z.strictObject({
-  firstName: userText(z.string().trim().min(1).max(100)).optional(),
-  lastName: userText(z.string().trim().max(100)).nullable().optional(),
+  firstName: userText({ min: 1, max: 100 }).optional(),
+  lastName: userText({ max: 100 }).nullable().optional(),
   profilePic: HttpsUrl.nullable().optional(),
 }).meta({ id: "UserUpdate" });
 export type UserUpdate = z.infer<typeof UserUpdate>;

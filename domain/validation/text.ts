@@ -3,7 +3,7 @@
  * case-insensitive word matching of task search, where the same normalization runs on stored
  * texts and on queries, so a query word matches when it is a prefix of a stored word.
  */
-import type { z } from "zod";
+import { z } from "zod";
 
 /** Longest word kept; longer words are cut, in texts and queries alike, so prefixes still match. */
 export const MAX_WORD_LENGTH = 32;
@@ -92,10 +92,25 @@ export const MULTI_LINE_PATTERN = String.raw`^(?:[^${MULTI_LINE_CLASS}]|\r\n|${P
 const SINGLE_LINE_FORBIDDEN = new RegExp(`[${SINGLE_LINE_CLASS}]`, "u");
 const MULTI_LINE_FORBIDDEN = new RegExp(String.raw`(?!\r\n)[${MULTI_LINE_CLASS}]`, "u");
 
-// Letters, digits, punctuation and symbols (emoji are symbols) are what a reader sees; these few
-// are letters or symbols that render as nothing (the Hangul fillers, the blank Braille pattern).
-const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
-const BLANK_GLYPHS = /[\u115f\u1160\u3164\uffa0\u2800]/gu;
+// What String.prototype.trim (zod's trim) removes: ECMAScript white space and line terminators,
+// written out because `\s` means other sets to other validators' regex engines.
+export const TRIMMED_CLASS = String
+  .raw`\t\n\u000b\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff`;
+
+// What renders as nothing: white space, controls, the format characters of the BMP (zero-width
+// spaces and joiners, the soft hyphen, invisible operators) and the blank glyphs (Hangul fillers,
+// the blank Braille pattern). Every character outside it is visible, those beyond the BMP too: a
+// class of astral characters cannot be written so that validators reading patterns by code point
+// and those reading them by UTF-16 unit agree. tests/validation/text_rules_test.ts holds the list
+// to the runtime's Unicode tables.
+export const INVISIBLE_CLASS =
+  String.raw`\u0000-\u0020\u007f-\u00a0\u00ad\u0600-\u0605\u061c\u06dd` +
+  String.raw`\u070f\u0890\u0891\u08e2\u115f\u1160\u1680\u180e\u2000-\u200f\u2028-\u202f` +
+  String.raw`\u205f-\u2064\u2066-\u206f\u2800\u3000\u3164\ufeff\uffa0\ufff9-\ufffb`;
+/** A string with something left once trimmed, for the fields with a minimum and no text rule. */
+export const NOT_BLANK_PATTERN = String.raw`^(?=[\s\S]*[^${TRIMMED_CLASS}])`;
+
+const VISIBLE = new RegExp(`[^${INVISIBLE_CLASS}]`, "u");
 
 function codePoint(char: string): string {
   return `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
@@ -112,27 +127,58 @@ function nameOf(char: string): string {
   return `${codePoint(char)} (a control character)`;
 }
 
-/** Why `text` is not acceptable user text, or null when it is. */
+/**
+ * Why `text`, as sent, is not acceptable user text, or null when it is: the characters are judged
+ * as sent (a line break the trim would drop is still refused in a one-line text), and a text that
+ * is not empty once trimmed needs a visible character.
+ */
 export function textProblem(text: string, multiline: boolean): string | null {
   const bad = (multiline ? MULTI_LINE_FORBIDDEN : SINGLE_LINE_FORBIDDEN).exec(text);
   if (bad) return `must not contain ${nameOf(bad[0])}`;
-  if (text.length > 0 && !VISIBLE.test(text.replace(BLANK_GLYPHS, ""))) {
+  if (text.trim().length > 0 && !VISIBLE.test(text)) {
     return "must contain a visible character";
   }
   return null;
 }
 
+/** The bounds of a user text and its wording. */
+export interface TextBounds {
+  /** Characters the text needs once trimmed; 0 (the default) lets it be empty. */
+  min?: number;
+  /** UTF-16 code units the text may have as sent, spaces around it included. */
+  max: number;
+  /** Keeps tabs and line breaks. */
+  multiline?: boolean;
+  /** Messages in place of the plain ones. */
+  tooShort?: string;
+  tooLong?: string;
+}
+
 /**
- * Holds a string schema (already trimmed and bounded) to the text rule: printable characters of
- * any script, emoji included; `multiline` texts also keep tabs and line breaks.
+ * The document's pattern for a user text: the characters allowed, and a visible one unless the
+ * text is nothing but what the trim removes (then `min` judges it: a text with a minimum needs a
+ * visible character outright).
  */
-export function userText<T extends z.ZodString>(schema: T, multiline = false): T {
-  const pattern = multiline ? MULTI_LINE_PATTERN : SINGLE_LINE_PATTERN;
-  // A trimmed text with a minimum length refuses a blank one: the document says so with a
-  // lookahead, since its minLength counts the characters before the trim.
-  const blankRefused = (schema.minLength ?? 0) > 0;
-  return schema.superRefine((text, ctx) => {
+export function textPattern(options: { multiline?: boolean; required: boolean }): string {
+  const body = (options.multiline ? MULTI_LINE_PATTERN : SINGLE_LINE_PATTERN).slice(1);
+  const visible = String.raw`(?=[\s\S]*[^${INVISIBLE_CLASS}])`;
+  return options.required
+    ? `^${visible}${body}`
+    : `^(?:(?=[${TRIMMED_CLASS}]*$)|${visible})${body}`;
+}
+
+/**
+ * A user text: printable characters of any script, emoji included (`multiline` texts also keep
+ * tabs and line breaks), judged and counted as sent, then trimmed. Every rule is one the
+ * document states as JSON Schema, so a validator before the service agrees with it; only the
+ * length is counted in UTF-16 units, where JSON Schema counts code points (an emoji counts two).
+ */
+export function userText(bounds: TextBounds): z.ZodString {
+  const { min = 0, max, multiline = false } = bounds;
+  const checked = z.string().max(max, bounds.tooLong).superRefine((text, ctx) => {
     const problem = textProblem(text, multiline);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
-  }).meta({ pattern: blankRefused ? String.raw`^(?=[\s\S]*\S)` + pattern.slice(1) : pattern });
+  }).trim();
+  return (min > 0 ? checked.min(min, bounds.tooShort) : checked)
+    .meta({ pattern: textPattern({ multiline, required: min > 0 }) });
 }

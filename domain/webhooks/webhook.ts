@@ -3,7 +3,7 @@
  * Webhooks `whsec_` keys, the previous one honoured for 24 hours after a rotation) and signing.
  */
 import { z } from "zod";
-import { userText } from "../validation/text.ts";
+import { TRIMMED_CLASS, userText } from "../validation/text.ts";
 import { Webhook as Signer } from "standardwebhooks";
 import { encodeBase64 } from "../base64.ts";
 import type { Effects } from "../effects.ts";
@@ -15,25 +15,27 @@ export const MAX_WEBHOOKS = 10;
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const PREVIOUS_SECRET_MS = 24 * 3_600_000;
 
-const WebhookUrl = z.string().trim().max(2048, "url must be at most 2,048 characters")
+const WebhookUrl = z.string().max(2048, "url must be at most 2,048 characters").trim()
   .refine((url) => URL.canParse(url), "url must be an absolute URL")
   .meta({
     description: "https URL the events are posted to, to a public address (http and private " +
       "addresses only where the service's WEBHOOK_ALLOW_PRIVATE is set, for local testing)",
     // What the service reads as https: surrounding spaces are trimmed, the scheme's case ignored,
     // and a host without credentials must follow (`HTTPS:` alone matched the scheme but is no
-    // absolute URL, and `user@` is refused).
-    pattern: "^\\s*[Hh][Tt][Tt][Pp][Ss]://[^\\s/?#@]+([/?#]|\\s*$)",
+    // absolute URL, and `user@` is refused). The spaces are the trim's, written out.
+    pattern: `^[${TRIMMED_CLASS}]*[Hh][Tt][Tt][Pp][Ss]://[^${TRIMMED_CLASS}/?#@]+` +
+      `(?:[/?#]|[${TRIMMED_CLASS}]*$)`,
     example: "https://example.com/hook",
   });
 
 export const WebhookCreate = z.strictObject({
   url: WebhookUrl,
   events: EventSelection,
-  description: userText(
-    z.string().trim().max(500, "description must be at most 500 characters"),
-    true,
-  ).optional(),
+  description: userText({
+    max: 500,
+    multiline: true,
+    tooLong: "description must be at most 500 characters",
+  }).optional(),
 }).meta({ id: "WebhookCreate" });
 export type WebhookCreate = z.infer<typeof WebhookCreate>;
 

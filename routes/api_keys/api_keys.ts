@@ -31,6 +31,7 @@ import {
   jsonBody,
   jsonContent,
   Message,
+  problem,
   problems,
 } from "../router/define.ts";
 import type { AppEnv } from "../router/env.ts";
@@ -50,6 +51,12 @@ const createRouteDef = defineRoute("session", {
   responses: {
     201: createdContent(ApiKeyWithValue, "The new key, with its value shown once"),
     ...problems(400, 401, 403, 409, 413, 415, 429),
+    // The one rule of the body no schema holds: it compares with the clock.
+    ...problem(
+      400,
+      "Validation error or malformed JSON, an expiresAt that is not in the future or is more " +
+        "than 365 days ahead included",
+    ),
   },
 });
 

@@ -273,6 +273,11 @@ export function problems(...statuses: number[]) {
   }]));
 }
 
+/** One problem response with its own description, for a route whose refusals need saying. */
+export function problem(status: number, description: string) {
+  return { [status]: { ...problems(status)[status], description } };
+}
+
 /** A JSON response entry for a route's `responses`. */
 export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { "application/json": { schema } } };

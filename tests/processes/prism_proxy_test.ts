@@ -41,11 +41,6 @@ const STATED_IN_WORDS: { rule: string; path: RegExp; message: RegExp; query?: tr
   },
   { rule: "expiresAt in the future", path: /^expiresAt$/, message: /must be in the future|365/ },
   { rule: "a webhook to a public address", path: /^url$/, message: /public address/ },
-  {
-    rule: "an IP or range",
-    path: /^ipWhitelist\.\d+$/,
-    message: /not an IP address or CIDR range/,
-  },
   { rule: "bbox minLat <= maxLat", path: /^bbox$/, message: /^minLat must not be above maxLat/ },
   {
     rule: "coordinates in the named country",

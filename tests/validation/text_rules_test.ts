@@ -5,9 +5,11 @@
  */
 import assert from "node:assert/strict";
 import {
+  INVISIBLE_CLASS,
   MULTI_LINE_PATTERN,
   SINGLE_LINE_PATTERN,
   textProblem,
+  TRIMMED_CLASS,
 } from "../../domain/validation/text.ts";
 import { bearer, setup, signUp, type TestContext } from "../helpers.ts";
 import { postTask, taskBody } from "../tasks/task_fixtures.ts";
@@ -95,6 +97,21 @@ Deno.test("textProblem refuses controls, bidi overrides, lone surrogates and bla
       assert.equal(textProblem(`${text}\n\t${text}`, true), null, text);
     }
   });
+});
+
+Deno.test("the invisible characters are the runtime's white space, controls and BMP format characters, and the blank glyphs", () => {
+  const listed = new RegExp(`[${INVISIBLE_CLASS}]`, "u");
+  const tables = /[\s\p{Cc}\p{Cf}\p{Z}\u115f\u1160\u3164\uffa0\u2800]/u;
+  for (let code = 0; code <= 0xffff; code++) {
+    if (code >= 0xd800 && code <= 0xdfff) continue;
+    const char = String.fromCharCode(code);
+    assert.equal(listed.test(char), tables.test(char), `U+${code.toString(16)}`);
+  }
+  const trimmed = new RegExp(`^[${TRIMMED_CLASS}]$`, "u");
+  for (let code = 0; code <= 0xffff; code++) {
+    const char = String.fromCharCode(code);
+    assert.equal(trimmed.test(char), char.trim() === "", `U+${code.toString(16)} and trim`);
+  }
 });
 
 Deno.test("the OpenAPI patterns say the same as the rule, with or without the u flag", () => {
