@@ -1,6 +1,9 @@
 /**
  * API keys in KV: records per account, a digest index for authentication, and a per-account
  * version key that every change bumps, which serializes creations so the 10-key limit is exact.
+ * A change takes the key it writes as domain's pure transition from the key it reads inside its
+ * check-and-retry loop (domain/api_key_changes.ts), and what it raises as domain's rule: data
+ * built by the caller, never a callback into it.
  */
 import {
   type ApiKeyRecord,
@@ -11,6 +14,7 @@ import {
   REVOKED_KEY_RETENTION_MS,
 } from "../../domain/api_key.ts";
 import { accountGone, AppError } from "../../domain/errors.ts";
+import { type KeyTransition, revokedKey } from "../../domain/api_key_changes.ts";
 import { deleteUsage } from "./api_key_usage.ts";
 import { atomically, commit } from "../commit.ts";
 import type { Effects } from "../../domain/effects.ts";
@@ -178,19 +182,20 @@ function moveDigestIndex(op: Deno.AtomicOperation, before: ApiKeyRecord, after: 
 export function updateApiKey(
   kv: Deno.Kv,
   ref: { userId: string; keyId: string },
-  change: (key: ApiKeyRecord) => ApiKeyRecord,
+  change: KeyTransition,
 ): Promise<ApiKeyRecord | null> {
   return changeApiKey(kv, { ...ref, change });
 }
 
 /**
- * A change of one key, and what it raises (event, security log entry): domain's rule over the
- * stored key and the key after, with the data the caller read for it.
+ * A change of one key: domain's transition from the stored key (domain/api_key_changes.ts), run
+ * again on the fresh key each round, and what it raises (event, security log entry): domain's
+ * rule over the stored key and the key after, with the data the caller read for it.
  */
 export interface ApiKeyChange<C> {
   userId: string;
   keyId: string;
-  change: (key: ApiKeyRecord) => ApiKeyRecord;
+  change: KeyTransition;
   effects?: RuledEffects<ApiKeyRecord, C>;
 }
 
@@ -231,11 +236,7 @@ export function changeApiKey<C>(
 /** Revokes every key of an account at once (account deletion), and drops their figures. */
 export async function revokeAllApiKeys(kv: Deno.Kv, userId: string, now: number) {
   for (const key of await listApiKeys(kv, userId)) {
-    await updateApiKey(
-      kv,
-      { userId, keyId: key.id },
-      (k) => ({ ...k, revokedAt: new Date(now).toISOString() }),
-    );
+    await updateApiKey(kv, { userId, keyId: key.id }, revokedKey(now));
     await deleteUsage(kv, key.id);
   }
 }
