@@ -16,6 +16,7 @@ import { startCluster } from "./pg_cluster.ts";
 import { loadPeer } from "./pg_schema.ts";
 import { type KindFigures, measureKind, type Peers } from "./peers_measure.ts";
 import { peersTable, verdict } from "./peers_report.ts";
+import { behindNotes } from "./peers_notes.ts";
 
 const WARMUP = 20;
 const WARMUP_SEED = 977;
@@ -123,6 +124,10 @@ async function main() {
       WHY,
       "",
       table,
+      "",
+      'Where explore is behind (the lever tried last is in docs/explore.md, "Beside PostGIS"):',
+      "",
+      behindNotes(kinds),
       "",
       line,
     ].join("\n"),

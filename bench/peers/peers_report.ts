@@ -5,6 +5,7 @@
  */
 import { markdownTable } from "../lib/results.ts";
 import type { KindFigures, SideFigures } from "./peers_measure.ts";
+import { ahead } from "./peers_notes.ts";
 
 /** What each side's store took. */
 export interface StoreFigures {
@@ -42,6 +43,9 @@ export function peersTable(kinds: KindFigures[], store: StoreFigures): string {
     cpu(k.explore),
     cpu(k.route),
     cpu(k.postgis),
+    `${ahead(k.explore.ms.p50, k.postgis.ms.p50)} / ${
+      ahead(k.explore.cpuUs.p50, k.postgis.cpuUs.p50)
+    }`,
     `${k.explore.items.toFixed(1)} / ${k.postgis.items.toFixed(1)}`,
     `${k.differ} of ${k.sampled}`,
   ]);
@@ -53,6 +57,7 @@ export function peersTable(kinds: KindFigures[], store: StoreFigures): string {
     "explore CPU µs p50",
     "route CPU µs p50",
     "PostGIS backend CPU µs p50",
+    "ahead: p50 / CPU",
     "items explore / PostGIS",
     "answers differ",
   ], rows);

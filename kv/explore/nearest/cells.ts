@@ -112,6 +112,25 @@ export class CellChoices {
     return null;
   }
 
+  /**
+   * The tasks expected in the key range strictly between two cells of one layer, one counter cell
+   * and one length (b after a): each cell between at the larger of the two's expectation.
+   */
+  gapBetween(a: CellNode, b: CellNode): number {
+    const between = cellsBetween(a.hash, b.hash);
+    if (between === 0) return 0;
+    const each = Math.max(
+      this.#density.expected(a, this.local),
+      this.#density.expected(b, this.local),
+    );
+    return Math.min(a.size >= 0 ? a.size : Infinity, between * each);
+  }
+
+  /** True where the tasks expected between a and b cost less than a list (`siblingRuns`). */
+  joins(a: CellNode, b: CellNode): boolean {
+    return this.gapBetween(a, b) < LIST_ENTRIES;
+  }
+
   /** Room for twice the expected tasks: a cell that overflows is split, which costs a batch. */
   roomOf(cell: CellNode): number {
     const room = this.early.has(cell)
@@ -166,4 +185,16 @@ export class CellChoices {
     const split = runs * LIST_ENTRIES + inReach * expected / BASE32.length;
     return expected + LIST_ENTRIES < split;
   }
+}
+
+/**
+ * How many cells of a's length lie strictly between a and b in key order (b after a, both of one
+ * length and one counter cell): the digits past the counter cell's, read as a base-32 number.
+ */
+function cellsBetween(a: string, b: string): number {
+  let n = 0;
+  for (let i = COUNT_PRECISION; i < a.length; i++) {
+    n = n * BASE32.length + BASE32.indexOf(b[i]) - BASE32.indexOf(a[i]);
+  }
+  return Math.max(0, n - 1);
 }

@@ -181,7 +181,7 @@ export async function exploreNearest(
         read.add(top);
       }
     }
-    await Promise.all(siblingRuns(batch, cells.early).map((run) => walk.fetch(run, cells)));
+    await Promise.all(siblingRuns(batch, cells).map((run) => walk.fetch(run, cells)));
     for (const h of held) queue.push(h);
   }
   return { items, next: null, work };

@@ -159,16 +159,20 @@ export class NearestWalk {
   }
 
   /**
-   * Lists a run of sibling cells (consecutive in key order: one key range) as one: a city's fine
-   * cells around the point hold a few tasks each, and a list costs as much as ten entries.
+   * Lists a run of cells (one key range, `siblingRuns`) as one: a city's fine cells around the
+   * point hold a few tasks each, a radius layer's fewer, and a list costs as much as ten entries.
+   * The tasks between the run's cells are listed too; they enter the queue like any other.
    */
   async fetch(run: CellNode[], cells: CellChoices): Promise<void> {
     const { layer, hash, cellLayer } = run[0];
     if (cellLayer) return await this.#fetchWhole(cellLayer, hash);
     const splittable = hash.length < POINT_PRECISION;
-    const probe = splittable
-      ? Math.min(MAX_LIST, run.reduce((sum, cell) => sum + cells.roomOf(cell), 0) + 1)
-      : undefined;
+    // Room for the tasks expected between the run's cells too, which a run lists with them.
+    let room = 1;
+    run.forEach((cell, i) => {
+      room += cells.roomOf(cell) + (i > 0 ? Math.ceil(2 * cells.gapBetween(run[i - 1], cell)) : 0);
+    });
+    const probe = splittable ? Math.min(MAX_LIST, room) : undefined;
     const found: Found[] = [];
     let point = "";
     this.work.lists++;

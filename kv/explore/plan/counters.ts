@@ -8,7 +8,7 @@ import { DOC_COST, type Work } from "../scan/work.ts";
 import { GETMANY_MAX } from "../../store/limits.ts";
 import { keyId } from "../../key_id.ts";
 import type { PlanMemory } from "../shared/plan_memory.ts";
-import type { Payment } from "../../../domain/tasks/task.ts";
+import { Payment } from "../../../domain/tasks/task.ts";
 import { explore } from "../../keyspace.ts";
 
 /**
@@ -84,4 +84,19 @@ export function classBatches(
     const mean = expected * n! / total;
     return Math.min(first, Math.ceil(mean + 2 * Math.sqrt(mean)) + 2);
   });
+}
+
+/**
+ * Reads the payment classes' counts into the instance's memory where it lacks them, beside a
+ * page that reads no counters (not waited for): the next such page sizes its classes' first lists
+ * by them (`classBatches`). Other plans read them anyway; a page by a name alone does not.
+ */
+export function learnClassCounts(kv: Deno.Kv, memory: PlanMemory): void {
+  const keys = [...Payment.options].map((c) => explore.countByPayment(c));
+  if (keys.every((key) => memory.counters.get(keyId(key)) !== undefined)) return;
+  kv.getMany<Deno.KvU64[]>(keys).then((values) =>
+    values.forEach((v, i) =>
+      memory.counters.set(keyId(keys[i]), v.value ? Number(v.value.value) : 0)
+    )
+  ).catch(() => {});
 }

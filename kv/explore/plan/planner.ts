@@ -8,7 +8,7 @@ import { Payment } from "../../../domain/tasks/task.ts";
 import { indexCovers } from "../index/indexed_words.ts";
 import { explore } from "../../keyspace.ts";
 import { planMemory, undrivenKey } from "../shared/plan_memory.ts";
-import { classBatches, counterReader, rememberedCounters } from "./counters.ts";
+import { classBatches, counterReader, learnClassCounts, rememberedCounters } from "./counters.ts";
 import { adoptEarly, type EarlyLists, sendEarly } from "./early_lists.ts";
 import { offerDrivers, type PlanSource } from "./offers.ts";
 import { cheapestPlan, DEPTH_MARGIN, type Plan, UNDRIVEN_SHARE } from "./price.ts";
@@ -56,6 +56,7 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
       : memory.shares.get(key) ?? UNDRIVEN_SHARE ** filters.search.length;
     const first = deepBatch(batch, share < 1 ? DEPTH_MARGIN * (query.limit + 1) / share : 0);
     const sized = classBatches(memory, classes, { first, expected: (query.limit + 1) / share });
+    if (classes.length > 1) learnClassCounts(kv, memory);
     return {
       ...base([]),
       finalShare: share,
@@ -71,6 +72,18 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
             batch: sized[i],
           })
         ),
+    };
+  }
+
+  const named = soleName(filters);
+  if (named) {
+    // Its index holds the matches only, so it drives whatever the counters say, and a first
+    // list of a page's depth reads the page: no counter is worth a round trip.
+    return {
+      name: named.name,
+      estimate: 0,
+      wordsFromDocs: true,
+      streams: () => prefixStreams(named.prefixes, named.prefixes.map(() => query.limit + 1))(1),
     };
   }
 
@@ -94,6 +107,33 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   const streams = driver.streams(depth, widen(finalShare));
   const taken = early ? await adoptEarly(streams, early) : streams;
   return { ...driver, finalShare, learnShare, streams: () => taken };
+}
+
+/**
+ * The driver's name and prefixes of a query whose one filter is a city, region or country (with
+ * spots left or not): any other filter (payment, search, a place) leaves it to the counters.
+ */
+function soleName(
+  filters: PlanQuery["filters"],
+): { name: string; prefixes: Deno.KvKey[] } | null {
+  const { cityName, regionName, countryCode } = filters;
+  const others = filters.payment !== undefined || filters.search.length > 0 || filters.geo ||
+    filters.bbox;
+  const names = [cityName, regionName, countryCode].filter((n) => n !== undefined);
+  if (others || names.length !== 1) return null;
+  if (cityName !== undefined) {
+    return { name: "cityName", prefixes: [explore.byNamePrefix(cityName, "city")] };
+  }
+  if (regionName !== undefined) {
+    return {
+      name: "regionName",
+      prefixes: [
+        explore.byNamePrefix(regionName, "city"),
+        explore.byNamePrefix(regionName, "other"),
+      ],
+    };
+  }
+  return { name: "country", prefixes: [explore.byCountryPrefix(countryCode!)] };
 }
 
 /** Most a geo or bbox driver's first lists are deepened for the final check's expected share. */

@@ -9,6 +9,9 @@ import type { ExploreFilters } from "../../../domain/explore.ts";
 import { allPages, generateTasks, reference, writeTask } from "../explore_fixtures.ts";
 import { KeyGuard } from "../../../kv/api_keys/key_guard.ts";
 import { commitsAfter } from "../../../kv/api_keys/guarded_store.ts";
+import { exploreTasks } from "../../../kv/explore/newest_page.ts";
+import { explore } from "../../../kv/keyspace.ts";
+import { keyId } from "../../../kv/key_id.ts";
 
 Deno.test("explore's plan memory is bounded and keeps what was used last", async (t) => {
   await t.step("rule: counters past the bound forget the least recently used", () => {
@@ -92,6 +95,27 @@ Deno.test("a search by undriven words alone teaches the memory its share, and pa
   const share = memory.shares.get(key);
   assert.ok(share !== undefined && share > 0 && share <= 1, `share ${share}`);
   // Sized by the learned share, the pages still answer exactly.
+  const again = await allPages(kv, { filters, limit: 7 });
+  assert.deepEqual(again.items.map((i) => i.id), expected);
+});
+
+Deno.test("a page without filters teaches the memory the class counts: later pages list each class by its share", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const tasks = generateTasks(11, 300);
+  for (const task of tasks) await writeTask(kv, null, task);
+  const filters: ExploreFilters = { search: [] };
+  const expected = reference(tasks, filters).map((i) => i.id);
+  const memory = planMemory(kv);
+  const paid = keyId(explore.countByPayment("Paid"));
+  const first = await exploreTasks(kv, { filters, limit: 20 });
+  assert.deepEqual(first.items.map((i) => i.id), expected.slice(0, 20));
+  // Read beside the page, not waited for: here, wait until it is in.
+  for (let i = 0; i < 1000 && memory.counters.get(paid) === undefined; i++) await kv.get(["_"]);
+  assert.ok(memory.counters.get(paid)! > 0);
+  const next = await exploreTasks(kv, { filters, limit: 20 });
+  assert.deepEqual(next.items.map((i) => i.id), expected.slice(0, 20));
+  // Each class a page deep at first; then each by its share and a margin, fewer in all.
+  assert.ok(next.work.entries < first.work.entries, `${next.work.entries} < ${first.work.entries}`);
   const again = await allPages(kv, { filters, limit: 7 });
   assert.deepEqual(again.items.map((i) => i.id), expected);
 });

@@ -1,0 +1,89 @@
+/**
+ * Why explore is behind PostGIS on a kind where it is, and the next lever there: one note per
+ * family of kinds, without figures, so that it stays true run after run (the table beside it
+ * says by how much, and whether it still is).
+ */
+import { markdownTable } from "../lib/results.ts";
+import type { KindFigures } from "./peers_measure.ts";
+
+interface Note {
+  kinds: RegExp;
+  why: string;
+  lever: string;
+}
+
+const NOTES: Note[] = [
+  {
+    kinds: /^no filter$/,
+    why: "both read about a page of rows; explore lists the purges and both payment classes " +
+      "(three KV calls; each class by its share once the instance knows their counts, so half " +
+      "again the page in documents, each with all its words), PostgreSQL one B-tree range",
+    lever: "a page without search needs the cards, not the words the documents carry for the " +
+      "search check: cards in a newest-first list of their own (an entry more a task, in store)",
+  },
+  {
+    kinds: /^(cityName|countryCode)$/,
+    why: "both read about a page; explore's two KV calls in one round trip (the purges and the " +
+      "name's list), each crossing into SQLite, every entry's key and card deserialized, " +
+      "against one B-tree range in one backend",
+    lever: "the purges list rides every page: an instance watching a pending-purges count " +
+      "(kv.watch) would list them only when there are some, one call a page less; past that, " +
+      "Deno KV's cost per entry",
+  },
+  {
+    kinds: /common word/,
+    why: "the documents drive, newest first, each checked for the word: several documents " +
+      "read with all their words for each item shown; PostgreSQL filters its newest-first B-tree " +
+      "on the tsvector in place",
+    lever: "lighter documents for the check (the words as one string, not an array of strings " +
+      "each deserialized), or the word's own entries once it is common enough to pay",
+  },
+  {
+    kinds: /sparse area$/,
+    why: "few tasks spread over many cells and four layers: explore lists every layer's cells " +
+      "(a dozen lists, some refilled when a first batch fell short, a third round trip); " +
+      "GiST hands PostgreSQL the circle's few rows",
+    lever: "first lists sized by the finer counters of a sparse cell, so that a page reads each " +
+      "list once; nearest first, one point key space for every layer (a list per cell, not four)",
+  },
+  {
+    kinds: /^nearest/,
+    why: "PostgreSQL's KNN walks its GiST indexes best first inside one backend; explore walks " +
+      "geohash cells of four layers, a list per run of cells (a dozen or more a page), and reads " +
+      "twice the page's expected matches so that one batch holds it",
+    lever: "one point key space for every layer (a cell's tasks of every radius class in one " +
+      "range, a layout change with its reindex), or a tighter first reach paid by an occasional " +
+      "third round trip",
+  },
+  {
+    kinds: /antimeridian/,
+    why: "the box holds no task: explore reads every layer's counters of the box's cells on both " +
+      "sides (four getMany calls) to learn it is empty; PostgreSQL probes two GiST ranges",
+    lever: "a coarser counter per layer read first where the box spans many cells (one getMany " +
+      "instead of four), at the price of a round trip where it is not empty",
+  },
+  {
+    kinds: /./,
+    why: "explore's KV calls and entries against PostgreSQL's one plan",
+    lever: "fewer KV calls per page",
+  },
+];
+
+/** The kinds where explore is behind in p50 or in CPU, each with why and the next lever. */
+export function behindNotes(kinds: KindFigures[]): string {
+  const rows = kinds.flatMap((k) => {
+    const slower = k.explore.ms.p50 > k.postgis.ms.p50;
+    const dearer = k.explore.cpuUs.p50 > k.postgis.cpuUs.p50;
+    if (!slower && !dearer) return [];
+    const note = NOTES.find((n) => n.kinds.test(k.name))!;
+    const behind = slower && dearer ? "p50 and CPU" : slower ? "p50" : "CPU";
+    return [[k.name, behind, note.why, note.lever]];
+  });
+  if (rows.length === 0) return "Explore is behind PostGIS on no kind.";
+  return markdownTable(["kind", "explore behind on", "why", "next lever"], rows);
+}
+
+/** Who is ahead on one figure: the lower p50 (or CPU) wins, a tie goes to explore. */
+export function ahead(explore: number, postgis: number): string {
+  return explore <= postgis ? "explore" : "PostGIS";
+}
