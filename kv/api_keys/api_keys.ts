@@ -21,6 +21,7 @@ import { addEffects, applyRule, type RuledEffects } from "../effects.ts";
 import { scheduleKeyNotices } from "./key_notices.ts";
 import { apiKeys } from "../keyspace.ts";
 import { liveUserEntry } from "../users/users.ts";
+import { signalAccount } from "../live/signal.ts";
 import {
   archiveExpired,
   archiveRevoked,
@@ -242,6 +243,8 @@ export function changeApiKey<C>(
     op.set(apiKeys.version(userId), crypto.randomUUID())
       .set(apiKeys.changed(), userId)
       .set(apiKeys.guard(keyId), true);
+    // The key's open streams judge it again at once, wherever they are (kv/live/signal.ts).
+    signalAccount(op, userId);
     moveDigestIndex(op, { before: entry.value, after: next, expireIn });
     if (owner) op.check(owner);
     if (request.effects) {
