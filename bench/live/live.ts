@@ -19,7 +19,7 @@ const IDLE_STREAMS = 1000;
 const MiB = 1024 * 1024;
 const runsArg = Deno.args.find((a) => a.startsWith("--runs="));
 const RUNS = runsArg ? Number(runsArg.slice("--runs=".length)) : 3;
-// One mode alone (watch, poll or bare), printed and not written: to look again at one figure.
+// One mode alone (watch, poll or bare), written to live_<mode>.md: to look again at one figure.
 const ONLY = Deno.args.find((a) => a.startsWith("--only="))?.slice("--only=".length);
 
 interface Stats {
@@ -359,10 +359,11 @@ if (import.meta.main) {
     "renewals (ten leases an atomic every 15 s) are writes, not counted in reads.",
   ].join("\n");
   console.log(body);
-  if (ONLY) Deno.exit(0);
   const path = await writeResults({
-    name: "live",
-    command: `deno task bench:live${RUNS === 3 ? "" : ` --runs=${RUNS}`}`,
+    name: ONLY ? `live_${ONLY}` : "live",
+    command: `deno task bench:live${RUNS === 3 ? "" : ` --runs=${RUNS}`}${
+      ONLY ? ` --only=${ONLY}` : ""
+    }`,
     comparedWith: "the same instance holding no stream; Deno.serve alone; the goals of issue 42",
     body,
   });
