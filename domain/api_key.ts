@@ -15,6 +15,11 @@ const KEY_SHAPE = /^svc_[0-9a-f]{64}$/;
  * then dropped: nothing reads it but support looking into a revocation.
  */
 export const REVOKED_KEY_RETENTION_MS = 30 * 86_400_000;
+/**
+ * An expired key's record is kept this long after its expiry, out of the account's live keys:
+ * GET /keys still shows it as expired, and its value answers "expired at" rather than "unknown".
+ */
+export const EXPIRED_KEY_RETENTION_MS = 30 * 86_400_000;
 
 export const MAX_ACTIVE_KEYS = 10;
 export const MAX_KEY_DAYS = 365;

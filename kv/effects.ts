@@ -10,7 +10,8 @@
  * loop (an edit sees the stored record), `RuledEffects`: a pure domain rule with the data the
  * caller read for it, which the write applies to the record before and after (`applyRule`) each
  * round. A write that adds records of its own to the atomic (history, jobs) takes them the same
- * way.
+ * way, and so does a change's own record: a pure domain transition from the record read
+ * (domain/tasks/task_changes.ts, domain/api_key_changes.ts, domain/webhooks/webhook_changes.ts).
  */
 import type { Effects, EffectsRule } from "../domain/effects.ts";
 import { newEvent, selects, type WebhookEvent } from "../domain/webhooks/event.ts";

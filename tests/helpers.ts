@@ -156,13 +156,15 @@ export interface ServeOptions {
   deps?: Partial<Deps>;
   /** Runs the background jobs (webhook deliveries), stopped with the server. */
   jobs?: boolean;
+  /** The store (closed with the server), when a dep built beforehand needs it; else a fresh one. */
+  kv?: Deno.Kv;
 }
 
 /** The app on a real socket (127.0.0.1) over a fresh in-memory store: what only real HTTP shows. */
 export async function serveApp(
   options: ServeOptions = {},
 ): Promise<{ base: string; deps: Deps } & AsyncDisposable> {
-  const kv = await Deno.openKv(":memory:");
+  const kv = options.kv ?? await Deno.openKv(":memory:");
   const settings = testSettings(options.settings);
   const deps = await createDeps(kv, settings, options.deps);
   const jobs = options.jobs

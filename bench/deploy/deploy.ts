@@ -1,20 +1,21 @@
 /**
  * `deno task bench:deploy [--tasks=2000] [--samples=15]`: the KV round trips each request kind
  * waits for in sequence when every KV call is a network round trip, as on Deno Deploy
- * (kv/store/latency.ts at 0, 25 and 90 ms a call), through the real app (app.request) of a live
+ * (bench/lib/latency_app.ts at 0, 25 and 90 ms a call), through the real app (app.request) of a live
  * instance with its background jobs running, and of cold instances answering their first request.
  */
 import { benchSettings } from "../lib/service.ts";
 import { checkIndexLayout } from "../../kv/tasks/index_layout.ts";
-import { type RoundTrips, withLatency } from "../../kv/store/latency.ts";
+import { createDeps } from "../../routes/router/deps.ts";
 import { createApp } from "../../routes/app.ts";
-import { createDeps, instanceTimers } from "../../routes/router/deps.ts";
 import { generateTask } from "../datasets/explore_data.ts";
 import { queryKinds, queryString } from "../datasets/explore_data_queries.ts";
 import { loadTasks } from "../explore/explore_load.ts";
 import { benchTaskBody } from "../datasets/http_seed.ts";
 import { numberFlag as flag } from "../lib/flags.ts";
-import { loadAverage, markdownTable, writeResults } from "../lib/results.ts";
+import { latencyApp, TripSamples } from "../lib/latency_app.ts";
+import { type App, peer } from "../lib/send_json.ts";
+import { loadAverage, writeResults } from "../lib/results.ts";
 
 const TASKS = flag("tasks", 2000);
 const SAMPLES = flag("samples", 15);
@@ -27,51 +28,27 @@ const settings = benchSettings({
   KEY_CREATION_PER_MINUTE: 1_000_000,
   IDLE_AFTER_SECONDS: 3600,
 });
-const peer = { remoteAddr: { hostname: "203.0.113.7", port: 40000, transport: "tcp" } };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
-  const dir = await Deno.makeTempDir();
-  const raw = await Deno.openKv(`${dir}/kv.sqlite3`);
-  await checkIndexLayout(raw);
-  const slow = withLatency(raw, 0);
-  const deps = await createDeps(slow.kv, settings);
-  const app = createApp(deps);
-
-  type Init = RequestInit & { json?: unknown };
-
-  /** Sends a request to `target` and reads its whole body; a failure stops the bench. */
-  async function send(target: ReturnType<typeof createApp>, path: string, init: Init = {}) {
-    const headers = new Headers(init.headers);
-    let body = init.body;
-    if (init.json !== undefined) {
-      headers.set("Content-Type", "application/json");
-      body = JSON.stringify(init.json);
-    }
-    const res = await target.request(path, { ...init, headers, body }, peer);
-    const text = await res.text();
-    if (res.status >= 400) {
-      throw new Error(`${init.method ?? "GET"} ${path}: ${res.status} ${text}`);
-    }
-    return text ? JSON.parse(text) : null;
-  }
+  await using instance = await latencyApp(settings, checkIndexLayout);
+  const { raw, slow, deps, app, background, send, sendTo } = instance;
 
   console.log(`seeding ${AUTHORS} accounts and ${TASKS} tasks…`);
   const authors: string[] = [];
   let session = {};
   for (let a = 0; a < AUTHORS; a++) {
     const credentials = { email: `author${a}@example.com`, password: "deploy bench password" };
-    const user = await send(app, "/v1/users", {
+    const user = await send("/v1/users", {
       method: "POST",
       json: { ...credentials, firstName: `Author ${a}` },
     });
     authors.push(user.id);
     if (a === 0) {
-      const { token } = await send(app, "/v1/auth/token", { method: "POST", json: credentials });
+      const { token } = await send("/v1/auth/token", { method: "POST", json: credentials });
       session = { Authorization: `Bearer ${token}` };
     }
   }
-  const { key } = await send(app, "/api/v1/keys", {
+  const { key } = await send("/api/v1/keys", {
     method: "POST",
     headers: session,
     json: { name: "deploy", scopes: ["tasks:read", "tasks:write"], expiresInDays: 30 },
@@ -81,7 +58,7 @@ async function main() {
   /** Published tasks of several authors, the newest first. */
   const ids = Array.from({ length: 50 }, (_, k) => generateTask(TASKS - 1 - k, TASKS).id);
   const ownIds = ids.filter((_, k) => (TASKS - 1 - k) % AUTHORS === 0);
-  const firstPage = await send(app, "/api/v1/tasks?limit=20", { headers: keyed });
+  const firstPage = await send("/api/v1/tasks?limit=20", { headers: keyed });
   const cursor = (await app.request("/api/v1/tasks?limit=20", { headers: keyed }, peer)).headers
     .get("X-Next-Cursor");
   if (firstPage.length !== 20 || !cursor) throw new Error("the seeded user has too few tasks");
@@ -100,36 +77,36 @@ async function main() {
     !/500 km|region viewport|antimeridian/.test(kind.name)
   );
   const kinds: Kind[] = [
-    { name: "GET /tasks/:id, anonymous", run: (i) => send(app, `/api/v1/tasks/${ids[i % 50]}`) },
+    { name: "GET /tasks/:id, anonymous", run: (i) => send(`/api/v1/tasks/${ids[i % 50]}`) },
     {
       name: "GET /tasks/:id, anonymous, author not cached",
       before: () => deps.userCache.clear(),
-      run: (i) => send(app, `/api/v1/tasks/${ids[i % 50]}`),
+      run: (i) => send(`/api/v1/tasks/${ids[i % 50]}`),
     },
     {
       name: "GET /tasks/:id, API key",
-      run: (i) => send(app, `/api/v1/tasks/${ownIds[i % ownIds.length]}`, { headers: keyed }),
+      run: (i) => send(`/api/v1/tasks/${ownIds[i % ownIds.length]}`, { headers: keyed }),
     },
     {
       name: "GET /tasks (list page), API key",
-      run: () => send(app, "/api/v1/tasks", { headers: keyed }),
+      run: () => send("/api/v1/tasks", { headers: keyed }),
     },
     {
       name: "GET /tasks?cursor (page 2), API key",
-      run: () => send(app, `/api/v1/tasks?limit=20&cursor=${cursor}`, { headers: keyed }),
+      run: () => send(`/api/v1/tasks?limit=20&cursor=${cursor}`, { headers: keyed }),
     },
     {
       name: "GET /tasks/me/status, API key",
-      run: () => send(app, "/api/v1/tasks/me/status?limit=20", { headers: keyed }),
+      run: () => send("/api/v1/tasks/me/status?limit=20", { headers: keyed }),
     },
     {
       name: "GET /tasks (list page), session",
-      run: () => send(app, "/api/v1/tasks", { headers: session }),
+      run: () => send("/api/v1/tasks", { headers: session }),
     },
     {
       name: "POST /tasks (create), API key",
       run: () =>
-        send(app, "/api/v1/tasks", {
+        send("/api/v1/tasks", {
           method: "POST",
           headers: keyed,
           json: benchTaskBody(created++),
@@ -138,7 +115,7 @@ async function main() {
     {
       name: "POST /tasks with Idempotency-Key",
       run: () =>
-        send(app, "/api/v1/tasks", {
+        send("/api/v1/tasks", {
           method: "POST",
           headers: { ...keyed, "Idempotency-Key": `deploy-${created}` },
           json: benchTaskBody(created++),
@@ -147,7 +124,7 @@ async function main() {
     {
       name: "PATCH /tasks/:id, API key",
       run: (i) =>
-        send(app, `/api/v1/tasks/${ownIds[i % ownIds.length]}`, {
+        send(`/api/v1/tasks/${ownIds[i % ownIds.length]}`, {
           method: "PATCH",
           headers: keyed,
           json: { budget: 10 + (i % 50) },
@@ -155,12 +132,12 @@ async function main() {
     },
     ...explore.map((kind): Kind => ({
       name: `explore: ${kind.name}`,
-      run: (i) => send(app, `/api/v1/tasks/explore?${queryString(kind.queries[i])}`),
+      run: (i) => send(`/api/v1/tasks/explore?${queryString(kind.queries[i])}`),
     })),
     {
       name: "explore: geo 10 km, API key",
       run: (i) =>
-        send(app, `/api/v1/tasks/explore?${queryString(explore[1].queries[i])}`, {
+        send(`/api/v1/tasks/explore?${queryString(explore[1].queries[i])}`, {
           headers: keyed,
         }),
     },
@@ -169,24 +146,24 @@ async function main() {
       cold: true,
       run: (i) =>
         coldApp.then((fresh) =>
-          send(fresh, `/api/v1/tasks/${ownIds[i % ownIds.length]}`, { headers: keyed })
+          sendTo(fresh, `/api/v1/tasks/${ownIds[i % ownIds.length]}`, { headers: keyed })
         ),
     },
     {
       name: "cold instance: first request, API key (GET /tasks)",
       cold: true,
-      run: () => coldApp.then((fresh) => send(fresh, "/api/v1/tasks", { headers: keyed })),
+      run: () => coldApp.then((fresh) => sendTo(fresh, "/api/v1/tasks", { headers: keyed })),
     },
     {
       name: "cold instance: first request, anonymous (GET /tasks/:id)",
       cold: true,
-      run: (i) => coldApp.then((fresh) => send(fresh, `/api/v1/tasks/${ids[i % 50]}`)),
+      run: (i) => coldApp.then((fresh) => sendTo(fresh, `/api/v1/tasks/${ids[i % 50]}`)),
     },
   ];
 
   /** The app of a fresh instance, built outside the trace (its start-up reads are not a request's). */
-  let coldApp: Promise<ReturnType<typeof createApp>> = Promise.resolve(app);
-  async function freshInstance(): Promise<ReturnType<typeof createApp>> {
+  let coldApp: Promise<App> = Promise.resolve(app);
+  async function freshInstance(): Promise<App> {
     // As main.ts starts on Deploy without JWT_SECRET set: the secret and the layout are read first.
     const [fresh] = await Promise.all([
       createDeps(slow.kv, { ...settings, JWT_SECRET: undefined }),
@@ -196,31 +173,12 @@ async function main() {
   }
   const STARTUP = "cold instance: start-up before serving (main.ts: createDeps, index layout)";
 
-  interface Sample {
-    trips: RoundTrips;
-    ms: number;
-  }
-
-  const median = (values: number[]) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    return sorted[Math.floor((sorted.length - 1) / 2)];
-  };
-
-  const results = new Map<string, Map<number, Sample[]>>();
-  function record(name: string, delay: number, sample: Sample) {
-    const byDelay = results.get(name) ?? new Map<number, Sample[]>();
-    byDelay.set(delay, [...byDelay.get(delay) ?? [], sample]);
-    results.set(name, byDelay);
-  }
-  const background = instanceTimers(deps);
+  const results = new TripSamples(DELAYS);
   background.start();
   for (const delay of DELAYS) {
-    slow.delayMs = delay;
-    // A few background ticks at this latency, so that the instance's caches are as a live one's.
-    await sleep(1_000);
-    console.log(`${delay} ms a call…`);
+    await instance.settle(delay);
     // Every author read once, as a live instance's user cache holds the authors it serves.
-    for (const id of ids) await send(app, `/api/v1/tasks/${id}`);
+    for (const id of ids) await send(`/api/v1/tasks/${id}`);
     for (const kind of kinds) {
       for (let i = 0; i < SAMPLES + 2; i++) {
         kind.before?.();
@@ -228,45 +186,18 @@ async function main() {
           const started = performance.now();
           const boot = await slow.traced(freshInstance);
           coldApp = Promise.resolve(boot.value);
-          record(STARTUP, delay, { trips: boot.trips, ms: performance.now() - started });
+          results.record(STARTUP, delay, { trips: boot.trips, ms: performance.now() - started });
         }
         background.touch();
         const started = performance.now();
         const { trips } = await slow.traced(() => kind.run(i));
         const ms = performance.now() - started;
         // Two warm-ups for a live instance; every cold instance is a sample.
-        if (i >= 2 || kind.cold) record(kind.name, delay, { trips, ms });
+        if (i >= 2 || kind.cold) results.record(kind.name, delay, { trips, ms });
       }
     }
   }
-  await background.stop();
-  raw.close();
-  await Deno.remove(dir, { recursive: true });
-
-  const fmt = (n: number, digits = 1) => n.toFixed(digits);
-  const rows = [...results].map(([name, byDelay]) => {
-    const at = (delay: number) => byDelay.get(delay)!;
-    const trips = (delay: number) => at(delay).map((s) => s.trips.sequential);
-    const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
-    const ms = (delay: number) => median(at(delay).map((s) => s.ms));
-    return [
-      name,
-      ...DELAYS.map((d) =>
-        `${median(trips(d))} (${fmt(mean(trips(d)), 2)}, max ${Math.max(...trips(d))})`
-      ),
-      fmt(median(at(0).map((s) => s.trips.calls)), 0),
-      ...DELAYS.map((d) => fmt(ms(d))),
-      ...DELAYS.slice(1).map((d) => fmt((ms(d) - ms(0)) / d, 2)),
-    ];
-  });
-  const head = [
-    "request",
-    ...DELAYS.map((d) => `round trips at ${d} ms: median (mean, max)`),
-    "KV calls",
-    ...DELAYS.map((d) => `ms p50 at ${d}`),
-    ...DELAYS.slice(1).map((d) => `(ms − ms at 0) / ${d}`),
-  ];
-  const table = markdownTable(head, rows);
+  const table = results.table({ slopes: true });
   const body = [
     `${TASKS} tasks of ${AUTHORS} authors (bench/datasets/explore_data.ts's everyday tasks, loaded through`,
     "kv/), 2 warm-up requests then " +

@@ -21,6 +21,7 @@ import { createApp } from "../../routes/app.ts";
 import { createDeps, instanceTimers } from "../../routes/router/deps.ts";
 import { benchTaskBody } from "../datasets/http_seed.ts";
 import { writeResults } from "../lib/results.ts";
+import { type Init, sendJson } from "../lib/send_json.ts";
 import { numberFlag as flag } from "../lib/flags.ts";
 
 const SAMPLES = flag("samples", 50);
@@ -49,22 +50,7 @@ async function main() {
     webhooks: deliveryPolicy(deps.settings),
   });
   const app = createApp(deps);
-  const peer = { remoteAddr: { hostname: "203.0.113.7", port: 40000, transport: "tcp" } };
-
-  async function send(path: string, init: RequestInit & { json?: unknown } = {}) {
-    const headers = new Headers(init.headers);
-    let body = init.body;
-    if (init.json !== undefined) {
-      headers.set("Content-Type", "application/json");
-      body = JSON.stringify(init.json);
-    }
-    const res = await app.request(path, { ...init, headers, body }, peer);
-    const text = await res.text();
-    if (res.status >= 400) {
-      throw new Error(`${init.method ?? "GET"} ${path}: ${res.status} ${text}`);
-    }
-    return text ? JSON.parse(text) : null;
-  }
+  const send = (path: string, init?: Init) => sendJson(app, path, init);
 
   const password = "correct horse battery";
   await send("/v1/users", {

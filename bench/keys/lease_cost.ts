@@ -7,7 +7,8 @@
  * records: the rule before claim marks) in the same run.
  */
 import { meter } from "../../kv/store/meter.ts";
-import { SharedRateLimiter, SLICES } from "../../kv/rate_limit/rate_limit.ts";
+import { SharedRateLimiter } from "../../kv/rate_limit/rate_limit.ts";
+import { SLICES } from "../../kv/rate_limit/rate_limit_rules.ts";
 import { numberFlag } from "../lib/flags.ts";
 import { markdownTable, writeResults } from "../lib/results.ts";
 

@@ -1,17 +1,15 @@
 /**
  * `deno task bench:messages [--samples=15] [--large=1000]`: what conversations cost where every KV
- * call is a network round trip (kv/store/latency.ts, as bench/deploy/deploy.ts does: 0 and 25 ms a call),
- * through the real app of a live instance, beside `GET /tasks/:id` measured in the same run; the
- * store a 200-character message adds; and the conversations page at 10 and `--large`
+ * call is a network round trip (bench/lib/latency_app.ts, as bench:deploy uses: 0 and 25 ms a
+ * call), through the real app of a live instance, beside `GET /tasks/:id` measured in the same
+ * run; the store a 200-character message adds; and the conversations page at 10 and `--large`
  * conversations per account.
  */
 import { benchSettings } from "../lib/service.ts";
-import { type RoundTrips, withLatency } from "../../kv/store/latency.ts";
 import { encodedKeyBytes, encodedValueBytes } from "../../kv/store/limits.ts";
-import { createApp } from "../../routes/app.ts";
-import { createDeps, instanceTimers } from "../../routes/router/deps.ts";
 import { benchTaskBody } from "../datasets/http_seed.ts";
 import { numberFlag as flag } from "../lib/flags.ts";
+import { latencyApp, TripSamples } from "../lib/latency_app.ts";
 import { loadAverage, markdownTable, writeResults } from "../lib/results.ts";
 
 const SAMPLES = flag("samples", 15);
@@ -36,34 +34,10 @@ const settings = benchSettings({
   IDLE_AFTER_SECONDS: 3600,
   WEBHOOK_ALLOW_PRIVATE: "true",
 });
-const peer = { remoteAddr: { hostname: "203.0.113.7", port: 40000, transport: "tcp" } };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
-  const dir = await Deno.makeTempDir();
-  const raw = await Deno.openKv(`${dir}/kv.sqlite3`);
-  const slow = withLatency(raw, 0);
-  const deps = await createDeps(slow.kv, settings);
-  const app = createApp(deps);
-
-  type Init = RequestInit & { json?: unknown };
-
-  /** Sends a request and reads its whole body; a failure stops the bench. */
-  // deno-lint-ignore no-explicit-any
-  async function send(path: string, init: Init = {}): Promise<any> {
-    const headers = new Headers(init.headers);
-    let body = init.body;
-    if (init.json !== undefined) {
-      headers.set("Content-Type", "application/json");
-      body = JSON.stringify(init.json);
-    }
-    const res = await app.request(path, { ...init, headers, body }, peer);
-    const text = await res.text();
-    if (res.status >= 400) {
-      throw new Error(`${init.method ?? "GET"} ${path}: ${res.status} ${text}`);
-    }
-    return text ? JSON.parse(text) : null;
-  }
+  await using instance = await latencyApp(settings);
+  const { raw, slow, background, send } = instance;
 
   interface Account {
     id: string;
@@ -194,31 +168,18 @@ async function main() {
     },
   ];
 
-  interface Sample {
-    trips: RoundTrips;
-    ms: number;
-  }
-  const median = (values: number[]) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    return sorted[Math.floor((sorted.length - 1) / 2)];
-  };
-  const results = new Map<string, Map<number, Sample[]>>();
-  const background = instanceTimers(deps);
+  const results = new TripSamples(DELAYS);
   background.start();
   for (const delay of DELAYS) {
-    slow.delayMs = delay;
-    await sleep(1_000);
-    console.log(`${delay} ms a call…`);
+    await instance.settle(delay);
     for (const kind of kinds) {
-      const byDelay = results.get(kind.name) ?? new Map<number, Sample[]>();
-      results.set(kind.name, byDelay);
       for (let i = 0; i < SAMPLES + 2; i++) {
         const prepared = await kind.before?.();
         background.touch();
         const started = performance.now();
         const { trips } = await slow.traced(() => kind.run(prepared));
         const ms = performance.now() - started;
-        if (i >= 2) byDelay.set(delay, [...byDelay.get(delay) ?? [], { trips, ms }]);
+        if (i >= 2) results.record(kind.name, delay, { trips, ms });
       }
     }
   }
@@ -258,32 +219,10 @@ async function main() {
   slow.delayMs = 0;
   const quiet = await storePerMessage(false);
   const heard = await storePerMessage(true);
-  await background.stop();
-  raw.close();
-  await Deno.remove(dir, { recursive: true });
 
   const fmt = (n: number, digits = 1) => n.toFixed(digits);
-  const p50 = (name: string, delay: number) =>
-    median(results.get(name)!.get(delay)!.map((s) => s.ms));
-  const rows = [...results].map(([name, byDelay]) => {
-    const trips = (d: number) => byDelay.get(d)!.map((s) => s.trips.sequential);
-    const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
-    return [
-      name,
-      ...DELAYS.map((d) =>
-        `${median(trips(d))} (${fmt(mean(trips(d)), 2)}, max ${Math.max(...trips(d))})`
-      ),
-      fmt(median(byDelay.get(0)!.map((s) => s.trips.calls)), 0),
-      ...DELAYS.map((d) => fmt(p50(name, d))),
-    ];
-  });
-  const head = [
-    "request",
-    ...DELAYS.map((d) => `round trips at ${d} ms: median (mean, max)`),
-    "KV calls",
-    ...DELAYS.map((d) => `ms p50 at ${d}`),
-  ];
-  const table = markdownTable(head, rows);
+  const p50 = (name: string, delay: number) => results.p50(name, delay);
+  const table = results.table();
   const smallPage = "GET /conversations, 10 conversations";
   const largePage = `GET /conversations, ${LARGE} conversations`;
   const flat = markdownTable(

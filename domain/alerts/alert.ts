@@ -152,3 +152,17 @@ export function alertCriteria(filters: AlertFilters): AlertCriteria {
   if (minBudget !== undefined) criteria.minBudget = minBudget;
   return criteria;
 }
+
+/**
+ * An alert's edit at `at`, as a pure transition from the stored alert: the members given replace
+ * its own. kv runs it again on the fresh alert after a concurrent change, so no edit is lost.
+ */
+export function editedAlert(patch: AlertPatch, at: string): (alert: AlertRecord) => AlertRecord {
+  return (alert) => ({
+    ...alert,
+    name: patch.name ?? alert.name,
+    filters: patch.filters ?? alert.filters,
+    enabled: patch.enabled ?? alert.enabled,
+    updatedAt: at,
+  });
+}

@@ -15,12 +15,23 @@ export const MAX_STREAMS = 5;
 export const STREAM_MAX_MS = 3600_000;
 /** A comment line at least this often keeps proxies and clients from timing the stream out. */
 export const HEARTBEAT_MS = 15_000;
+/**
+ * A stream silent for HEARTBEAT_MS less this sends its comment: room for the hub's once-a-second
+ * look and a late timer on a loaded machine, so the client never waits HEARTBEAT_MS.
+ */
+export const HEARTBEAT_SLACK_MS = 5_000;
 /** A stream's lease runs out this long after its last renewal (a dead process's streams free). */
 export const STREAM_LEASE_MS = 45_000;
 /** Leases are renewed this often, three times within a lease. */
 export const LEASE_RENEW_MS = 15_000;
-/** Where the store's watch is missing, fails or misses other processes: one poll this often. */
+/**
+ * Where the store's watch is missing, fails or misses other processes: one poll of the signals
+ * this often. Delivery takes at most this, then one poll's and one delivery's work: well within
+ * DELIVERY_BOUND_MS.
+ */
 export const POLL_INTERVAL_MS = 250;
+/** An event reaches every open stream of its account within this of its commit. */
+export const DELIVERY_BOUND_MS = 1_000;
 /**
  * Bytes a stream may hold unsent: past this the client is not reading, and the stream is
  * ended (it resumes by Last-Event-ID); one event's frame always fits.

@@ -25,8 +25,6 @@ import { WindowView } from "./window_view.ts";
 
 import type { GiveBack, Grant, Lease, LeaseRules } from "./lease_ledger_types.ts";
 
-export type { GiveBack, Grant, Lease, LeaseRules };
-
 /** One subject's leases and its last view of the shared window. */
 export class LeaseLedger {
   /** The window's slots as last read, plus this instance's grants and give-backs since. */

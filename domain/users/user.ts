@@ -87,3 +87,18 @@ export function toPublicProfile(user: UserRecord): PublicProfile {
 export function toPrivateProfile(user: UserRecord): PrivateProfile {
   return { ...toPublicProfile(user), email: user.email, updatedAt: user.updatedAt };
 }
+
+/**
+ * A profile edit at `at`, as a pure transition from the stored user: the members given replace
+ * theirs (null clears a last name or picture). kv runs it again on the fresh user after a
+ * concurrent change, so no edit is lost.
+ */
+export function editedUser(update: UserUpdate, at: string): <T extends UserRecord>(user: T) => T {
+  return (user) => ({
+    ...user,
+    firstName: update.firstName ?? user.firstName,
+    lastName: update.lastName === undefined ? user.lastName : update.lastName,
+    profilePic: update.profilePic === undefined ? user.profilePic : update.profilePic,
+    updatedAt: at,
+  });
+}

@@ -3,6 +3,7 @@
  * endpoint hears a type only while the caller that chose its URL and events may read it.
  */
 import type { Principal, Scope } from "../auth.ts";
+import { AppError } from "../errors.ts";
 import type { EventType } from "./event.ts";
 
 /** What reading an event's data takes: a session, a scope, or nothing beyond the endpoint. */
@@ -86,4 +87,27 @@ export function firstUnreadable(
     if (needs !== null) return { type: type as EventType, needs };
   }
   return null;
+}
+
+/**
+ * The grantor an endpoint records for `principal` selecting `events`, who must be able to read
+ * every type selected (`["*"]` means those it may): 403 naming what is missing.
+ */
+export function grantorFor(principal: Principal, events: readonly string[]): Grantor {
+  const unreadable = firstUnreadable(grantOf(principal), events);
+  if (unreadable?.needs === "session") {
+    throw new AppError(
+      "SESSION_REQUIRED",
+      `Only a session token may subscribe to ${unreadable.type}: API key events are for sessions`,
+      { scope: "session" },
+    );
+  }
+  if (unreadable) {
+    throw new AppError(
+      "SCOPE_INSUFFICIENT",
+      `This API key lacks the scope ${unreadable.needs}, needed to receive ${unreadable.type}`,
+      { scope: unreadable.needs },
+    );
+  }
+  return grantorOf(principal);
 }

@@ -80,6 +80,7 @@ export function changeAlert(
   request: {
     userId: string;
     alertId: string;
+    /** Domain's pure transition from the stored alert (`editedAlert`), run again each round. */
     change: (alert: AlertRecord) => AlertRecord;
   },
 ): Promise<StoredAlert> {

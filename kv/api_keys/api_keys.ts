@@ -1,6 +1,9 @@
 /**
  * API keys in KV: records per account, a digest index for authentication, and a per-account
  * version key that every change bumps, which serializes creations so the 10-key limit is exact.
+ * A change takes the key it writes as domain's pure transition from the key it reads inside its
+ * check-and-retry loop (domain/api_key_changes.ts), and what it raises as domain's rule: data
+ * built by the caller, never a callback into it.
  */
 import {
   type ApiKeyRecord,
@@ -8,9 +11,9 @@ import {
   type KeyMatch,
   matchDigest,
   MAX_ACTIVE_KEYS,
-  REVOKED_KEY_RETENTION_MS,
 } from "../../domain/api_key.ts";
 import { accountGone, AppError } from "../../domain/errors.ts";
+import { type KeyTransition, revokedKey } from "../../domain/api_key_changes.ts";
 import { deleteUsage } from "./api_key_usage.ts";
 import { atomically, commit } from "../commit.ts";
 import type { Effects } from "../../domain/effects.ts";
@@ -18,21 +21,25 @@ import { addEffects, applyRule, type RuledEffects } from "../effects.ts";
 import { scheduleKeyNotices } from "./key_notices.ts";
 import { apiKeys } from "../keyspace.ts";
 import { liveUserEntry } from "../users/users.ts";
+import { signalAccount } from "../live/signal.ts";
+import {
+  archiveExpired,
+  archiveRevoked,
+  expiredKeep,
+  findKeyRecord,
+  listExpired,
+  pickRecord,
+} from "./key_records.ts";
 
 const CONFLICT = "The account's keys changed too often to complete; try again";
 
-/** Revoked records still among an account's keys (stored before they were moved) moved per creation. */
+/** Revoked and long-expired records still among an account's keys moved per creation. */
 const MOVED_PER_CREATION = 100;
 
-/**
- * Adds to `op` the move of a revoked record out of the account's keys, kept until
- * `REVOKED_KEY_RETENTION_MS` after its revocation (at least a minute more).
- */
-function archiveRevoked(op: Deno.AtomicOperation, key: ApiKeyRecord, now: number) {
-  const left = Date.parse(key.revokedAt!) + REVOKED_KEY_RETENTION_MS - now;
-  op.delete(apiKeys.record(key.userId, key.id))
-    .set(apiKeys.revoked(key.userId, key.id), key, { expireIn: Math.max(left, 60_000) });
-}
+// An expired record is moved by its expiry job; one still among the account's keys a day after
+// its expiry (stored before the job moved records, or whose notice ran before) is moved by the
+// next key creation. The job reads both places, so a move of either kind never loses a notice.
+const SWEPT_AFTER_EXPIRY_MS = 86_400_000;
 
 /**
  * Every key record among the account's keys: the live and expired ones, and revoked ones stored
@@ -76,9 +83,15 @@ export function createApiKey(
       .set(apiKeys.record(key.userId, key.id), key)
       .set(apiKeys.byDigest(key.digest), { userId: key.userId, keyId: key.id })
       .set(apiKeys.version(key.userId), crypto.randomUUID());
-    // Revoked records left by an older version leave the hot path here, a bounded batch a time.
-    const revoked = all.filter((k) => k.revokedAt !== null).slice(0, MOVED_PER_CREATION);
-    for (const old of revoked) archiveRevoked(op, old, now);
+    // Revoked and expired records left by an older version leave the hot path here, a bounded
+    // batch a time.
+    const stale = all.filter((k) =>
+      k.revokedAt !== null || Date.parse(k.expiresAt) + SWEPT_AFTER_EXPIRY_MS <= now
+    ).slice(0, MOVED_PER_CREATION);
+    for (const old of stale) {
+      if (old.revokedAt !== null) archiveRevoked(op, old, now);
+      else archiveExpired(op, old);
+    }
     scheduleKeyNotices(op, key, now);
     if (options.effects) {
       await addEffects(kv, op, { ...options.effects, userId: key.userId, now });
@@ -87,10 +100,10 @@ export function createApiKey(
   });
 }
 
-/** The account's keys that are not revoked, newest first. */
+/** The account's keys that are not revoked, the expired ones still kept included, newest first. */
 export async function listApiKeys(kv: Deno.Kv, userId: string): Promise<ApiKeyRecord[]> {
-  return (await listAll(kv, userId))
-    .filter((k) => k.revokedAt === null)
+  const [live, expired] = await Promise.all([listAll(kv, userId), listExpired(kv, userId)]);
+  return [...live.filter((k) => k.revokedAt === null), ...expired]
     .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
 }
 
@@ -100,7 +113,7 @@ export async function getApiKey(
   userId: string,
   keyId: string,
 ): Promise<ApiKeyRecord | null> {
-  const entry = await kv.get<ApiKeyRecord>(apiKeys.record(userId, keyId));
+  const { entry } = await findKeyRecord(kv, userId, keyId);
   return entry.value && entry.value.revokedAt === null ? entry.value : null;
 }
 
@@ -124,11 +137,14 @@ export async function findApiKeyByDigest(
   if (!ref.value) return null;
   // What else the request will need of the key's owner and budget can be read beside its record.
   onRef(ref.value);
-  // The record and its guard in one read: the guard's versionstamp is that of this record.
-  const [entry, guard] = await kv.getMany<[ApiKeyRecord, unknown]>([
+  // The record (live or moved as expired) and its guard in one read: the guard's versionstamp
+  // is that of this record.
+  const [live, guard, expired] = await kv.getMany<[ApiKeyRecord, unknown, ApiKeyRecord]>([
     apiKeys.record(ref.value.userId, ref.value.keyId),
     apiKeys.guard(ref.value.keyId),
+    apiKeys.expired(ref.value.userId, ref.value.keyId),
   ]);
+  const { entry } = pickRecord([live, expired]);
   const match = entry.value ? matchDigest(entry.value, digest) : null;
   return match && { ...match, versionstamp: guard.versionstamp };
 }
@@ -149,7 +165,11 @@ function indexedDigests(key: ApiKeyRecord): string[] {
  * deleted, a new value is indexed (checked unused), and a value that just became the previous
  * one is re-indexed with an expiry after its deadline.
  */
-function moveDigestIndex(op: Deno.AtomicOperation, before: ApiKeyRecord, after: ApiKeyRecord) {
+function moveDigestIndex(
+  op: Deno.AtomicOperation,
+  change: { before: ApiKeyRecord; after: ApiKeyRecord; expireIn?: number },
+) {
+  const { before, after } = change;
   const ref = { userId: after.userId, keyId: after.id };
   const kept = indexedDigests(after);
   for (const digest of indexedDigests(before)) {
@@ -157,7 +177,7 @@ function moveDigestIndex(op: Deno.AtomicOperation, before: ApiKeyRecord, after: 
   }
   if (kept.includes(after.digest) && after.digest !== before.digest) {
     op.check({ key: apiKeys.byDigest(after.digest), versionstamp: null })
-      .set(apiKeys.byDigest(after.digest), ref);
+      .set(apiKeys.byDigest(after.digest), ref, { expireIn: change.expireIn });
   }
   const previous = after.previousDigest;
   if (previous && kept.includes(previous) && previous !== (before.previousDigest ?? null)) {
@@ -178,19 +198,20 @@ function moveDigestIndex(op: Deno.AtomicOperation, before: ApiKeyRecord, after: 
 export function updateApiKey(
   kv: Deno.Kv,
   ref: { userId: string; keyId: string },
-  change: (key: ApiKeyRecord) => ApiKeyRecord,
+  change: KeyTransition,
 ): Promise<ApiKeyRecord | null> {
   return changeApiKey(kv, { ...ref, change });
 }
 
 /**
- * A change of one key, and what it raises (event, security log entry): domain's rule over the
- * stored key and the key after, with the data the caller read for it.
+ * A change of one key: domain's transition from the stored key (domain/api_key_changes.ts), run
+ * again on the fresh key each round, and what it raises (event, security log entry): domain's
+ * rule over the stored key and the key after, with the data the caller read for it.
  */
 export interface ApiKeyChange<C> {
   userId: string;
   keyId: string;
-  change: (key: ApiKeyRecord) => ApiKeyRecord;
+  change: KeyTransition;
   effects?: RuledEffects<ApiKeyRecord, C>;
 }
 
@@ -201,7 +222,7 @@ export function changeApiKey<C>(
 ): Promise<ApiKeyRecord | null> {
   const { userId, keyId, change } = request;
   return atomically<ApiKeyRecord | null>(CONFLICT, async () => {
-    const entry = await kv.get<ApiKeyRecord>(apiKeys.record(userId, keyId));
+    const { entry, moved } = await findKeyRecord(kv, userId, keyId);
     if (!entry.value || entry.value.revokedAt !== null) return { value: null };
     const next = change(entry.value);
     // A key that stays alive (a new value, name or whitelist) is a credential write: checked
@@ -214,12 +235,17 @@ export function changeApiKey<C>(
     // copies and requests in flight watch.
     const op = kv.atomic().check(entry);
     // A revoked key leaves the account's keys: key creation and GET /keys list live ones only.
+    // An expired one already moved stays with the expired keys, with what is left of its time.
+    const expireIn = moved ? expiredKeep(next) : undefined;
     if (next.revokedAt !== null) archiveRevoked(op, next, Date.parse(next.revokedAt));
+    else if (moved) op.set(apiKeys.expired(userId, keyId), next, { expireIn });
     else op.set(apiKeys.record(userId, keyId), next);
     op.set(apiKeys.version(userId), crypto.randomUUID())
       .set(apiKeys.changed(), userId)
       .set(apiKeys.guard(keyId), true);
-    moveDigestIndex(op, entry.value, next);
+    // The key's open streams judge it again at once, wherever they are (kv/live/signal.ts).
+    signalAccount(op, userId);
+    moveDigestIndex(op, { before: entry.value, after: next, expireIn });
     if (owner) op.check(owner);
     if (request.effects) {
       await addEffects(kv, op, { ...applyRule(request.effects, entry.value, next), userId });
@@ -231,11 +257,7 @@ export function changeApiKey<C>(
 /** Revokes every key of an account at once (account deletion), and drops their figures. */
 export async function revokeAllApiKeys(kv: Deno.Kv, userId: string, now: number) {
   for (const key of await listApiKeys(kv, userId)) {
-    await updateApiKey(
-      kv,
-      { userId, keyId: key.id },
-      (k) => ({ ...k, revokedAt: new Date(now).toISOString() }),
-    );
+    await updateApiKey(kv, { userId, keyId: key.id }, revokedKey(now));
     await deleteUsage(kv, key.id);
   }
 }

@@ -1,7 +1,8 @@
 /**
  * API key expiry notices: `api_key.expiring` 7 days and 1 day before a key expires, and
  * `api_key.expired` when it does (an event and a security log entry). Their jobs are written with
- * the key's creation, each due at its notice's time, however far ahead.
+ * the key's creation, each due at its notice's time, however far ahead. The expiry's job also
+ * moves the record out of the account's live keys (kv/api_keys/key_records.ts).
  */
 import { type ApiKeyRecord, toMetadata } from "../../domain/api_key.ts";
 import type { EventType } from "../../domain/webhooks/event.ts";
@@ -10,7 +11,8 @@ import { atomically } from "../commit.ts";
 import { addEffects } from "../effects.ts";
 import { addJob } from "../jobs/schedule.ts";
 import type { JobContext, JobOutcome, JobPayload, KeyNotice } from "../jobs/types.ts";
-import { apiKeys, keyNotices } from "../keyspace.ts";
+import { keyNotices } from "../keyspace.ts";
+import { archiveExpired, pickRecord, recordPlaces } from "./key_records.ts";
 
 const DAY = 86_400_000;
 
@@ -30,7 +32,10 @@ export function scheduleKeyNotices(op: Deno.AtomicOperation, key: ApiKeyRecord, 
   }
 }
 
-/** Job handler of `api_key_notice`: raises the notice once, for a key still expiring then. */
+/**
+ * Job handler of `api_key_notice`: raises the notice once, for a key still expiring then; at the
+ * expiry, moves the record to the expired keys (also when an older version raised the notice).
+ */
 export async function keyNotice(
   ctx: JobContext,
   message: Extract<JobPayload, { kind: "api_key_notice" }>,
@@ -42,15 +47,20 @@ export async function keyNotice(
   const spec = NOTICES.find((n) => n.notice === message.notice);
   if (!spec) return;
   await atomically("The key changed too often to raise its notice", async () => {
-    const [entry, sent] = await kv.getMany<[ApiKeyRecord, boolean]>([
-      apiKeys.record(message.userId, message.keyId),
+    const [live, expired, sent] = await kv.getMany<[ApiKeyRecord, ApiKeyRecord, boolean]>([
+      ...recordPlaces(message.userId, message.keyId),
       keyNotices.sent(message.keyId, message.notice),
     ]);
+    const { entry, moved } = pickRecord([live, expired]);
     const key = entry.value;
-    if (!key || key.revokedAt !== null || sent.value) return { value: undefined };
+    if (!key || key.revokedAt !== null) return { value: undefined };
     if (Date.parse(key.expiresAt) - spec.before !== message.dueAt) return { value: undefined };
-    const op = kv.atomic().check(entry).check(sent)
-      .set(keyNotices.sent(message.keyId, message.notice), true, { expireIn: 400 * DAY });
+    const move = spec.notice === "expired" && !moved;
+    if (sent.value && !move) return { value: undefined };
+    const op = kv.atomic().check(entry).check(sent);
+    if (move) archiveExpired(op, key);
+    if (sent.value) return { value: undefined, op };
+    op.set(keyNotices.sent(message.keyId, message.notice), true, { expireIn: 400 * DAY });
     await addEffects(kv, op, {
       userId: key.userId,
       now,

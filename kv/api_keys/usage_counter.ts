@@ -8,7 +8,7 @@
 import { bucketStart, type Outcome, outcomeOf, type UsageUnit } from "../../domain/usage.ts";
 import { pruneUsage } from "./api_key_usage.ts";
 import { apiKeyUsage } from "../keyspace.ts";
-import type { FlushRider } from "../rate_limit/rate_limit.ts";
+import type { FlushRider } from "../rate_limit/rate_limit_rules.ts";
 
 interface Pending {
   keyId: string;

@@ -9,6 +9,12 @@ export const apiKeys = {
    * `REVOKED_KEY_RETENTION_MS`, then dropped by KV's expiry.
    */
   revoked: (userId: string, keyId: string): Deno.KvKey => ["api_keys_revoked", userId, keyId],
+  /**
+   * An expired key's record (not revoked), moved out of the account's keys by its expiry job and
+   * kept `EXPIRED_KEY_RETENTION_MS` after its expiry, then dropped by KV's expiry.
+   */
+  expired: (userId: string, keyId: string): Deno.KvKey => ["api_keys_expired", userId, keyId],
+  expiredPrefix: (userId: string): Deno.KvKey => ["api_keys_expired", userId],
   /** Bumped on every change to an account's keys: serializes creation, invalidates caches. */
   version: (userId: string): Deno.KvKey => ["api_keys_version", userId],
   /** Rewritten by every change that matters to authentication; instances poll it (key cache). */

@@ -1,4 +1,7 @@
-/** Live event keys: the per-account event log, its sequence, stream tickets and stream leases. */
+/**
+ * Live event keys: the per-account event log, its sequence, the store-wide change signals,
+ * stream tickets and stream leases.
+ */
 
 export const live = {
   /**
@@ -12,6 +15,12 @@ export const live = {
    * process watches or polls to learn that something was raised.
    */
   raised: (userId: string): Deno.KvKey => ["live_raised", userId],
+  /**
+   * One of a few store-wide marks (kv/live/signal.ts picks an account's), rewritten blind by
+   * every atomic that raises an event for an account of its shard or changes one of its stream
+   * credentials: what each process watches or polls, instead of a key per account.
+   */
+  signal: (shard: number): Deno.KvKey => ["live_signal", shard],
   /** The account's last sequence number given; checked by every sequencing atomic. */
   head: (userId: string): Deno.KvKey => ["live_heads", userId],
   /** The account's event log in the order streams send it. */

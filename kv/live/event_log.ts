@@ -8,6 +8,7 @@ import { LOG_RETENTION_MS, PENDING_RETENTION_MS } from "../../domain/live/live_r
 import { eventUlid, type WebhookEvent } from "../../domain/webhooks/event.ts";
 import { live } from "../keyspace.ts";
 import { readEventBody, writeEventBody } from "../webhooks/webhook_event_bodies.ts";
+import { signalAccount } from "./signal.ts";
 
 /** An event as the log keeps it: its id, type, and its body's UTF-8 (null: in the body store). */
 export interface LogRecord {
@@ -34,12 +35,13 @@ const raisedIn = new WeakMap<Deno.AtomicOperation, Set<string>>();
 /** What logging one event adds to an atomic, for callers that budget their atomics. */
 export function logCost(bodyBytes: number): { mutations: number; bytes: number } {
   const parts = bodyBytes > INLINE_BODY_BYTES ? Math.ceil(bodyBytes / 60_000) : 0;
-  return { mutations: 2 + parts, bytes: bodyBytes + 256 };
+  return { mutations: 3 + parts, bytes: bodyBytes + 256 };
 }
 
 /**
  * Adds `event`, raised for `userId`, to the log in `op` (the change's own atomic): its pending
- * entry and the account's `raised` mark, which processes with streams of the account watch.
+ * entry, the account's `raised` mark (what its feeds compare), and its shard's signal (what
+ * processes with streams watch or poll).
  */
 export function logEvent(
   op: Deno.AtomicOperation,
@@ -62,6 +64,7 @@ export function logEvent(
   if (accounts.has(userId)) return;
   accounts.add(userId);
   op.set(live.raised(userId), ulid, { expireIn: LOG_RETENTION_MS + 3600_000 });
+  signalAccount(op, userId);
 }
 
 /** The JSON text of a logged event's body (the webhook body), or null once it has expired. */

@@ -1,8 +1,8 @@
 /**
  * One account's events as this process learns them, shared by all of the account's streams here:
- * one watch (or a place in the hub's one poll) of the account's `raised` and `head` keys and its
- * streams' credential keys, one sequencing pass and one log read per change, handed to every
- * stream in order.
+ * when the process's hub sees the account's signal shard move (kv/live/signal.ts), it reads the
+ * account's `raised` mark and its streams' credential keys and hands them here; then one
+ * sequencing pass and one log read per change, handed to every stream in order.
  */
 import { live } from "../keyspace.ts";
 import { getEntries } from "../store/get_all.ts";
@@ -22,12 +22,6 @@ export interface FeedListener {
   credentialSeen(entry: Deno.KvEntryMaybe<unknown>): void;
 }
 
-/** How the feed learns of changes: a watch, a poll, or both (a watch that misses other processes). */
-export interface FeedMode {
-  watch: boolean;
-  poll: boolean;
-}
-
 /** Log pages read per delivery at most (each delivery reads what was placed since the last). */
 const PAGE = 500;
 
@@ -38,44 +32,37 @@ export class AccountFeed {
   #seen: number | null = null;
   /** The versionstamp of `raised` that the last sequencing covered. */
   #covers: string | null | undefined = undefined;
-  #headStamp: string | null | undefined = undefined;
   readonly #listeners = new Set<FeedListener>();
   #serial: Promise<void> = Promise.resolve();
   #queued = false;
   #closed = false;
-  #watch: ReadableStream<Deno.KvEntryMaybe<unknown>[]> | null = null;
-  #mode: FeedMode;
-  /** Reads made by this feed (watch answers apart): what an idle account costs. */
+  /** Reads made by this feed (the hub's wake reads apart). */
   reads = 0;
 
   constructor(
     readonly kv: Deno.Kv,
     readonly userId: string,
-    mode: FeedMode,
     readonly onError: (what: string, error: unknown) => void,
-  ) {
-    this.#mode = { ...mode };
-  }
+  ) {}
 
   get size(): number {
     return this.#listeners.size;
   }
 
-  get mode(): FeedMode {
-    return { ...this.#mode };
+  get closed(): boolean {
+    return this.#closed;
   }
 
-  /** True while the feed is polled (its process's hub reads every polled feed's keys at once). */
-  get polled(): boolean {
-    return this.#mode.poll && !this.#closed;
-  }
-
-  /** The keys watched or polled: the account's two, then each credential key once. */
+  /**
+   * The keys the hub reads when the account's shard moves: its `raised` mark, then each
+   * credential key once. (The head needs no look: a sequencing pass reads it after its list,
+   * so whatever another process placed is seen by this one's next pass.)
+   */
   keys(): Deno.KvKey[] {
-    const keys = new Map<string, Deno.KvKey>();
-    for (const key of [live.raised(this.userId), live.head(this.userId)]) {
-      keys.set(keyText(key), key);
-    }
+    const keys = new Map<string, Deno.KvKey>([[
+      keyText(live.raised(this.userId)),
+      live.raised(this.userId),
+    ]]);
     for (const l of this.#listeners) keys.set(keyText(l.credentialKey), l.credentialKey);
     return [...keys.values()];
   }
@@ -89,7 +76,6 @@ export class AccountFeed {
       await this.#advance(true);
       this.#listeners.add(listener);
       joined(this.#seen!);
-      this.#restartWatch();
     });
   }
 
@@ -103,14 +89,12 @@ export class AccountFeed {
   }
 
   leave(listener: FeedListener) {
-    if (!this.#listeners.delete(listener)) return;
-    if (this.#listeners.size > 0) this.#restartWatch();
+    this.#listeners.delete(listener);
   }
 
-  /** Stops watching and polling (the last stream left, or shutdown). */
+  /** Stops (the last stream left, or shutdown). */
   close() {
     this.#closed = true;
-    this.#stopWatch();
   }
 
   #run(task: () => Promise<void>): Promise<void> {
@@ -119,22 +103,19 @@ export class AccountFeed {
     return run;
   }
 
-  /** The keys as the poll read them. */
-  pollRead(entries: Deno.KvEntryMaybe<unknown>[]) {
-    if (!this.#closed) this.#changed(entries);
-  }
-
-  /** A change seen by the watch or the poll: one pass, however many changes come meanwhile. */
-  #changed(entries: Deno.KvEntryMaybe<unknown>[]) {
+  /**
+   * The keys (`keys()`) as the hub read them after the shard moved: one pass when something was
+   * raised, however many moves come meanwhile; credential keys handed to their streams.
+   */
+  seen(entries: Deno.KvEntryMaybe<unknown>[]) {
+    if (this.#closed) return;
     const byKey = new Map(entries.map((e) => [keyText(e.key), e]));
     for (const l of this.#listeners) {
       const entry = byKey.get(keyText(l.credentialKey));
       if (entry) l.credentialSeen(entry);
     }
     const raised = byKey.get(keyText(live.raised(this.userId)));
-    const head = byKey.get(keyText(live.head(this.userId)));
-    const moved = raised?.versionstamp !== this.#covers || head?.versionstamp !== this.#headStamp;
-    if (!moved || this.#queued) return;
+    if (raised?.versionstamp === this.#covers || this.#queued) return;
     this.#queued = true;
     this.#run(async () => {
       this.#queued = false;
@@ -154,7 +135,6 @@ export class AccountFeed {
     ]);
     this.reads++;
     let head = headEntry.value?.seq ?? 0;
-    this.#headStamp = headEntry.versionstamp;
     if (always || raised.versionstamp !== this.#covers) {
       const placed = await sequencePending(this.kv, this.userId);
       this.reads += 2;
@@ -185,44 +165,5 @@ export class AccountFeed {
       listeners.forEach((l, i) => l.deliver(events, credentials[i]));
       this.#seen = events[events.length - 1].seq;
     }
-  }
-
-  #stopWatch() {
-    const watch = this.#watch;
-    this.#watch = null;
-    watch?.cancel().catch(() => {});
-  }
-
-  /** A watch of the current keys (a stream joined or left: its credential key is in or out). */
-  #restartWatch() {
-    if (!this.#mode.watch || this.#closed) return;
-    this.#stopWatch();
-    let stream: ReadableStream<Deno.KvEntryMaybe<unknown>[]>;
-    try {
-      stream = this.kv.watch(this.keys());
-    } catch (error) {
-      this.#watchFailed(error);
-      return;
-    }
-    this.#watch = stream;
-    (async () => {
-      try {
-        for await (const entries of stream) {
-          if (this.#watch !== stream) return;
-          this.#changed(entries);
-        }
-        if (this.#watch === stream && !this.#closed) throw new Error("the watch ended");
-      } catch (error) {
-        if (this.#watch === stream && !this.#closed) this.#watchFailed(error);
-      }
-    })();
-  }
-
-  /** Where the watch fails, the feed polls instead, within the same bound. */
-  #watchFailed(error: unknown) {
-    this.onError("live watch (polling instead)", error);
-    this.#watch = null;
-    this.#mode.watch = false;
-    this.#mode.poll = true;
   }
 }

@@ -45,7 +45,13 @@ export async function sequencePending(kv: Deno.Kv, userId: string): Promise<Sequ
     for await (
       const entry of kv.list<LogRecord>({ prefix: live.pendingPrefix(userId) }, { limit: BATCH })
     ) pending.push(entry);
-    if (pending.length === 0) return { head: seq, covers: raised.versionstamp };
+    if (pending.length === 0) {
+      // Nothing left to place, but another sequencer may have placed what was pending after
+      // the head above was read: the head read after the list covers it. Feeds then need no
+      // word of other processes' sequencing, only of raising (kv/live/signal.ts).
+      const after = await kv.get<Head>(live.head(userId));
+      return { head: after.value?.seq ?? 0, covers: raised.versionstamp };
+    }
     // Commit order: a versionstamp orders commits across the whole store.
     pending.sort((a, b) =>
       a.versionstamp < b.versionstamp ? -1 : a.versionstamp > b.versionstamp ? 1 : 0

@@ -4,7 +4,7 @@
  * the raise of a claim mark; an instance's reclaim of its own records; and the give-back `sum`.
  */
 import type { Reclaim } from "../../domain/rate_limit/lease_claims.ts";
-import type { GiveBack, Grant, Lease } from "../../domain/rate_limit/lease_ledger.ts";
+import type { GiveBack, Grant, Lease } from "../../domain/rate_limit/lease_ledger_types.ts";
 import { slotLeavesAt } from "../../domain/rate_limit/rate_window.ts";
 import { commit } from "../commit.ts";
 import type { LeaseValue, readWindow } from "./exact_limit.ts";

@@ -19,15 +19,10 @@ import {
   type FlushGroup,
   type FlushRider,
   GRANTS_IN_FLIGHT,
-  LEASE_MS,
   type LimitPolicy,
   RENEW_AHEAD_MS,
-  SLICES,
   SWEEP_INTERVAL_MS,
-  SYNC_INTERVAL_MS,
 } from "./rate_limit_rules.ts";
-
-export { type FlushRider, LEASE_MS, SLICES, SYNC_INTERVAL_MS };
 
 /**
  * Request budgets shared by every instance, exact on any number of them, without a KV write or

@@ -3,7 +3,7 @@
  * a block committed in a checked atomic) and the raise of a lease's claim mark.
  */
 import { commit } from "../commit.ts";
-import type { Grant } from "../../domain/rate_limit/lease_ledger.ts";
+import type { Grant } from "../../domain/rate_limit/lease_ledger_types.ts";
 import type { WindowDecision } from "../../domain/rate_limit/rate_window.ts";
 import { readWindow } from "./exact_limit.ts";
 import { grantAtomic, raiseClaim } from "./lease_records.ts";

@@ -1,14 +1,20 @@
 /**
  * Tasks in KV: each write (create, edit, complete, cancel, delete) is one atomic that sets the
  * record, adds its history entries and moves its index entries and counters (see
- * task_indexes.ts). The owners' listings, which read those entries, are in task_listings.ts. What
- * a write raises comes in as data (see ../effects.ts): a creation's event computed before the
- * call, a change's as domain's rule over the stored task with the author the caller read.
+ * task_indexes.ts). The owners' listings, which read those entries, are in task_listings.ts.
+ *
+ * A write takes what it writes as data. A creation's task and event are computed before the call.
+ * A change's task depends on the task read inside the check-and-retry loop (an edit re-applied to
+ * the fresh task after a concurrent write is never lost), so it comes as a pure domain transition
+ * (domain/tasks/task_changes.ts) built by the caller from the request, and its event as domain's
+ * rule over the task before and after with the author the caller read (see ../effects.ts): both
+ * run again each round, neither reaches back into the caller.
  */
 import { AppError } from "../../domain/errors.ts";
 import type { TaskAuthor } from "../../domain/tasks/task_view.ts";
 import type { TaskRecord } from "../../domain/tasks/task.ts";
-import { isLive, isPublic, markDeleted } from "../../domain/tasks/task.ts";
+import { isPublic } from "../../domain/tasks/task.ts";
+import { purgedAt, type TaskTransition } from "../../domain/tasks/task_changes.ts";
 import {
   claimIdempotencySlot,
   type IdempotencyRecord,
@@ -146,11 +152,11 @@ export function createTaskOnce<R>(
 export interface TaskChange<T extends TaskRecord | null> {
   taskId: string;
   /**
-   * Sees the stored state (null when absent) and returns the next one, or the same value (null
-   * included) to write nothing; it runs again on the fresh state after a concurrent write, so a
-   * partial edit is re-applied and never lost.
+   * Domain's transition from the stored state (null when absent) to the next one, or the same
+   * value (null included) to write nothing; it runs again on the fresh state after a concurrent
+   * write, so a partial edit is re-applied and never lost.
    */
-  change: (task: TaskRecord | null) => T;
+  change: TaskTransition<T>;
   effects?: TaskChangeEffects;
   /** The task's expected owner: their subscription, which the effects check, is read with it. */
   owner?: string;
@@ -185,17 +191,21 @@ export async function deleteUserTasks(
   purge: { userId: string; at: string; limit?: number },
 ): Promise<number> {
   const { userId, at, limit } = purge;
+  const deleteLive = purgedAt(at);
   let deleted = 0;
   const entries = kv.list<TaskSearchEntry>({ prefix: tasks.byUserPrefix(userId) }, { limit });
   for await (const entry of entries) {
+    // Whether the round that committed deleted the task: a round run again counts once.
+    let deletes = false;
     await changeTask(kv, {
       taskId: unpackItem(entry.value).id,
       change: (task) => {
-        if (!task || !isLive(task)) return task;
-        deleted++;
-        return markDeleted(task, at);
+        const next = deleteLive(task);
+        deletes = next !== task;
+        return next;
       },
     });
+    if (deletes) deleted++;
   }
   return deleted;
 }

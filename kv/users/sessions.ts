@@ -5,6 +5,7 @@ import { sessions } from "../keyspace.ts";
 import { rememberLoginNetwork } from "../rate_limit/login_networks.ts";
 import { recordSecurity } from "../security_log.ts";
 import { liveUserEntry } from "./users.ts";
+import { signalAccount } from "../live/signal.ts";
 
 export interface SessionRecord {
   id: string;
@@ -63,6 +64,8 @@ export async function deleteSession(
   const op = kv.atomic()
     .delete(sessions.record(session.id))
     .delete(sessions.byUser(session.userId, session.id));
+  // The session's open streams end at once, wherever they are (kv/live/signal.ts).
+  signalAccount(op, session.userId);
   if (signOut) recordSecurity(op, session.userId, { type: "session.signed_out", ...signOut });
   await commit(op);
 }
@@ -77,6 +80,7 @@ export async function deleteUserSessions(kv: Deno.Kv, userId: string) {
   for (let i = 0; i < ops.length; i += 500) {
     const atomic = kv.atomic();
     for (const key of ops.slice(i, i + 500)) atomic.delete(key);
+    signalAccount(atomic, userId);
     await commit(atomic);
   }
 }

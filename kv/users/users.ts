@@ -65,6 +65,7 @@ export function updateUser(
   kv: Deno.Kv,
   request: {
     userId: string;
+    /** Domain's pure transition from the stored user (`editedUser`), run again each round. */
     change: (user: StoredUser) => StoredUser;
     /** The security log entry of the change, written in its atomic. */
     security?: SecurityDraft & { now: number };

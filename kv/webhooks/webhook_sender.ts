@@ -17,6 +17,7 @@ import {
   signingSecrets,
   type WebhookRecord,
 } from "../../domain/webhooks/webhook.ts";
+import { trackedFailures } from "../../domain/webhooks/webhook_changes.ts";
 import { postWebhook } from "../../io/webhooks/webhook_post.ts";
 import { checkTarget } from "../../domain/webhooks/webhook_target.ts";
 import { resolveHost } from "../../io/webhooks/resolve_host.ts";
@@ -153,28 +154,17 @@ async function trackFailures(
   ctx: JobContext,
   outcome: { hook: WebhookRecord; status: Exclude<DeliveryStatus, "skipped"> },
 ) {
-  const { status } = outcome;
   const { id: webhookId, userId } = outcome.hook;
   const now = ctx.now();
-  const at = new Date(now).toISOString();
   await changeWebhook(ctx.kv, {
     userId,
     webhookId,
     now,
-    change: (hook) => {
-      if (!hook) return null;
-      if (status === "succeeded") return hook.failingSince ? { ...hook, failingSince: null } : null;
-      if (!hook.failingSince) return { ...hook, failingSince: at };
-      if (!hook.enabled || now - Date.parse(hook.failingSince) < ctx.webhooks.disableAfterMs) {
-        return null;
-      }
-      return {
-        ...hook,
-        enabled: false,
-        disabledReason: `Disabled on ${at}: every delivery failed since ${hook.failingSince}`,
-        updatedAt: at,
-      };
-    },
+    change: trackedFailures({
+      status: outcome.status,
+      now,
+      disableAfterMs: ctx.webhooks.disableAfterMs,
+    }),
     effects: disablingEffects,
   });
 }

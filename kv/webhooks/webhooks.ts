@@ -1,10 +1,18 @@
 /**
  * Webhook endpoints in KV: records per account and the account's subscription entry, which every
  * change rewrites in the same atomic (so the 10-endpoint limit is exact across processes, and
- * writes that raise events see endpoint changes).
+ * writes that raise events see endpoint changes). A change takes the endpoint it writes as
+ * domain's pure transition from what it reads inside its check-and-retry loop
+ * (domain/webhooks/webhook_changes.ts), and what it raises as data or domain's rule: built by the
+ * caller, never a callback into it.
  */
-import { AppError } from "../../domain/errors.ts";
-import { MAX_WEBHOOKS, type WebhookRecord } from "../../domain/webhooks/webhook.ts";
+import type { WebhookRecord } from "../../domain/webhooks/webhook.ts";
+import {
+  addedWebhook,
+  DELETE,
+  removedWebhook,
+  type WebhookTransition,
+} from "../../domain/webhooks/webhook_changes.ts";
 import { atomically } from "../commit.ts";
 import type { Effects } from "../../domain/effects.ts";
 import { addEffects, type DatedEffects, type Subscription } from "../effects.ts";
@@ -36,19 +44,16 @@ function subscriptionOf(hooks: readonly WebhookRecord[]): Subscription {
   return { events: [...events].sort(), revision: crypto.randomUUID() };
 }
 
-/** `DELETE` as a change's outcome removes the endpoint. */
-export const DELETE = Symbol("delete");
-
 /** A change of one endpoint: the next record, DELETE, or null to write nothing. */
 export interface WebhookChange {
   userId: string;
   webhookId: string;
   now: number;
-  /** Sees the stored endpoint (null when absent) and the account's endpoints. */
-  change: (
-    hook: WebhookRecord | null,
-    all: readonly WebhookRecord[],
-  ) => WebhookRecord | typeof DELETE | null;
+  /**
+   * Domain's transition from the stored endpoint (null when absent) and the account's endpoints
+   * (domain/webhooks/webhook_changes.ts), run again on a fresh read each round.
+   */
+  change: WebhookTransition;
   /**
    * What the change raises: its security entry known before the call, or domain's rule over the
    * endpoint before and after (null: absent), for a change decided by what the write reads.
@@ -106,15 +111,7 @@ export function createWebhook(
     userId: hook.userId,
     webhookId: hook.id,
     now: effects.now,
-    change: (_, all) => {
-      if (all.length >= MAX_WEBHOOKS) {
-        throw new AppError(
-          "WEBHOOK_LIMIT_REACHED",
-          `An account may have at most ${MAX_WEBHOOKS} webhook endpoints; delete one first`,
-        );
-      }
-      return hook;
-    },
+    change: addedWebhook(hook),
     effects,
   });
 }
@@ -126,7 +123,7 @@ export async function deleteAllWebhooks(kv: Deno.Kv, userId: string, now: number
       userId,
       webhookId: hook.id,
       now,
-      change: (current) => current ? DELETE : null,
+      change: removedWebhook(),
     });
   }
 }

@@ -9,6 +9,7 @@ import {
   type AlertRecord,
   alertTooBroad,
   AlertView,
+  editedAlert,
   narrowsByPlaceOrWord,
   toAlertView,
 } from "../../domain/alerts/alert.ts";
@@ -153,13 +154,7 @@ export function registerAlerts(api: OpenAPIHono<AppEnv>) {
     const changed = await changeAlert(kv, {
       userId: principalOf(c).userId,
       alertId: c.req.valid("param").id,
-      change: (alert) => ({
-        ...alert,
-        name: patch.name ?? alert.name,
-        filters: patch.filters ?? alert.filters,
-        enabled: patch.enabled ?? alert.enabled,
-        updatedAt: iso(now()),
-      }),
+      change: editedAlert(patch, iso(now())),
     });
     return c.json(toAlertView(changed), 200);
   });

@@ -13,7 +13,6 @@ import {
   keyDigest,
   keyHint,
   resolveExpiry,
-  rolled,
   toMetadata,
 } from "../../domain/api_key.ts";
 import { invalid, notFound } from "../../domain/errors.ts";
@@ -21,6 +20,7 @@ import { changeApiKey, createApiKey, getApiKey, listApiKeys } from "../../kv/api
 import { deleteUsage, readUsage } from "../../kv/api_keys/api_key_usage.ts";
 import { UsageRange, UsageSeries } from "../../domain/usage.ts";
 import { keyChangeEffects, keyEditEffects } from "../../domain/api_key_effects.ts";
+import { editedKey, regeneratedKey, revokedKey } from "../../domain/api_key_changes.ts";
 import { originOf } from "../http/request_origin.ts";
 import { takeExact } from "../../kv/rate_limit/exact_limit.ts";
 import { principalOf } from "../http/authenticate.ts";
@@ -201,14 +201,7 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
     const updated = await changeApiKey(kv, {
       userId: principalOf(c).userId,
       keyId: c.req.valid("param").id,
-      change: (k) => ({
-        ...k,
-        name: change.name ?? k.name,
-        ipWhitelist: change.ipWhitelist ?? k.ipWhitelist,
-        rateLimitPerHour: change.rateLimitPerHour === undefined
-          ? k.rateLimitPerHour ?? null
-          : change.rateLimitPerHour,
-      }),
+      change: editedKey(change),
       effects: { now: now(), rule: keyEditEffects, context: { now: now(), origin: originOf(c) } },
     });
     apiKeyCache.clear(); // at once here; other instances see the change marker move
@@ -227,7 +220,10 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
     const updated = await changeApiKey(kv, {
       userId: principalOf(c).userId,
       keyId: id,
-      change: (k) => rolled(k, { ...keyHint(value), digest }, GRACE_MS[expireCurrentIn], at),
+      change: regeneratedKey({ ...keyHint(value), digest }, {
+        graceMs: GRACE_MS[expireCurrentIn],
+        now: at,
+      }),
       effects: keyEffects(c, "api_key.regenerated"),
     });
     apiKeyCache.clear();
@@ -247,7 +243,7 @@ export function registerKeys(api: OpenAPIHono<AppEnv>) {
     const revoked = await changeApiKey(kv, {
       userId: principalOf(c).userId,
       keyId: c.req.valid("param").id,
-      change: (k) => ({ ...k, revokedAt: new Date(now()).toISOString() }),
+      change: revokedKey(now()),
       effects: keyEffects(c, "api_key.revoked"),
     });
     apiKeyCache.clear();

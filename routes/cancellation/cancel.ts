@@ -5,8 +5,7 @@
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { CancelRequest } from "../../domain/cancellation/cancel_shapes.ts";
-import { applyCancel } from "../../domain/cancellation/cancellation.ts";
-import { assertOwner } from "../../domain/tasks/task.ts";
+import { ownersCancellation } from "../../domain/tasks/task_changes.ts";
 import { TaskDetail, toTaskDetail } from "../../domain/tasks/task_view.ts";
 import { changeTask } from "../../kv/tasks/tasks.ts";
 import { defineRoute, jsonBody, jsonContent, problems } from "../router/define.ts";
@@ -46,7 +45,7 @@ export function registerCancellation(api: OpenAPIHono<AppEnv>) {
     const body = c.req.valid("json");
     const task = await changeTask(deps.kv, {
       taskId: c.req.valid("param").id,
-      change: (current) => applyCancel(assertOwner(current, userId), body, iso(deps.now())),
+      change: ownersCancellation({ userId, at: iso(deps.now()) }, body),
       effects: { now: deps.now(), rule: taskWriteEffects, context: await ownAuthor(deps, userId) },
       owner: userId,
     });

@@ -47,26 +47,29 @@ function source(path: string): string {
   return text;
 }
 
-// One module in several files, one job each, joined in this order (top-level code runs in it:
-// later parts add to the earlier ones' tables, such as the views' loaders). chart.js is served
-// on its own and imported by name.
+// One module in several files, one job each, joined in this order: each part imports only from
+// the parts before it (bundleScript refuses any other order, so the imports form no circle), and
+// top-level code runs in it: later parts add to the earlier ones' tables, such as the views'
+// loaders. chart.js is served on its own and imported by name.
 const script = await asset(
   bundleScript(
     [
+      "dom.js",
       "api.js",
       "forms.js",
       "format.js",
       "dialogs.js",
-      "session.js",
-      "views.js",
       "keys_table.js",
+      "views.js",
       "key_actions.js",
       "key_usage.js",
+      "key_buttons.js",
       "webhooks.js",
       "security_log.js",
       "alerts.js",
       "messages.js",
       "live.js",
+      "session.js",
     ].map((name) => ({ name, source: source(`script/${name}`) })),
     ["chart.js"],
   ),

@@ -19,15 +19,21 @@ const EXPORTED =
 /**
  * The parts as one module. Imports of modules outside the bundle (`external`, served on their
  * own) stay. Throws at start-up, not in a browser, for an import of a part the bundle does not
- * hold or a name its part does not export, and for an export or import of any other form.
+ * hold or a name its part does not export, for an import of a part that comes later (so the order
+ * given is one the imports allow, and they form no circle), and for an export or import of any
+ * other form.
  */
 export function bundleScript(parts: ScriptPart[], external: string[] = []): string {
   const exported = new Map(parts.map(({ name, source }) => [name, exportsOf(source)]));
-  return parts.map(({ name, source }) => {
+  const position = new Map(parts.map(({ name }, index) => [name, index]));
+  return parts.map(({ name, source }, index) => {
     const joined = source.replace(IMPORT, (statement, names: string, from: string) => {
       if (external.includes(from)) return statement;
       const found = exported.get(from);
       if (!found) throw new Error(`${name} imports ${from}, which the dashboard bundle lacks`);
+      if (position.get(from)! >= index) {
+        throw new Error(`${name} imports ${from}, which the dashboard bundle joins after it`);
+      }
       for (const wanted of names.split(",").map((n) => n.trim()).filter(Boolean)) {
         if (!found.has(wanted)) throw new Error(`${name} imports ${wanted}, not in ${from}`);
       }

@@ -6,6 +6,7 @@
  */
 import {
   HEARTBEAT_MS,
+  HEARTBEAT_SLACK_MS,
   RECONNECT_MS,
   STREAM_BUFFER_BYTES,
   STREAM_MAX_MS,
@@ -57,7 +58,6 @@ export class LiveStream implements HubStream {
   #lastWrite: number;
   #ended = false;
   #sent = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
   readonly #grant;
 
   constructor(readonly options: LiveStreamOptions) {
@@ -76,15 +76,6 @@ export class LiveStream implements HubStream {
       },
       cancel: () => this.end("client gone"),
     }, { highWaterMark: STREAM_BUFFER_BYTES, size: (chunk) => chunk.byteLength });
-    this.#armTimer();
-  }
-
-  /** The stream's end by the clock: an hour after it opened, or when its credential expires. */
-  #armTimer() {
-    clearTimeout(this.#timer);
-    const { now } = this.options;
-    const at = Math.min(this.lease.openedAt + STREAM_MAX_MS, this.#judged.until);
-    this.#timer = setTimeout(() => this.end("time"), Math.max(0, at - now()));
   }
 
   /** The feed's last delivered place when this stream joined: a fresh stream starts after it. */
@@ -102,15 +93,23 @@ export class LiveStream implements HubStream {
     this.#then(() => this.#stillAllowed(entry).then(() => {}));
   }
 
+  /**
+   * The hub's tick (no timer of its own, so an idle stream holds none): the stream ends an hour
+   * after it opened or when its credential expires, and sends a comment when it has been silent
+   * for HEARTBEAT_MS less the slack of the tick and its lateness on a loaded machine.
+   */
   tick(now: number) {
     if (this.#ended) return;
-    if (now - this.#lastWrite >= HEARTBEAT_MS - 5_000) this.#write(commentFrame("keep-alive"));
+    if (now >= this.lease.openedAt + STREAM_MAX_MS) return this.end("time");
+    if (now >= this.#judged.until) return this.end("credential expired");
+    if (now - this.#lastWrite >= HEARTBEAT_MS - HEARTBEAT_SLACK_MS) {
+      this.#write(commentFrame("keep-alive"));
+    }
   }
 
   end(reason: string) {
     if (this.#ended) return;
     this.#ended = true;
-    clearTimeout(this.#timer);
     try {
       this.#controller.close();
     } catch {
@@ -138,7 +137,6 @@ export class LiveStream implements HubStream {
         return false;
       }
       this.#judged = judged;
-      this.#armTimer();
     }
     if (now >= this.#judged.until) {
       this.end("credential expired");

@@ -15,9 +15,9 @@ code{background:#eef1f6;padding:0 3px;border-radius:3px;font-size:90%}
 table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #dde;padding:3px 8px;text-align:left;font-size:14px}
 .op,.schema{border-top:1px solid #dde;padding:.75rem 0}
 .method{display:inline-block;min-width:60px;text-align:center;color:#fff;border-radius:4px;font-size:13px;padding:1px 6px}
-.get{background:#2b7bd6}.post{background:#1e9e5a}.put{background:#c77d12}.patch{background:#8a5cc7}.delete{background:#d23c3c}
-.status{display:inline-block;min-width:34px;font-weight:600}.s2{color:#1e9e5a}.s4{color:#c77d12}.s5{color:#d23c3c}
-.type{color:#556}.req{color:#d23c3c;font-size:12px}.rules{color:#889;font-size:12px}.desc{color:#445;font-size:13px}
+.get{background:#2772c7}.post{background:#188149}.put{background:#9f630e}.patch{background:#8a5cc7}.delete{background:#d23c3c}
+.status{display:inline-block;min-width:34px;font-weight:600}.s2{color:#188149}.s4{color:#9f630e}.s5{color:#d23c3c}
+.type{color:#556}.req{color:#d23c3c;font-size:12px}.rules{color:#6b6b7a;font-size:12px}.desc{color:#445;font-size:13px}
 .access{font-size:13px;color:#445}.props{margin:.25rem 0;padding-left:1.2rem}
 .try form{display:grid;gap:.4rem;max-width:640px}.try input,.try textarea,.try select{width:100%;font:13px monospace;box-sizing:border-box}
 .result{background:#111827;color:#e5e7eb;padding:.75rem;overflow:auto;max-height:420px;white-space:pre-wrap}

@@ -7,13 +7,14 @@ import { newApiKeyCache } from "../../kv/api_keys/api_key_cache.ts";
 import { newUserCache } from "../../kv/users/user_cache.ts";
 import { newRatingCache } from "../../kv/reviews/ratings.ts";
 import { FLUSH_INTERVAL_MS, LastUsedBuffer } from "../../kv/api_keys/last_used.ts";
-import { SharedRateLimiter, SYNC_INTERVAL_MS } from "../../kv/rate_limit/rate_limit.ts";
+import { SharedRateLimiter } from "../../kv/rate_limit/rate_limit.ts";
+import { SYNC_INTERVAL_MS } from "../../kv/rate_limit/rate_limit_rules.ts";
 import { POLL_INTERVAL_MS, pollTogether } from "../../kv/polled_cache.ts";
 import { HOLD_MS, UsageCounter } from "../../kv/api_keys/usage_counter.ts";
 import { noteStorageFull } from "../../kv/store/storage_writes.ts";
 import type { Deps } from "./env.ts";
 import { requestPolicies } from "../http/rate_limit.ts";
-import { feedModeFor, LiveHub } from "../../kv/live/hub.ts";
+import { LiveHub, signalModeFor } from "../../kv/live/hub.ts";
 
 export async function createDeps(
   kv: Deno.Kv,
@@ -45,7 +46,7 @@ export async function createDeps(
       (error) => deps.log.error("could not prune API-key usage", { error: error?.message }),
     ),
     live: new LiveHub(kv, {
-      mode: feedModeFor(kv, settings.KV_PATH),
+      mode: signalModeFor(kv, settings.KV_PATH),
       now: () => deps.now(),
       onError: (what, error) =>
         deps.log.error(`${what} failed`, { error: (error as Error)?.message }),

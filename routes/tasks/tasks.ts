@@ -1,31 +1,21 @@
 /**
- * Tasks: create (idempotent on request), the caller's listings, one task, edit and complete,
- * soft delete. GET /tasks/explore lives in its own module.
+ * Tasks' handlers: create (idempotent on request), the caller's listings, one task, edit and
+ * complete, soft delete. Their declarations are in task_routes.ts; explore lives in explore.ts.
  */
-import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { TypedResponse } from "hono";
 import { hasScope } from "../../domain/auth.ts";
 import { AppError, notFound } from "../../domain/errors.ts";
+import { isPublic, newTask, type TaskRecord } from "../../domain/tasks/task.ts";
+import { ownersDeletion, ownersEdit } from "../../domain/tasks/task_changes.ts";
 import {
-  applyPatch,
-  assertOwner,
-  isPublic,
-  markDeleted,
-  newTask,
-  TaskCreate,
-  TaskPatch,
-  type TaskRecord,
-  TaskStatus,
-} from "../../domain/tasks/task.ts";
-import {
-  TaskCreated,
-  TaskDetail,
-  TaskListItem,
+  type TaskDetail,
+  type TaskListItem,
   toTaskCreated,
   toTaskDetail,
 } from "../../domain/tasks/task_view.ts";
 import { taskWriteEffects } from "../../domain/tasks/task_effects.ts";
-import { taskFilter, taskFilterFields, taskFilterScope } from "../../domain/tasks/task_filter.ts";
+import { taskFilter, taskFilterScope } from "../../domain/tasks/task_filter.ts";
 import { cursorPosition, encodeCursor } from "../../kv/cursor.ts";
 import { requestFingerprint } from "../../kv/idempotency.ts";
 import { orderKey } from "../../kv/order_key.ts";
@@ -37,146 +27,20 @@ import {
 } from "../../kv/tasks/task_listings.ts";
 import { maySee } from "../../kv/history/task_helpers.ts";
 import { authorOf, ownAuthor } from "../reviews/author.ts";
-import {
-  ConditionalHeaders,
-  JSON_UTF8,
-  notModified,
-  sharedAnswer,
-  SharedCacheHeaders,
-} from "../http/shared_cache.ts";
+import { JSON_UTF8, sharedAnswer } from "../http/shared_cache.ts";
 import { principalOf } from "../http/authenticate.ts";
-import { defineRoute, jsonBody, jsonContent, Message, problems } from "../router/define.ts";
 import type { AppEnv, Deps } from "../router/env.ts";
 import { streamJsonArray } from "../http/json_stream.ts";
+import { setNextPage, setPageLinks } from "../http/paging.ts";
 import {
-  cursorPage,
-  CursorQuery,
-  PageHeaders,
-  PageQuery,
-  setNextPage,
-  setPageLinks,
-} from "../http/paging.ts";
-
-const TaskId = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
-
-const CreateHeaders = z.object({
-  "idempotency-key": z.string().min(1).max(255).optional().openapi({
-    description: "Retrying with the same key and body within 24 h returns the first response",
-  }),
-});
-
-const TaskListQuery = CursorQuery.extend(taskFilterFields);
-
-const TaskStatusQuery = PageQuery.extend({
-  // Inline rather than a $ref to TaskStatus, so the document keeps the default beside the enum.
-  status: z.enum(TaskStatus.options).default("published").openapi({
-    param: { description: "The status of the tasks listed; published when absent" },
-  }),
-  ...taskFilterFields,
-});
-
-const TaskCreatedQuery = z.strictObject(taskFilterFields);
-
-const createTaskRoute = defineRoute({ scope: "tasks:write" }, {
-  method: "post",
-  path: "/tasks",
-  tags: ["Tasks"],
-  summary: "Create a task (published at once)",
-  request: { headers: CreateHeaders, body: jsonBody(TaskCreate) },
-  responses: {
-    201: {
-      ...jsonContent(TaskCreated, "The new task"),
-      headers: {
-        Location: { description: "/api/v1/tasks/<id>", schema: { type: "string" as const } },
-        "Idempotent-Replayed": {
-          description: "`true` when the answer replays the first request of its Idempotency-Key",
-          schema: { type: "string" as const, enum: ["true"] },
-        },
-      },
-    },
-    ...problems(400, 401, 403, 409, 413, 415, 422, 429),
-  },
-});
-
-const listTasksRoute = defineRoute({ scope: "tasks:read" }, {
-  method: "get",
-  path: "/tasks",
-  tags: ["Tasks"],
-  summary: "The caller's tasks of every status, newest first (cursor paging)",
-  request: { query: TaskListQuery },
-  responses: {
-    200: cursorPage(TaskListItem, "One page of tasks"),
-    ...problems(400, 401, 403, 429),
-  },
-});
-
-const statusRoute = defineRoute({ scope: "tasks:read" }, {
-  method: "get",
-  path: "/tasks/me/status",
-  tags: ["Tasks"],
-  summary: "The caller's tasks in one status, newest first (page paging)",
-  request: { query: TaskStatusQuery },
-  responses: {
-    200: {
-      ...jsonContent(z.array(TaskListItem), "One page of tasks; [] past the end"),
-      headers: PageHeaders,
-    },
-    ...problems(400, 401, 403, 429),
-  },
-});
-
-const createdRoute = defineRoute({ scope: "tasks:read" }, {
-  method: "get",
-  path: "/tasks/me/created",
-  tags: ["Tasks"],
-  summary: "Every task the caller created and has not deleted, newest first (streamed)",
-  request: { query: TaskCreatedQuery },
-  responses: {
-    200: jsonContent(z.array(TaskListItem), "All of the caller's tasks, as one streamed array"),
-    ...problems(400, 401, 403, 429),
-  },
-});
-
-const getTaskRoute = defineRoute("public", {
-  method: "get",
-  path: "/tasks/{id}",
-  tags: ["Tasks"],
-  summary: "One task: public when published, its creator's alone when completed; when " +
-    "cancelled, its creator's and its helpers' accepted at the cancellation",
-  description: "Anonymous answers may be kept by shared caches for `PUBLIC_CACHE_SECONDS` " +
-    "(default 5): a task completed or deleted meanwhile may still be served that long. " +
-    "Answers to a request with a credential are never stored.",
-  request: { params: TaskId, headers: ConditionalHeaders },
-  responses: {
-    200: { ...jsonContent(TaskDetail, "The task"), headers: SharedCacheHeaders },
-    ...notModified,
-    ...problems(401, 403, 404, 429),
-  },
-});
-
-const patchTaskRoute = defineRoute({ scope: "tasks:write" }, {
-  method: "patch",
-  path: "/tasks/{id}",
-  tags: ["Tasks"],
-  summary: 'Edit a published task of one\'s own, or complete it with {"status":"completed"}',
-  request: { params: TaskId, body: jsonBody(TaskPatch) },
-  responses: {
-    200: jsonContent(TaskDetail, "The task as changed"),
-    ...problems(400, 401, 403, 404, 409, 413, 415, 429),
-  },
-});
-
-const deleteTaskRoute = defineRoute({ scope: "tasks:write" }, {
-  method: "delete",
-  path: "/tasks/{id}",
-  tags: ["Tasks"],
-  summary: "Soft-delete a task of one's own",
-  request: { params: TaskId },
-  responses: {
-    200: jsonContent(Message, "Task deleted"),
-    ...problems(401, 403, 404, 429),
-  },
-});
+  createdRoute,
+  createTaskRoute,
+  deleteTaskRoute,
+  getTaskRoute,
+  listTasksRoute,
+  patchTaskRoute,
+  statusRoute,
+} from "./task_routes.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -279,7 +143,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
     const patch = c.req.valid("json");
     const task = await changeTask(deps.kv, {
       taskId: c.req.valid("param").id,
-      change: (current) => applyPatch(assertOwner(current, userId), patch, iso(deps.now())),
+      change: ownersEdit({ userId, at: iso(deps.now()) }, patch),
       effects: { now: deps.now(), rule: taskWriteEffects, context: await ownAuthor(deps, userId) },
       owner: userId,
     });
@@ -291,7 +155,7 @@ export function registerTasks(api: OpenAPIHono<AppEnv>) {
     const userId = principalOf(c).userId;
     await changeTask(deps.kv, {
       taskId: c.req.valid("param").id,
-      change: (current) => markDeleted(assertOwner(current, userId), iso(deps.now())),
+      change: ownersDeletion({ userId, at: iso(deps.now()) }),
       effects: { now: deps.now(), rule: taskWriteEffects, context: await ownAuthor(deps, userId) },
       owner: userId,
     });

@@ -5,6 +5,7 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { hashPassword } from "../../domain/users/password.ts";
 import {
+  editedUser,
   PrivateProfile,
   PublicProfile,
   SignUp,
@@ -183,13 +184,7 @@ export function registerUsers(api: OpenAPIHono<AppEnv>) {
     const updated = await updateUser(kv, {
       userId: id,
       security: { type: "profile.updated", origin: originOf(c), now: now() },
-      change: (user) => ({
-        ...user,
-        firstName: change.firstName ?? user.firstName,
-        lastName: change.lastName === undefined ? user.lastName : change.lastName,
-        profilePic: change.profilePic === undefined ? user.profilePic : change.profilePic,
-        updatedAt: new Date(now()).toISOString(),
-      }),
+      change: editedUser(change, new Date(now()).toISOString()),
     });
     userCache.clear(); // at once here; other instances see the change marker move
     if (!updated) throw notFound("User");

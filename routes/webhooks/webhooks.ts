@@ -4,13 +4,17 @@
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { AppError, invalid, notFound } from "../../domain/errors.ts";
-import { firstUnreadable, grantOf, grantorOf } from "../../domain/webhooks/event_access.ts";
+import { invalid, notFound } from "../../domain/errors.ts";
+import { grantorFor } from "../../domain/webhooks/event_access.ts";
+import {
+  editedWebhook,
+  removedWebhook,
+  rotatedWebhook,
+} from "../../domain/webhooks/webhook_changes.ts";
 import type { SecurityEventType } from "../../domain/security_log.ts";
 import {
   generateSecret,
   newWebhook,
-  rotateSecret,
   toWebhookView,
   WebhookCreate,
   WebhookPatch,
@@ -22,7 +26,6 @@ import { resolveHost } from "../../io/webhooks/resolve_host.ts";
 import {
   changeWebhook,
   createWebhook,
-  DELETE,
   getWebhook,
   listWebhooks,
 } from "../../kv/webhooks/webhooks.ts";
@@ -116,30 +119,6 @@ async function checkedUrl(c: Context<AppEnv>, url: string): Promise<string> {
   return target.url.href;
 }
 
-/**
- * The caller must be able to read every event type it selects (`["*"]` means those it may):
- * 403 naming what is missing. Returns the grantor the endpoint then records.
- */
-function checkedGrantor(c: Context<AppEnv>, events: readonly string[]) {
-  const principal = principalOf(c);
-  const unreadable = firstUnreadable(grantOf(principal), events);
-  if (unreadable?.needs === "session") {
-    throw new AppError(
-      "SESSION_REQUIRED",
-      `Only a session token may subscribe to ${unreadable.type}: API key events are for sessions`,
-      { scope: "session" },
-    );
-  }
-  if (unreadable) {
-    throw new AppError(
-      "SCOPE_INSUFFICIENT",
-      `This API key lacks the scope ${unreadable.needs}, needed to receive ${unreadable.type}`,
-      { scope: unreadable.needs },
-    );
-  }
-  return grantorOf(principal);
-}
-
 /** The security log entry of an endpoint change. */
 function logged(c: Context<AppEnv>, type: SecurityEventType, webhookId: string) {
   return { security: { type, origin: originOf(c), webhookId } };
@@ -149,7 +128,7 @@ export function registerWebhooks(api: OpenAPIHono<AppEnv>) {
   api.openapi(createRouteDef, async (c) => {
     const { kv, now } = c.get("deps");
     const input = c.req.valid("json");
-    const grantedBy = checkedGrantor(c, input.events);
+    const grantedBy = grantorFor(principalOf(c), input.events);
     const url = await checkedUrl(c, input.url);
     const at = new Date(now()).toISOString();
     const secret = generateSecret();
@@ -188,28 +167,7 @@ export function registerWebhooks(api: OpenAPIHono<AppEnv>) {
       userId: principalOf(c).userId,
       webhookId: id,
       now: now(),
-      change: (hook) => {
-        if (!hook) return null;
-        const enabling = patch.enabled === true && !hook.enabled;
-        // Whoever sets where events go, or which, grants them: checked against the events
-        // the endpoint will have. A description or an on/off switch keeps the grantor.
-        const regranted = patch.url !== undefined || patch.events !== undefined;
-        const grantedBy = regranted
-          ? checkedGrantor(c, patch.events ?? hook.events)
-          : hook.grantedBy;
-        return {
-          ...hook,
-          grantedBy,
-          url: url ?? hook.url,
-          events: patch.events ?? hook.events,
-          description: patch.description ?? hook.description,
-          enabled: patch.enabled ?? hook.enabled,
-          // Enabled again by its owner: the failure run starts over.
-          disabledReason: enabling || patch.enabled === false ? null : hook.disabledReason,
-          failingSince: enabling ? null : hook.failingSince,
-          updatedAt: at,
-        };
-      },
+      change: editedWebhook({ patch, url, caller: principalOf(c), at }),
       effects: logged(c, "webhook.updated", id),
     });
     if (!updated) throw notFound("Webhook");
@@ -222,7 +180,7 @@ export function registerWebhooks(api: OpenAPIHono<AppEnv>) {
       userId: principalOf(c).userId,
       webhookId: id,
       now: c.get("deps").now(),
-      change: (hook) => hook ? DELETE : null,
+      change: removedWebhook(),
       effects: logged(c, "webhook.deleted", id),
     });
     if (!deleted) throw notFound("Webhook");
@@ -237,7 +195,7 @@ export function registerWebhooks(api: OpenAPIHono<AppEnv>) {
       userId: principalOf(c).userId,
       webhookId: id,
       now: now(),
-      change: (hook) => hook ? rotateSecret(hook, secret, now()) : null,
+      change: rotatedWebhook(secret, now()),
       effects: logged(c, "webhook.secret_rotated", id),
     });
     if (!rotated) throw notFound("Webhook");

@@ -36,6 +36,18 @@ Deno.test("the dashboard's script modules are served as one module", async (t) =
       /d\.js: the bundle cannot join "export default 1;"/,
     );
   });
+
+  await t.step(
+    "a part importing a later one (a circle, or the wrong order) stops the start-up",
+    () => {
+      const a = { name: "a.js", source: 'import { two } from "./b.js";\nexport const one = 1;\n' };
+      const b = { name: "b.js", source: 'import { one } from "./a.js";\nexport const two = 2;\n' };
+      assert.throws(
+        () => bundleScript([a, b]),
+        /a\.js imports b\.js, which the dashboard bundle joins after it/,
+      );
+    },
+  );
 });
 
 Deno.test("asset_sources.ts holds exactly routes/dashboard/script/ and styles/ as they are on disk", async () => {

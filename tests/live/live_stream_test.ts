@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { openSse } from "./sse_reader.ts";
+import { until } from "../wait.ts";
 import { bearerOf, liveKey, liveService, liveUser, postLiveTask, send } from "./live_fixtures.ts";
 
 Deno.test("a task created after the stream opens arrives as id, event and data (its webhook body)", async () => {
@@ -187,4 +188,39 @@ Deno.test("a key narrowed to other addresses ends its stream; a rename keeps it"
   await postLiveTask(svc.base, bearerOf(user.token), "After the narrowing");
   assert.equal(await stream.ended, true, "the stream ends");
   assert.deepEqual(stream.events.map((e) => JSON.parse(e.data).data.title), ["After the rename"]);
+});
+
+Deno.test("a session's stream ends at once when it logs out, with nothing else raised", async () => {
+  await using svc = await liveService();
+  const user = await liveUser(svc.base);
+  const stream = await openSse(`${svc.base}/api/v1/events/stream`, bearerOf(user.token));
+  assert.equal(stream.status, 200);
+  const out = await send(`${svc.base}/v1/auth/logout`, {
+    method: "POST",
+    headers: bearerOf(user.token),
+  });
+  assert.equal(out.status, 200);
+  let ended: boolean | null = null;
+  stream.ended.then((clean) => ended = clean);
+  await until(() => ended !== null, { what: "the stream's end", timeoutMs: 20_000 });
+  assert.equal(ended, true, "a clean end");
+});
+
+Deno.test("an account's feed goes with its last stream here, and a process with no stream stops looking at the signals", async () => {
+  await using svc = await liveService();
+  const user = await liveUser(svc.base);
+  const url = `${svc.base}/api/v1/events/stream`;
+  const streams = [
+    await openSse(url, bearerOf(user.token)),
+    await openSse(url, bearerOf(user.token)),
+  ];
+  assert.equal(svc.deps.live.accounts, 1, "one feed for the account's two streams");
+  assert.equal(svc.deps.live.listening, true);
+  streams[0].close();
+  await until(() => svc.deps.live.streams === 1, { what: "the first stream's end" });
+  assert.equal(svc.deps.live.accounts, 1, "the other stream keeps the feed");
+  streams[1].close();
+  await until(() => svc.deps.live.streams === 0, { what: "the last stream's end" });
+  assert.equal(svc.deps.live.accounts, 0);
+  assert.equal(svc.deps.live.listening, false);
 });

@@ -10,7 +10,8 @@ import {
   reclaimable,
   sliceOf,
 } from "../../domain/rate_limit/lease_claims.ts";
-import { type Grant, LeaseLedger } from "../../domain/rate_limit/lease_ledger.ts";
+import { LeaseLedger } from "../../domain/rate_limit/lease_ledger.ts";
+import type { Grant } from "../../domain/rate_limit/lease_ledger_types.ts";
 import { slotIndex, type WindowDecision } from "../../domain/rate_limit/rate_window.ts";
 
 const HOUR = 3_600_000;

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { type Grant, LeaseLedger } from "../../domain/rate_limit/lease_ledger.ts";
+import { LeaseLedger } from "../../domain/rate_limit/lease_ledger.ts";
+import type { Grant } from "../../domain/rate_limit/lease_ledger_types.ts";
 import { slotIndex, type WindowDecision } from "../../domain/rate_limit/rate_window.ts";
 
 const HOUR = 3_600_000;

@@ -3,7 +3,8 @@
  * lasts to the end of its minute's slot (docs/rate-limits.md, "Leases").
  */
 import assert from "node:assert/strict";
-import { SharedRateLimiter, SYNC_INTERVAL_MS } from "../../kv/rate_limit/rate_limit.ts";
+import { SharedRateLimiter } from "../../kv/rate_limit/rate_limit.ts";
+import { SYNC_INTERVAL_MS } from "../../kv/rate_limit/rate_limit_rules.ts";
 import type { LimitPolicy } from "../../kv/rate_limit/rate_limit_rules.ts";
 import { openTestKv } from "../helpers.ts";
 

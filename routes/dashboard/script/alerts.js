@@ -1,9 +1,10 @@
 // @ts-check
 /// <reference lib="dom" />
-// The dashboard's task alerts view. A part of the page's one script module (see api.js and
+// The dashboard's task alerts view. A part of the page's one script module (see dom.js and
 // register.tsx), so it uses the earlier parts' helpers.
 
-import { $, $input, api, ApiProblem, statusLines } from "./api.js";
+import { $, $input, onRowAction } from "./dom.js";
+import { api, ApiProblem, statusLines } from "./api.js";
 import { $form, clearErrors, onSubmit } from "./forms.js";
 import { dateFormat, el, timeElement } from "./format.js";
 import { closeDialog, confirmAction, openDialog } from "./dialogs.js";
@@ -100,12 +101,8 @@ $("#refresh-alerts").addEventListener("click", async () => {
   if (!alertsError.textContent) announceAlerts("Alerts refreshed.");
 });
 
-alertsBody.addEventListener("click", (event) => {
-  const button = /** @type {HTMLElement | null} */ (
-    /** @type {Element} */ (event.target).closest("button[data-action]")
-  );
-  if (!button) return;
-  const alert = alertList.find((a) => a.id === button.closest("tr")?.dataset.alertId);
+onRowAction(alertsBody, (button, row) => {
+  const alert = alertList.find((a) => a.id === row.dataset.alertId);
   if (!alert) return;
   /** @type {Record<string, () => Promise<void>>} */
   const acts = {

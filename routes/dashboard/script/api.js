@@ -1,47 +1,8 @@
 // @ts-check
 /// <reference lib="dom" />
 // The dashboard's API client and the session it carries. The session token lives in this
-// module's memory only (never in storage or a cookie). The page's one script module is this file
-// and the parts after it joined in order (see register.tsx), so later parts use these names.
-
-import { endSession } from "./session.js";
-
-/**
- * The page's element for `selector`; the page holds every element the script names. Typed as
- * the common element: a caller that needs a form, input or dialog says so with a cast.
- * @param {string} selector
- * @param {ParentNode} [root]
- * @returns {HTMLElement}
- */
-export const $ = (
-  selector,
-  root = document,
-) => /** @type {HTMLElement} */ (root.querySelector(selector));
-/**
- * @param {string} selector
- * @param {ParentNode} [root]
- * @returns {HTMLElement[]}
- */
-export const $$ = (selector, root = document) =>
-  [...root.querySelectorAll(selector)].map(
-    (found) => /** @type {HTMLElement} */ (found),
-  );
-
-/**
- * `$` for a form control whose value or checked state the script reads or sets.
- * @param {string} selector
- * @param {ParentNode} [root]
- */
-export const $input = (
-  selector,
-  root = document,
-) => /** @type {HTMLInputElement} */ (root.querySelector(selector));
-/**
- * @param {string} selector
- * @param {ParentNode} [root]
- */
-export const $$input = (selector, root = document) =>
-  $$(selector, root).map((found) => /** @type {HTMLInputElement} */ (found));
+// module's memory only (never in storage or a cookie). The part that ends a session (session.js)
+// comes later in the bundle and registers itself here, so this part imports none of it.
 
 /**
  * A JSON value as the API answers it; its shapes are the OpenAPI document's (/openapi.json).
@@ -77,6 +38,18 @@ export class ApiProblem extends Error {
 }
 
 const SESSION_ENDED = new Set(["TOKEN_INVALID", "TOKEN_MISSING"]);
+
+/** What ends the session when the API says its token is no more; session.js sets it. */
+/** @type {(notice: string) => void} */
+let sessionEnder = () => {};
+
+/**
+ * Names what ends the session when the API refuses its token.
+ * @param {(notice: string) => void} end
+ */
+export function onSessionEnded(end) {
+  sessionEnder = end;
+}
 
 /**
  * Calls the API with the session token; answers the JSON body or throws an ApiProblem.
@@ -115,7 +88,7 @@ export async function api(method, path, body) {
   if (res.ok) return data;
   const problem = new ApiProblem(res.status, data, res.headers.get("Retry-After"));
   if (session.token && res.status === 401 && SESSION_ENDED.has(problem.code)) {
-    endSession("Your session has ended. Sign in again to continue.");
+    sessionEnder("Your session has ended. Sign in again to continue.");
   }
   throw problem;
 }

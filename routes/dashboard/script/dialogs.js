@@ -2,9 +2,10 @@
 /// <reference lib="dom" />
 // The dashboard's dialogs: opening with focus and giving it back, the confirmation asked before a
 // destructive action, and the secret shown once. A part of the page's one script module (see
-// api.js).
+// dom.js).
 
-import { $, $$, session } from "./api.js";
+import { $, $$ } from "./dom.js";
+import { session } from "./api.js";
 
 /**
  * A `<dialog>` of the page, with where focus goes back to when it closes.

@@ -1,7 +1,7 @@
 // @ts-check
 /// <reference lib="dom" />
 // Dates and elements as the dashboard shows them. A part of the page's one script module (see
-// api.js).
+// dom.js).
 
 export const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 export const fullFormat = new Intl.DateTimeFormat(undefined, {

@@ -1,9 +1,10 @@
 // @ts-check
 /// <reference lib="dom" />
 // The dashboard's forms: a submit that sends once, and an API problem shown beside the fields it
-// names. A part of the page's one script module (see api.js).
+// names. A part of the page's one script module (see dom.js).
 
-import { $, $$, ApiProblem } from "./api.js";
+import { $, $$ } from "./dom.js";
+import { ApiProblem } from "./api.js";
 
 /**
  * Rewords a problem entry shown beside a field: `head` is the path's first member.

@@ -1,9 +1,10 @@
 // @ts-check
 /// <reference lib="dom" />
 // The API Keys view's create, edit, regenerate and revoke dialogs. A part of the page's one script
-// module (see api.js).
+// module (see dom.js).
 
-import { $, $$input, $input, api } from "./api.js";
+import { $, $$input, $input } from "./dom.js";
+import { api } from "./api.js";
 import { $form, clearErrors, onSubmit } from "./forms.js";
 import { fullFormat, isoDay } from "./format.js";
 import { closeDialog, confirmAction, openDialog, showSecret } from "./dialogs.js";

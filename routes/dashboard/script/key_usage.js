@@ -1,9 +1,10 @@
 // @ts-check
 /// <reference lib="dom" />
 // The API Keys view's usage dialog: a key's requests by hour or day, as a chart and a table. A
-// part of the page's one script module (see api.js).
+// part of the page's one script module (see dom.js).
 
-import { $, $$input, $input, api, ApiProblem } from "./api.js";
+import { $, $$input, $input } from "./dom.js";
+import { api, ApiProblem } from "./api.js";
 import { dateFormat, el, fullFormat } from "./format.js";
 import { openDialog } from "./dialogs.js";
 import { usageChart, usageTotals } from "./chart.js";

@@ -1,12 +1,12 @@
 // @ts-check
 /// <reference lib="dom" />
-// The API Keys view's table: loading, rows with their actions, the expiring-soon notice. A part
-// of the page's one script module (see api.js).
+// The API Keys view's table: loading, rows with their action buttons, the expiring-soon notice.
+// A part of the page's one script module (see dom.js); key_buttons.js sends the buttons' clicks
+// to the actions, which reload this table, so neither imports the other.
 
-import { $, $$, api, statusLines } from "./api.js";
+import { $, $$ } from "./dom.js";
+import { api, statusLines } from "./api.js";
 import { dateFormat, el, fullFormat, relativeTime, timeElement } from "./format.js";
-import { openEdit, regenerate, revoke } from "./key_actions.js";
-import { openUsage } from "./key_usage.js";
 
 /** @typedef {import("./api.js").Json} Json */
 
@@ -19,8 +19,8 @@ export function forgetKeys() {
   keys = [];
 }
 
-const keysBody = $("#keys-body");
-const keysError = $("#keys-error");
+export const keysBody = $("#keys-body");
+export const keysError = $("#keys-error");
 export const { announce, report: reportError } = statusLines($("#keys-status"), keysError);
 
 export async function loadKeys() {
@@ -197,21 +197,3 @@ setInterval(() => {
     time.textContent = relativeTime(/** @type {HTMLTimeElement} */ (time).dateTime);
   }
 }, 30_000);
-
-$("#refresh-keys").addEventListener("click", async () => {
-  await loadKeys();
-  if (!keysError.textContent) announce("Keys refreshed.");
-});
-
-keysBody.addEventListener("click", (event) => {
-  const button = /** @type {HTMLElement | null} */ (
-    /** @type {Element} */ (event.target).closest("button[data-action]")
-  );
-  if (!button) return;
-  const key = keys.find((k) => k.id === button.closest("tr")?.dataset.keyId);
-  if (!key) return;
-  if (button.dataset.action === "usage") openUsage(key, button);
-  if (button.dataset.action === "edit") openEdit(key);
-  if (button.dataset.action === "regenerate") regenerate(key, button);
-  if (button.dataset.action === "revoke") revoke(key);
-});

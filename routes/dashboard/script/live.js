@@ -4,9 +4,10 @@
 // ticket because an EventSource sends no Authorization header. An event reloads the view it
 // concerns when that view is shown (a new key, application or message appears without a reload).
 // A stream that ends (an hour, a restart, a revoked session) is opened anew from its last id.
-// A part of the page's one script module (see api.js and register.tsx).
+// A part of the page's one script module (see dom.js and register.tsx).
 
-import { $, api, session } from "./api.js";
+import { $ } from "./dom.js";
+import { api, session } from "./api.js";
 import { LOADERS } from "./views.js";
 import { refreshMessages } from "./messages.js";
 

@@ -2,9 +2,10 @@
 /// <reference lib="dom" />
 // The dashboard's Messages view: the conversations with their unread counts, the open thread
 // (marked read up to its newest message once shown) and the composer. A part of the page's one
-// script module (see api.js and register.tsx), so it uses the earlier parts' helpers.
+// script module (see dom.js and register.tsx), so it uses the earlier parts' helpers.
 
-import { $, api, session, statusLines } from "./api.js";
+import { $ } from "./dom.js";
+import { api, session, statusLines } from "./api.js";
 import { $form, onSubmit } from "./forms.js";
 import { el, fullFormat, relativeTime, timeElement } from "./format.js";
 import { LOADERS } from "./views.js";

@@ -1,9 +1,10 @@
 // @ts-check
 /// <reference lib="dom" />
-// The dashboard's security log view, the last part of the page's one script module (see api.js
+// The dashboard's security log view, a part of the page's one script module (see dom.js
 // and register.tsx): it uses the earlier parts' helpers.
 
-import { $, api, ApiProblem } from "./api.js";
+import { $ } from "./dom.js";
+import { api, ApiProblem } from "./api.js";
 import { el, fullFormat, timeElement } from "./format.js";
 import { LOADERS } from "./views.js";
 

@@ -1,9 +1,11 @@
 // @ts-check
 /// <reference lib="dom" />
-// Signing in, signing up and out: the session starts and ends here. A part of the page's one
-// script module (see api.js).
+// Signing in, signing up and out: the session starts and ends here. The last part of the page's
+// one script module (see dom.js): it starts the views and the live stream, so it imports them, and
+// it registers endSession with api.js, which calls it when the API refuses the session's token.
 
-import { $, $$, $$input, $input, api, session } from "./api.js";
+import { $, $$, $$input, $input } from "./dom.js";
+import { api, onSessionEnded, session } from "./api.js";
 import { $form, clearErrors, onSubmit } from "./forms.js";
 import { closeDialog } from "./dialogs.js";
 import { showView } from "./views.js";
@@ -79,6 +81,7 @@ export function endSession(notice) {
   $("#sign-in-heading").setAttribute("tabindex", "-1");
   $("#sign-in-heading").focus();
 }
+onSessionEnded(endSession);
 
 onSubmit(signInForm, async () => {
   const login = await api("POST", "/v1/auth/token", {

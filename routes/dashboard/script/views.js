@@ -1,9 +1,10 @@
 // @ts-check
 /// <reference lib="dom" />
 // Navigation between the dashboard's views, and the profile view. A part of the page's one script
-// module (see api.js); each view's part adds its loader to LOADERS.
+// module (see dom.js); each view's part adds its loader to LOADERS.
 
-import { $, $$, session } from "./api.js";
+import { $, $$ } from "./dom.js";
+import { session } from "./api.js";
 import { dateFormat } from "./format.js";
 import { loadKeys } from "./keys_table.js";
 

@@ -1,9 +1,10 @@
 // @ts-check
 /// <reference lib="dom" />
-// The dashboard's webhooks view. A part of the page's one script module (see api.js and
+// The dashboard's webhooks view. A part of the page's one script module (see dom.js and
 // register.tsx), so it uses the earlier parts' helpers.
 
-import { $, $$input, $input, api, ApiProblem, statusLines } from "./api.js";
+import { $, $$input, $input, onRowAction } from "./dom.js";
+import { api, ApiProblem, statusLines } from "./api.js";
 import { $form, clearErrors, onSubmit } from "./forms.js";
 import { dateFormat, el, fullFormat, timeElement } from "./format.js";
 import { closeDialog, confirmAction, openDialog, showSecret } from "./dialogs.js";
@@ -93,12 +94,8 @@ $("#refresh-webhooks").addEventListener("click", async () => {
   if (!hooksError.textContent) announceHooks("Endpoints refreshed.");
 });
 
-hooksBody.addEventListener("click", (event) => {
-  const button = /** @type {HTMLElement | null} */ (
-    /** @type {Element} */ (event.target).closest("button[data-action]")
-  );
-  if (!button) return;
-  const hook = hooks.find((h) => h.id === button.closest("tr")?.dataset.hookId);
+onRowAction(hooksBody, (button, row) => {
+  const hook = hooks.find((h) => h.id === row.dataset.hookId);
   if (!hook) return;
   /** @type {Record<string, () => Promise<void>>} */
   const acts = {

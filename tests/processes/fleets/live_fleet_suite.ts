@@ -1,12 +1,14 @@
 /**
  * The live event suite over real processes on one store (docs/live-events.md): run as it is
- * (tests/processes/fleets/live_fleet_test.ts) and with `watch` taken away in every service process
- * (live_fleet_no_watch_test.ts), where streams must meet the same bounds by polling.
+ * (tests/processes/fleets/live_fleet_test.ts), with `watch` taken away in every service process
+ * (live_fleet_no_watch_test.ts), where streams must meet the same bounds by polling, and over KV
+ * Connect (live_fleet_kv_connect_test.ts), where the watch alone sees every process.
  */
 import assert from "node:assert/strict";
 import { call, type Fleet, fleetSignUp, startFleet } from "../fleet.ts";
 import { openSse, type SseConnection } from "../../live/sse_reader.ts";
 import { taskBody } from "../../tasks/task_fixtures.ts";
+import { until } from "../../wait.ts";
 
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 const ENV = { RATE_LIMIT_PER_HOUR: "1000000" };
@@ -85,6 +87,39 @@ export function liveFleetSuite(label: string, store: SuiteStore = {}) {
     // One order for every stream: the account's log order.
     assert.deepEqual(heard[1], heard[0]);
     assert.deepEqual(heard[2], heard[0]);
+  });
+
+  Deno.test(`${label}: an EventSource on one process hears what another commits, and ends when its session logs out there`, async () => {
+    await using fleet = await fleetOf(2);
+    const token = await fleetSignUp(fleet.base(0), `live-${crypto.randomUUID()}@example.com`);
+    const ticket = (await call(`${fleet.base(0)}/api/v1/events/stream-tickets`, {
+      method: "POST",
+      headers: bearer(token),
+    })).body.ticket;
+    const source = new EventSource(`${fleet.base(0)}/api/v1/events/stream?ticket=${ticket}`);
+    const titles: string[] = [];
+    source.addEventListener("task.created", (e) => {
+      titles.push(JSON.parse((e as MessageEvent).data).data.title);
+    });
+    await new Promise((resolve, reject) => {
+      source.onopen = resolve;
+      source.onerror = reject;
+    });
+    let ended = false;
+    // Its own reconnection would present the used ticket: the end is what is waited for.
+    source.onerror = () => (source.close(), ended = true);
+    for (let i = 0; i < 3; i++) {
+      await postTask(fleet.base(1), token, `Elsewhere ${i}`);
+      await until(() => titles.length === i + 1, { what: `event ${i} from the other process` });
+    }
+    // Nothing is raised by a logout: only its signal tells the stream's process.
+    const out = await call(`${fleet.base(1)}/v1/auth/logout`, {
+      method: "POST",
+      headers: bearer(token),
+    });
+    assert.equal(out.status, 200);
+    await until(() => ended, { what: "the stream's end", timeoutMs: 20_000 });
+    assert.deepEqual(titles, ["Elsewhere 0", "Elsewhere 1", "Elsewhere 2"]);
   });
 
   Deno.test(`${label}: after a kill -9 of the worker holding the stream, Last-Event-ID on another resumes with exactly what was missed`, async () => {
