@@ -45,6 +45,29 @@ export function nextClaim(
   return due ? Math.min(granted, claimed + slice) : null;
 }
 
+/**
+ * The first live lease, not being raised already and with a record, whose claim mark is due to
+ * rise (`nextClaim`), with the mark to raise it to; null when none is due.
+ */
+export function dueClaim<
+  L extends {
+    claiming: boolean;
+    until: number;
+    record: unknown;
+    granted: number;
+    spent: number;
+    claimed: number;
+    slice: number;
+  },
+>(leases: readonly L[], now: number, force: boolean): { lease: L; to: number } | null {
+  for (const lease of leases) {
+    if (lease.claiming || now >= lease.until || !lease.record) continue;
+    const to = nextClaim(lease, force);
+    if (to !== null) return { lease, to };
+  }
+  return null;
+}
+
 /** Units of a record given back by a reclaim: none when its slot is about to leave the window. */
 export interface Reclaim {
   id: string;

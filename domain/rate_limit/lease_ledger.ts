@@ -4,23 +4,15 @@
  * which keeps a budget exact on any number of instances can be tested alone.
  */
 import {
-  decide,
   secondsUntil,
   type SlotCounts,
   slotIndex,
   slotLeavesAt,
-  tally,
   type WindowDecision,
 } from "./rate_window.ts";
-import { backsOf, blockSize, freedBy, paceWant } from "./lease_sizing.ts";
-import {
-  type LeaseRecord,
-  nextClaim,
-  ownRecords,
-  type Reclaim,
-  reclaimable,
-  sliceOf,
-} from "./lease_claims.ts";
+import { backsOf, blockSize, paceWant } from "./lease_sizing.ts";
+import { dueClaim, type LeaseRecord, ownRecords, type Reclaim, sliceOf } from "./lease_claims.ts";
+import { decideGrant } from "./grant_decision.ts";
 import { WindowView } from "./window_view.ts";
 
 import type { GiveBack, Grant, Lease, LeaseRules } from "./lease_ledger_types.ts";
@@ -145,23 +137,14 @@ export class LeaseLedger {
     // This instance's ended leases go back in the grant's atomic; its unspent units of a live
     // lease (none: a request gets here when every live one is spent) would stay counted.
     const ended = this.#leases.filter((l) => !l.claiming && now >= l.until);
-    const backs = backsOf(ended, this.rules, now);
-    // Leases of any instance (this one's included) that ran out: their unclaimed units go back;
-    // when the window is full even so, other instances' live leases give up their unclaimed units.
-    const at = { now, windowMs, keepMs: this.rules.keepMs, max: this.rules.maxReclaims ?? 0 };
-    let reclaims = reclaimable(read.records ?? [], at);
-    let freed = freedBy(counts, [...backs, ...reclaims]);
-    let decision = decide(freed, now, { limit, windowMs });
-    if (!decision.allowed && at.max > 0) {
-      const mine = new Set(this.#leases.flatMap((l) => l.record ? [l.record.id] : []));
-      const more = reclaimable(read.records ?? [], { ...at, live: true, mine });
-      if (more.some((r) => r.count > 0)) {
-        reclaims = more;
-        freed = freedBy(counts, [...backs, ...reclaims]);
-        decision = decide(freed, now, { limit, windowMs });
-      }
-    }
-    const left = limit - tally(freed, now, windowMs).used;
+    const { backs, reclaims, decision, left } = decideGrant({
+      counts,
+      now,
+      limit,
+      records: read.records ?? [],
+      ended,
+      mine: () => new Set(this.#leases.flatMap((l) => l.record ? [l.record.id] : [])),
+    }, this.rules);
     const slot = slotIndex(now, windowMs);
     if (!decision.allowed || left < 1) {
       const refused = { ...decision, allowed: false, remaining: 0 };
@@ -219,11 +202,7 @@ export class LeaseLedger {
    * spend, which rarely makes a claim due, so the raise's own setup is paid only when it is.
    */
   claimWanted(now: number): boolean {
-    for (const lease of this.#leases) {
-      if (lease.claiming || now >= lease.until || !lease.record) continue;
-      if (nextClaim(lease, false) !== null) return true;
-    }
-    return false;
+    return dueClaim(this.#leases, now, false) !== null;
   }
 
   /**
@@ -231,14 +210,9 @@ export class LeaseLedger {
    * now marked as being raised, with the mark to raise it to; null when none is due.
    */
   claimDue(now: number, force: boolean): { lease: Lease; to: number } | null {
-    for (const lease of this.#leases) {
-      if (lease.claiming || now >= lease.until || !lease.record) continue;
-      const to = nextClaim(lease, force);
-      if (to === null) continue;
-      lease.claiming = true;
-      return { lease, to };
-    }
-    return null;
+    const due = dueClaim(this.#leases, now, force);
+    if (due) due.lease.claiming = true;
+    return due;
   }
 
   /**

@@ -2,7 +2,6 @@
  * The reads of a nearest-first walk (`nearest_page.ts`) besides its cell lists' own: runs of
  * sibling cells listed as one key range, the documents a search checks, the cell counters.
  */
-import { BASE32 } from "../../../domain/geo/geohash.ts";
 import { matchesTerms } from "../../../domain/tasks/task.ts";
 import { COUNT_PRECISION, POINT_PRECISION } from "../index/entries.ts";
 import { type PackedCard, type PackedDoc } from "../index/card.ts";
