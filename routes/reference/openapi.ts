@@ -4,6 +4,7 @@
  * and the headers every response carries are added in one place.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { z } from "zod";
 import { Problem } from "../router/define.ts";
 import { registerEventDocs } from "./openapi_events.ts";
 import { DESCRIPTION, TAGS } from "./openapi_text.ts";
@@ -192,7 +193,7 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>): OpenApiDocument 
     if (!versioned) copy.servers = ROOT_SERVERS;
     paths[path] = copy;
   }
-  return {
+  const document = {
     ...generated,
     // Without it, 3.1 tools may read the schemas as draft-07 and skip `prefixItems`.
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
@@ -202,7 +203,27 @@ export function buildOpenApiDocument(app: OpenAPIHono<AppEnv>): OpenApiDocument 
       headers: HEADERS,
       securitySchemes: SECURITY_SCHEMES,
     },
-  } as OpenApiDocument;
+  };
+  statePatternOfUuids(document);
+  return document as OpenApiDocument;
+}
+
+/** zod's uuid check: RFC 9562 ids (a version digit and the variant bits), nil and max. */
+const UUID_PATTERN = z.regexes.uuid().source;
+
+/**
+ * `format: uuid` alone is any 8-4-4-4-12 hex to a validator or a generator, looser than the ids
+ * zod takes; the generator drops the pattern zod has for it, so it is stated here, once for every
+ * id in the document.
+ */
+function statePatternOfUuids(node: unknown) {
+  if (Array.isArray(node)) return node.forEach(statePatternOfUuids);
+  if (typeof node !== "object" || node === null) return;
+  const schema = node as Record<string, unknown>;
+  if (schema.format === "uuid" && schema.type === "string" && schema.pattern === undefined) {
+    schema.pattern = UUID_PATTERN;
+  }
+  Object.values(schema).forEach(statePatternOfUuids);
 }
 
 /** The Problem schema must be a named component even before any route refers to it. */

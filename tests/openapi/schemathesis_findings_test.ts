@@ -314,3 +314,31 @@ Deno.test("budget and price: their description says the two decimals and why not
     assert.equal(amount.multipleOf, undefined);
   }
 });
+
+Deno.test("ids: the document's uuid takes exactly the ids the service takes", async () => {
+  await using svc = await setup();
+  const user = await signUp(svc);
+  const { member } = await documented(svc);
+  const valid = member("ReviewCreate", "revieweeId");
+  const samples = [
+    crypto.randomUUID(),
+    "00000000-0000-0000-0000-000000000000",
+    "5c4d7e39-49ba-e59a-f603-26c63bdbf7de", // no version digit
+    "e3e70682-c209-4cac-629f-6fbed82c07cd", // the variant bits of none
+  ];
+  for (const revieweeId of samples) {
+    // An unknown task: a valid body is then a 404, an invalid one the 400 before any lookup.
+    const res = await svc.request(`/v1/tasks/${crypto.randomUUID()}/reviews`, {
+      method: "POST",
+      headers: bearer(user.token),
+      json: { revieweeId, rating: 5 },
+    });
+    const body = await res.text();
+    if (valid(revieweeId)) assert.notEqual(res.status, 400, `${revieweeId}: taken by the document`);
+    else {assert.equal(
+        res.status,
+        400,
+        `${revieweeId}: refused by the document, the service: ${body}`,
+      );}
+  }
+});
