@@ -1800,13 +1800,13 @@ export interface components {
             description?: string;
         };
         /**
-         * @description Event types to receive, or ["*"] for every type
+         * @description Event types to receive, or ["*"] alone for every type
          * @example [
          *       "task.created",
          *       "task.completed"
          *     ]
          */
-        EventSelection: (components["schemas"]["EventType"] | "*")[];
+        EventSelection: "*"[] | components["schemas"]["EventType"][];
         /** @enum {string} */
         EventType: "task.created" | "task.updated" | "task.completed" | "task.deleted" | "task.cancelled" | "api_key.created" | "api_key.regenerated" | "api_key.revoked" | "api_key.expiring" | "api_key.expired" | "webhook.test" | "application.created" | "application.accepted" | "application.declined" | "application.withdrawn" | "review.published" | "task.matched" | "message.created";
         SecurityLogEntry: {

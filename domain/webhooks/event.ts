@@ -29,15 +29,17 @@ export const EVENT_TYPES = [
 export const EventType = z.enum(EVENT_TYPES).meta({ id: "EventType" });
 export type EventType = z.infer<typeof EventType>;
 
-/** What an endpoint subscribes to: event types, or `["*"]` for every type. */
-export const EventSelection = z.array(z.union([EventType, z.literal("*")])).min(1)
-  .refine((types) => !types.includes("*") || types.length === 1, {
-    message: 'use ["*"] alone, or list event types',
-  })
-  .transform((types) => [...new Set(types)])
+/**
+ * What an endpoint subscribes to: event types, or `["*"]` alone for every type. A union of the
+ * two, not a refinement, so the document states the "alone" rule as the service holds it.
+ */
+export const EventSelection = z.union([
+  z.array(z.literal("*")).min(1).max(1),
+  z.array(EventType).min(1).transform((types) => [...new Set(types)]),
+], { error: 'list event types (see EventType), or use ["*"] alone' })
   .meta({
     id: "EventSelection",
-    description: 'Event types to receive, or ["*"] for every type',
+    description: 'Event types to receive, or ["*"] alone for every type',
     example: ["task.created", "task.completed"],
   });
 export type EventSelection = z.infer<typeof EventSelection>;

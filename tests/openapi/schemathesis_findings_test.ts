@@ -342,3 +342,27 @@ Deno.test("ids: the document's uuid takes exactly the ids the service takes", as
       );}
   }
 });
+
+Deno.test('webhook events: the document takes ["*"] alone or event types, as the service does', async () => {
+  await using svc = await setup();
+  const user = await signUp(svc);
+  const { member } = await documented(svc);
+  const samples = [
+    ["*"],
+    ["task.created"],
+    ["task.created", "task.created"],
+    ["*", "task.created"],
+    ["task.created", "*"],
+    ["*", "*"],
+    [],
+    ["task.nothing"],
+  ];
+  let n = 0;
+  await agree(samples, member("WebhookCreate", "events"), (events) =>
+    svc.request("/v1/webhooks", {
+      method: "POST",
+      headers: bearer(user.token),
+      // Each endpoint its own address literal: the account's 10 endpoints are never reached here.
+      json: { url: `https://93.184.215.14/hook${n++}`, events },
+    }));
+});

@@ -71,16 +71,21 @@ Deno.test("the window's close publishes a lone review to both parties", async ()
   await using svc = await workingService();
   await using stack = new AsyncDisposableStack();
   // The task was completed and reviewed 14 days ago; the clock then comes back to now, so that
-  // the deliveries carry timestamps the receiver's verification takes.
+  // the deliveries carry timestamps the receiver's verification takes. The parties listen while
+  // the window is still open (a minute before its close): the runner, which runs beside the test,
+  // would otherwise close it before their endpoints exist.
   const now = Date.now();
   svc.deps.now = () => now - REVIEW_WINDOW_MS - 60_000;
   const { owner, applicants: [ann], taskId } = await completedTask(svc);
   const lone = await review(svc, ann, { taskId, revieweeId: owner.id, rating: 1 });
-  svc.deps.now = () => now;
+  svc.deps.now = () => now - 120_000;
   const o = await relogin(svc, owner);
   const a = await relogin(svc, ann);
   const ownerHook = await listen(svc, o, stack);
   const annHook = await listen(svc, a, stack);
+  await svc.jobs.drain();
+  assert.equal(ownerHook.receiver.received.length, 0, "the window is not closed yet");
+  svc.deps.now = () => now;
   await svc.jobs.drain();
   await ownerHook.receiver.waitFor((r) => r.length >= 1);
   await annHook.receiver.waitFor((r) => r.length >= 1);
