@@ -5,7 +5,6 @@
  * test-output/dashboard/.
  */
 import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
 import { deliveryPolicy } from "../../domain/settings.ts";
 import { testSettings } from "../settings_fixtures.ts";
 import { startJobs } from "../../kv/jobs/start.ts";
@@ -13,9 +12,8 @@ import { createApp } from "../../routes/app.ts";
 import { createDeps } from "../../routes/router/deps.ts";
 import { accessibilityViolations } from "../browser/axe.ts";
 import { launchChromium } from "../browser/chromium.ts";
+import { shot, signUpOver, stepsUntilBroken, watchedPage } from "../browser/dashboard_fixtures.ts";
 import { taskBody } from "../tasks/task_fixtures.ts";
-
-const SHOTS = new URL("../../test-output/dashboard/", import.meta.url);
 
 async function startServer() {
   const kv = await Deno.openKv(":memory:");
@@ -38,41 +36,14 @@ async function startServer() {
   };
 }
 
-async function shot(page: Page, name: string) {
-  await Deno.mkdir(SHOTS, { recursive: true });
-  await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname });
-}
-
-async function signUpAndToken(base: string, firstName: string) {
-  const email = `${firstName.toLowerCase()}-${crypto.randomUUID()}@example.com`;
-  const password = "correct horse battery";
-  const json = (body: unknown) => ({
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const created = await fetch(`${base}/v1/users`, json({ email, password, firstName }));
-  assert.equal(created.status, 201);
-  await created.body?.cancel();
-  const login = await fetch(`${base}/v1/auth/token`, json({ email, password }));
-  const { token } = await login.json();
-  return { email, password, token: token as string };
-}
-
 Deno.test("the dashboard manages task alerts and shows their matches", async (t) => {
   await using svc = await startServer();
   await using browser = await launchChromium();
   const { base } = svc;
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(10_000);
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  let broken = false;
-  const step = async (name: string, fn: () => void | Promise<void>) => {
-    if (!(await t.step({ name, ignore: broken, fn }))) broken = true;
-  };
-  const owner = await signUpAndToken(base, "Ada");
-  const poster = await signUpAndToken(base, "Linus");
+  const { page, problems } = await watchedPage(browser);
+  const step = stepsUntilBroken(t);
+  const owner = await signUpOver(base, "Ada");
+  const poster = await signUpOver(base, "Linus");
   const alertRow = () => page.locator("#alerts-body tr").first();
 
   await step("the key dialog's scope picker offers alerts:read and alerts:write", async () => {

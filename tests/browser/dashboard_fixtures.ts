@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { type Locator, type Page } from "playwright-core";
 import { serveApp } from "../helpers.ts";
+import type { Chromium } from "./chromium.ts";
 
 export const SHOTS = new URL("../../test-output/dashboard/", import.meta.url);
 export const KEY_SHAPE = /^svc_[0-9a-f]{64}$/;
@@ -15,6 +16,23 @@ export async function startServer() {
     deps: { now: () => Date.now() - clock.offsetMs },
   });
   return Object.assign(served, { clock });
+}
+
+/** A new page whose waits give up after 10 s; `problems` collects its uncaught errors. */
+export async function watchedPage(browser: Chromium) {
+  const page = await browser.context.newPage();
+  page.setDefaultTimeout(10_000);
+  const problems: string[] = [];
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  return { page, problems };
+}
+
+/** Steps that are skipped once one has failed: the later ones build on what it should have left. */
+export function stepsUntilBroken(t: Deno.TestContext) {
+  let broken = false;
+  return async (name: string, fn: () => void | Promise<void>) => {
+    if (!(await t.step({ name, ignore: broken, fn }))) broken = true;
+  };
 }
 
 export async function shot(page: Page, name: string, fullPage = false) {
@@ -37,7 +55,7 @@ export async function expectText(locator: Locator, expected: string | RegExp) {
   }, `${locator} to show ${expected}`);
 }
 
-export async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 5000) {
+export async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 10_000) {
   const until = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);

@@ -18,7 +18,9 @@ import {
   secretErased,
   shot,
   startServer,
+  stepsUntilBroken,
   waitUntil,
+  watchedPage,
 } from "./dashboard_fixtures.ts";
 import { limitsAndLayoutSteps } from "./dashboard_limits_steps.ts";
 
@@ -27,10 +29,7 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
   await using browser = await launchChromium();
   const { base } = svc;
   await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(10_000);
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  const { page, problems } = await watchedPage(browser);
   page.on("console", (message) => {
     // Chromium logs every non-2xx fetch; the API's refusals are expected, anything else is not.
     if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) {
@@ -39,10 +38,7 @@ Deno.test("the dashboard manages API keys end to end in Chromium", async (t) => 
   });
 
   // Each step builds on the one before: after a failure the rest are ignored, not failed too.
-  let broken = false;
-  const step = async (name: string, fn: () => void | Promise<void>) => {
-    if (!(await t.step({ name, ignore: broken, fn }))) broken = true;
-  };
+  const step = stepsUntilBroken(t);
 
   const email = `ada-${crypto.randomUUID()}@example.com`;
   const password = "correct horse battery";

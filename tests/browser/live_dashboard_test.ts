@@ -7,17 +7,14 @@
 import assert from "node:assert/strict";
 import { accessibilityViolations } from "./axe.ts";
 import { launchChromium } from "./chromium.ts";
-import { callAs, shot, signUpOver, startServer } from "./dashboard_fixtures.ts";
+import { callAs, shot, signUpOver, startServer, watchedPage } from "./dashboard_fixtures.ts";
 import { taskBody } from "../tasks/task_fixtures.ts";
 
 Deno.test("the dashboard shows a new application, a message and a key as they happen, without a reload", async (t) => {
   await using svc = await startServer();
   await using browser = await launchChromium();
   const { base } = svc;
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(10_000);
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  const { page, problems } = await watchedPage(browser);
   let loads = 0;
   page.on("load", () => loads++);
   const ada = await signUpOver(base, "Ada");

@@ -8,21 +8,23 @@
 import assert from "node:assert/strict";
 import { accessibilityViolations } from "./axe.ts";
 import { launchChromium } from "./chromium.ts";
-import { callAs, inPage, shot, signUpOver, startServer } from "./dashboard_fixtures.ts";
+import {
+  callAs,
+  inPage,
+  shot,
+  signUpOver,
+  startServer,
+  stepsUntilBroken,
+  watchedPage,
+} from "./dashboard_fixtures.ts";
 import { taskBody } from "../tasks/task_fixtures.ts";
 
 Deno.test("the dashboard's Messages view: unread badges, a thread, a composer, at 390 px", async (t) => {
   await using svc = await startServer();
   await using browser = await launchChromium();
   const { base } = svc;
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(10_000);
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  let broken = false;
-  const step = async (name: string, fn: () => void | Promise<void>) => {
-    if (!(await t.step({ name, ignore: broken, fn }))) broken = true;
-  };
+  const { page, problems } = await watchedPage(browser);
+  const step = stepsUntilBroken(t);
   const ada = await signUpOver(base, "Ada");
   const bob = await signUpOver(base, "Bob");
   const task = await callAs(

@@ -5,41 +5,20 @@
  * Screenshots land in test-output/dashboard/.
  */
 import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
 import { serveApp } from "../helpers.ts";
 import { startReceiver } from "../webhooks/webhook_receiver.ts";
 import { accessibilityViolations } from "./axe.ts";
 import { launchChromium } from "./chromium.ts";
-
-const SHOTS = new URL("../../test-output/dashboard/", import.meta.url);
-
-async function shot(page: Page, name: string) {
-  await Deno.mkdir(SHOTS, { recursive: true });
-  await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname });
-}
-
-async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 10_000) {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { shot, stepsUntilBroken, waitUntil, watchedPage } from "./dashboard_fixtures.ts";
 
 Deno.test("the dashboard manages webhook endpoints and shows the security log", async (t) => {
   await using svc = await serveApp({ settings: { WEBHOOK_ALLOW_PRIVATE: "true" }, jobs: true });
   await using receiver = startReceiver();
   await using browser = await launchChromium();
   const { base } = svc;
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(10_000);
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  const { page, problems } = await watchedPage(browser);
 
-  let broken = false;
-  const step = async (name: string, fn: () => void | Promise<void>) => {
-    if (!(await t.step({ name, ignore: broken, fn }))) broken = true;
-  };
+  const step = stepsUntilBroken(t);
   const email = `grace-${crypto.randomUUID()}@example.com`;
   const password = "correct horse battery";
   const hookRow = () => page.locator("#webhooks-body tr").first();
