@@ -19,7 +19,7 @@ import {
   sizeReport,
   summary,
 } from "./explore_bench_report.ts";
-import { buildCache, kvPath, readManifest, warmFile } from "./explore_cache.ts";
+import { buildCache, kvPath, readManifest, storeBytes, warmFile } from "./explore_cache.ts";
 import { loadAverage, writeResults } from "../lib/results.ts";
 
 const FLAGS = [
@@ -43,14 +43,6 @@ async function child<T>(...args: string[]): Promise<T> {
   const text = new TextDecoder().decode(out.stdout).trim();
   if (!out.success) throw new Error(`phase ${args.join(" ")} failed:\n${text}`);
   return JSON.parse(text.split("\n").at(-1)!) as T;
-}
-
-async function fileBytes(path: string): Promise<number> {
-  let total = 0;
-  for (const suffix of ["", "-wal"]) {
-    total += await Deno.stat(path + suffix).then((s) => s.size).catch(() => 0);
-  }
-  return total;
 }
 
 async function main() {
@@ -91,7 +83,7 @@ async function main() {
     const report = {
       n: size,
       manifest,
-      fileBytes: await fileBytes(kvPath(size)),
+      fileBytes: await storeBytes(kvPath(size)),
       warmedSeconds,
       query,
       brute,

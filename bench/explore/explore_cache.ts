@@ -65,6 +65,15 @@ export async function warmFile(path: string): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
+/** The bytes of the store's file with its WAL: what a task costs on disk, per store. */
+export async function storeBytes(path: string): Promise<number> {
+  let total = 0;
+  for (const suffix of ["", "-wal"]) {
+    total += await Deno.stat(path + suffix).then((s) => s.size).catch(() => 0);
+  }
+  return total;
+}
+
 /** Generates and loads n tasks into a fresh KV file, then writes its manifest. */
 export async function buildCache(n: number, log: (line: string) => void): Promise<LoadManifest> {
   const path = kvPath(n);

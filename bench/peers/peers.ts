@@ -7,7 +7,13 @@
  */
 import { DATA_VERSION, generateTask } from "../datasets/explore_data.ts";
 import { selectedKinds } from "../explore/explore_bench_args.ts";
-import { buildCache, kvPath, readManifest, warmFile } from "../explore/explore_cache.ts";
+import {
+  buildCache,
+  kvPath,
+  readManifest,
+  storeBytes,
+  warmFile,
+} from "../explore/explore_cache.ts";
 import { numberFlag } from "../lib/flags.ts";
 import { writeResults } from "../lib/results.ts";
 import { benchService } from "../lib/service.ts";
@@ -42,14 +48,6 @@ const WHY = [
   "cells, names, words), each its own SQLite row with its key; PostgreSQL keeps one row a task " +
   "and indexes of small keys.",
 ].join("\n");
-
-async function fileBytes(path: string): Promise<number> {
-  let total = 0;
-  for (const suffix of ["", "-wal"]) {
-    total += await Deno.stat(path + suffix).then((s) => s.size).catch(() => 0);
-  }
-  return total;
-}
 
 async function main() {
   const size = numberFlag("size", 1_000_000);
@@ -93,7 +91,7 @@ async function main() {
   }
   const store = {
     tasks: size,
-    kvBytes: await fileBytes(kvPath(size)),
+    kvBytes: await storeBytes(kvPath(size)),
     kvLoadSeconds: manifest.seconds,
     pgBytes: pg.bytes,
     pgLoadSeconds: pg.ms / 1000,
