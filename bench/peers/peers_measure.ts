@@ -2,7 +2,7 @@
  * The peer bench's timed part: each kind's queries asked of explore in process (its front door),
  * of the route (`app.request`) and of PostGIS over its socket, one after the other per query, with
  * the caller's wall clock and the CPU each side spent (this process for explore; the connection's
- * backend for PostgreSQL, from /proc).
+ * backend for PostgreSQL, from /proc); and beside them the query's KV floor (`kv_floor.ts`).
  */
 import process from "node:process";
 import { type ExploreFilterQuery, exploreFilters } from "../../domain/explore.ts";
@@ -12,6 +12,7 @@ import type { BenchService } from "../lib/service.ts";
 import type { Sql } from "./pg_cluster.ts";
 import { peerPage, peerQuery } from "./pg_queries.ts";
 import { comparePeers } from "./compare.ts";
+import { floorPage, type FloorPool } from "./kv_floor.ts";
 
 export const PAGE = 20;
 /** Items compared per sampled query (explore's pages followed by cursor). */
@@ -36,6 +37,8 @@ export interface KindFigures {
   explore: SideFigures;
   route: SideFigures;
   postgis: SideFigures;
+  /** The KV floor of the same pages, measured as explore is. */
+  floor: SideFigures;
   sampled: number;
   differ: number;
 }
@@ -74,9 +77,17 @@ export interface Peers {
   /** The backend serving `sql`'s one connection. */
   backendPid: number;
   table: string;
+  /** The entries the KV floor lists. */
+  pool: FloorPool;
 }
 
-async function explore(peers: Peers, query: ExploreFilterQuery, side: Side) {
+/** One query as the sides are asked it, and its place in the kind. */
+interface Asked {
+  query: ExploreFilterQuery;
+  turn: number;
+}
+
+async function explore(peers: Peers, { query }: Asked, side: Side): Promise<number> {
   const filters = exploreFilters(query);
   const sort = query.sort ?? "newest";
   const cpu0 = selfCpuUs();
@@ -85,9 +96,10 @@ async function explore(peers: Peers, query: ExploreFilterQuery, side: Side) {
   side.ms.push(performance.now() - t0);
   side.cpu.push(selfCpuUs() - cpu0);
   side.items += page.items.length;
+  return page.items.length;
 }
 
-async function route(peers: Peers, query: ExploreFilterQuery, side: Side) {
+async function route(peers: Peers, { query }: Asked, side: Side) {
   const url = `/v1/tasks/explore?limit=${PAGE}&${queryString(query)}`;
   const cpu0 = selfCpuUs();
   const t0 = performance.now();
@@ -99,7 +111,7 @@ async function route(peers: Peers, query: ExploreFilterQuery, side: Side) {
   side.items += items.length;
 }
 
-async function postgis(peers: Peers, query: ExploreFilterQuery, side: Side) {
+async function postgis(peers: Peers, { query }: Asked, side: Side) {
   const sql = peerQuery(peers.table, {
     filters: exploreFilters(query),
     sort: query.sort ?? "newest",
@@ -113,26 +125,58 @@ async function postgis(peers: Peers, query: ExploreFilterQuery, side: Side) {
   side.items += rows.length;
 }
 
+/** The KV floor of the page explore has just answered (so its item count is known). */
+async function floor(peers: Peers, asked: Asked & { items: number }, side: Side) {
+  const q = {
+    filters: exploreFilters(asked.query),
+    sort: asked.query.sort ?? "newest",
+    limit: PAGE,
+    items: asked.items,
+    turn: asked.turn,
+  };
+  const cpu0 = selfCpuUs();
+  const t0 = performance.now();
+  const page = await floorPage(peers.kv, peers.pool, q);
+  side.ms.push(performance.now() - t0);
+  side.cpu.push(selfCpuUs() - cpu0);
+  side.items += page.items.length;
+}
+
+type Sides = Record<"explore" | "route" | "postgis" | "floor", Side>;
+type Step = (asked: Asked, sides: Sides) => Promise<void>;
+
+const sidesOf = (): Sides => ({
+  explore: new Side(),
+  route: new Side(),
+  postgis: new Side(),
+  floor: new Side(),
+});
+
 /**
  * Asks each query of `kind` of the three sides, the order rotated query by query so that none
- * always runs first (on caches another side just warmed); `warmup`'s queries first, untimed.
- * Then compares explore's and PostGIS's answers on the first `sample` queries.
+ * always runs first (on caches another side just warmed), and its KV floor right after explore,
+ * which says how many items the page holds. There the floor finds Deno KV's threads awake, as a
+ * busy server would: after a wait on PostGIS, waking them costs CPU, which would raise the floor
+ * (and it reads other entries than the query's, so its place warms no entry for it);
+ * `warmup`'s queries first, untimed. Then compares explore's and PostGIS's answers on the first
+ * `sample` queries.
  */
 export async function measureKind(
   peers: Peers,
   { kind, warmup, sample }: { kind: QueryKind; warmup: QueryKind; sample: number },
 ): Promise<KindFigures> {
-  const sides = { explore: new Side(), route: new Side(), postgis: new Side() };
-  const steps = [
-    (q: ExploreFilterQuery, s: typeof sides) => explore(peers, q, s.explore),
-    (q: ExploreFilterQuery, s: typeof sides) => route(peers, q, s.route),
-    (q: ExploreFilterQuery, s: typeof sides) => postgis(peers, q, s.postgis),
+  const sides = sidesOf();
+  const steps: Step[] = [
+    async (a, s) => floor(peers, { ...a, items: await explore(peers, a, s.explore) }, s.floor),
+    (a, s) => route(peers, a, s.route),
+    (a, s) => postgis(peers, a, s.postgis),
   ];
-  const scratch = { explore: new Side(), route: new Side(), postgis: new Side() };
-  for (const q of warmup.queries) for (const step of steps) await step(q, scratch);
-  for (const [i, q] of kind.queries.entries()) {
-    for (let k = 0; k < steps.length; k++) await steps[(i + k) % steps.length](q, sides);
-  }
+  const ask = async (asked: Asked, s: Sides, i: number) => {
+    for (let k = 0; k < steps.length; k++) await steps[(i + k) % steps.length](asked, s);
+  };
+  const scratch = sidesOf();
+  for (const [i, query] of warmup.queries.entries()) await ask({ query, turn: i }, scratch, 0);
+  for (const [i, query] of kind.queries.entries()) await ask({ query, turn: i }, sides, i);
   let differ = 0;
   const sampled = kind.queries.slice(0, sample);
   for (const q of sampled) {
@@ -149,6 +193,7 @@ export async function measureKind(
     explore: sides.explore.figures(),
     route: sides.route.figures(),
     postgis: sides.postgis.figures(),
+    floor: sides.floor.figures(),
     sampled: sampled.length,
     differ,
   };

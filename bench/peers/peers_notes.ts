@@ -69,7 +69,15 @@ const NOTES: Note[] = [
   },
 ];
 
-/** The kinds where explore is behind in p50 or in CPU, each with why and the next lever. */
+/** Whether PostGIS's CPU is below Deno KV's floor on a kind: then no layout could match it. */
+export function belowFloor(k: KindFigures): boolean {
+  return k.floor.cpuUs.p50 > k.postgis.cpuUs.p50;
+}
+
+/**
+ * The kinds where explore is behind in p50 or in CPU, each with why and the next lever, and
+ * whether PostGIS's CPU there is below Deno KV's floor.
+ */
 export function behindNotes(kinds: KindFigures[]): string {
   const rows = kinds.flatMap((k) => {
     const slower = k.explore.ms.p50 > k.postgis.ms.p50;
@@ -77,10 +85,14 @@ export function behindNotes(kinds: KindFigures[]): string {
     if (!slower && !dearer) return [];
     const note = NOTES.find((n) => n.kinds.test(k.name))!;
     const behind = slower && dearer ? "p50 and CPU" : slower ? "p50" : "CPU";
-    return [[k.name, behind, note.why, note.lever]];
+    const floor = belowFloor(k) ? "below Deno KV's floor" : "above Deno KV's floor";
+    return [[k.name, behind, floor, note.why, note.lever]];
   });
   if (rows.length === 0) return "Explore is behind PostGIS on no kind.";
-  return markdownTable(["kind", "explore behind on", "why", "next lever"], rows);
+  return markdownTable(
+    ["kind", "explore behind on", "PostGIS's CPU", "why", "next lever"],
+    rows,
+  );
 }
 
 /** Who is ahead on one figure: the lower p50 (or CPU) wins, a tie goes to explore. */

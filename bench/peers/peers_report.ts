@@ -1,11 +1,11 @@
 /**
  * The peer bench's table and verdict line: per kind, explore (in process and through the route)
- * beside PostGIS in latency and CPU per query, the store and load of each, and how many sampled
- * answers differ.
+ * beside PostGIS in latency and CPU per query, the KV floor's CPU, the store and load of each,
+ * and how many sampled answers differ.
  */
 import { markdownTable } from "../lib/results.ts";
 import type { KindFigures, SideFigures } from "./peers_measure.ts";
-import { ahead } from "./peers_notes.ts";
+import { ahead, belowFloor } from "./peers_notes.ts";
 
 /** What each side's store took. */
 export interface StoreFigures {
@@ -18,6 +18,12 @@ export interface StoreFigures {
 
 const ms = (s: SideFigures) => `${s.ms.p50.toFixed(2)} / ${s.ms.p99.toFixed(2)}`;
 const cpu = (s: SideFigures) => `${Math.round(s.cpuUs.p50)}`;
+
+/** The kinds where PostGIS's CPU is below Deno KV's floor: no layout could match it there. */
+export function floorLine(kinds: KindFigures[]): string {
+  const below = kinds.filter(belowFloor).length;
+  return `KV floor: PostGIS's CPU below Deno KV's floor on ${below} of ${kinds.length} kinds`;
+}
 
 /** The kinds where explore's in-process p50 (CPU) is at most PostGIS's. */
 export function verdict(kinds: KindFigures[]) {
@@ -43,6 +49,7 @@ export function peersTable(kinds: KindFigures[], store: StoreFigures): string {
     cpu(k.explore),
     cpu(k.route),
     cpu(k.postgis),
+    cpu(k.floor),
     `${ahead(k.explore.ms.p50, k.postgis.ms.p50)} / ${
       ahead(k.explore.cpuUs.p50, k.postgis.cpuUs.p50)
     }`,
@@ -57,6 +64,7 @@ export function peersTable(kinds: KindFigures[], store: StoreFigures): string {
     "explore CPU µs p50",
     "route CPU µs p50",
     "PostGIS backend CPU µs p50",
+    "KV floor CPU µs p50",
     "ahead: p50 / CPU",
     "items explore / PostGIS",
     "answers differ",
