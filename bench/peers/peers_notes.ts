@@ -57,10 +57,10 @@ const NOTES: Note[] = [
   },
   {
     kinds: /antimeridian/,
-    why: "the box holds no task: explore reads every layer's counters of the box's cells on both " +
-      "sides (four getMany calls) to learn it is empty; PostgreSQL probes two GiST ranges",
-    lever: "a coarser counter per layer read first where the box spans many cells (one getMany " +
-      "instead of four), at the price of a round trip where it is not empty",
+    why: "the box holds no task: explore lists the purges and reads its eight cells' centre " +
+      "counts (two KV calls, one a getMany of eight keys) to learn it is empty; PostgreSQL " +
+      "probes two GiST ranges",
+    lever: "the purges read in a call the page makes anyway; past that, Deno KV's cost per key",
   },
   {
     kinds: /./,

@@ -102,6 +102,8 @@ export const explore = {
   }),
   /** Deno.KvU64 count of published tasks of one payment class. */
   countByPayment: (payment: Payment): Deno.KvKey => ["xp_counts", "paid", paymentPart(payment)],
+  /** Deno.KvU64 count of the geo-placed tasks of every class centred in a counter cell. */
+  layersCount: (cell: string): Deno.KvKey => ["xp_counts", "layers", cell],
   /** Deno.KvU64 counters the planner reads to pick the most selective index. */
   count: (...parts: (string | number)[]): Deno.KvKey => ["xp_counts", ...parts],
 };

@@ -247,7 +247,7 @@ export function exploreCounterKeys(task: ExploreTask): Deno.KvKey[] {
   if (layer) {
     const [lon, lat] = loc.coordinates;
     const centre = geohashEncode(lon, lat, COUNT_PRECISION);
-    keys.push(explore.count("cell", layer.name, centre));
+    keys.push(explore.count("cell", layer.name, centre), explore.layersCount(centre));
     // The cell layer's own counters, at the counters' precision: by centre they would equal the
     // class's, so only the disc-keyed layer and the one past the cap count apart.
     if (layer.disc) {

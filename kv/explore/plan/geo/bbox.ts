@@ -16,7 +16,9 @@ import {
 import type { CounterReader, Driver, PlanQuery } from "../driver.ts";
 import { countId, Density } from "../../shared/density.ts";
 import { probeCounts } from "../../shared/probes.ts";
-import { planMemory } from "../../shared/plan_memory.ts";
+import { type PlanMemory, planMemory } from "../../shared/plan_memory.ts";
+import { keyId } from "../../../key_id.ts";
+import { GETMANY_MAX } from "../../../store/limits.ts";
 import {
   AREA_PROBE_LIMIT,
   AREA_PROBE_PRECISIONS,
@@ -113,6 +115,32 @@ function area(box: GeoBox): number {
 }
 
 /**
+ * Every layer's counters of the box's cells, in order. Where they take more than one getMany and
+ * the instance remembers none of the box's cells holding tasks (a box it has not read, or one it
+ * found empty), the cells' `layersCount`s are read first: a task in the box has its centre in one
+ * of them and is in that cell's entries in every layer (a disc's cells hold its centre's), so a
+ * cell without a centre is read in no layer, nor a precision-1 cell without one, and an empty box
+ * (an ocean's) is proved so by one getMany. A box with tasks reads its counters at once, as
+ * before: the centre counts first cost some region viewports a round trip. Memory only picks the
+ * order; every count used is read.
+ */
+async function layerCounts(
+  counts: CounterReader,
+  memory: PlanMemory,
+  { cells, centres }: { cells: { cell: string; key: Deno.KvKey }[]; centres: string[] },
+): Promise<number[]> {
+  const centreKeys = centres.map((cell) => explore.layersCount(cell));
+  const heldBefore = centreKeys.some((key) => (memory.counters.get(keyId(key)) ?? 0) > 0);
+  if (cells.length <= GETMANY_MAX || heldBefore) return counts(cells.map((c) => c.key));
+  const held = (await counts(centreKeys)).flatMap((n, i) => n > 0 ? [centres[i]] : []);
+  const read = cells.flatMap((c, i) => held.some((h) => h.startsWith(c.cell)) ? [i] : []);
+  const values = await counts(read.map((i) => cells[i].key));
+  const n = cells.map(() => 0);
+  read.forEach((at, j) => n[at] = values[j]);
+  return n;
+}
+
+/**
  * The box's driver: per layer, the counter cells that meet it (empty ones skipped), each read
  * whole when sparse, else through its finest cells inside the box if they are few. The estimate
  * assumes tasks spread evenly within each counter cell. Null when the box spans too many cells.
@@ -153,11 +181,12 @@ export async function bboxDriver(
     })
     : null;
   const [n, probes] = await Promise.all([
-    counts(
-      CELL_LAYERS.flatMap((layer) =>
-        parentsOf(layer).map((cell) => explore.count("cell", layer.name, cell))
+    layerCounts(counts, planMemory(kv), {
+      cells: CELL_LAYERS.flatMap((layer) =>
+        parentsOf(layer).map((cell) => ({ cell, key: explore.count("cell", layer.name, cell) }))
       ),
-    ),
+      centres: parents,
+    }),
     probing,
   ]);
   let density: Density | null = null;
