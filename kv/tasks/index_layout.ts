@@ -20,7 +20,11 @@ import {
 export const INDEX_LAYOUT = 12;
 
 /** Indexes of earlier layouts that the current one no longer writes: the rebuild removes them. */
-const RETIRED_ROOTS: readonly Deno.KvKey[] = [explore.byWordZoneRoot(), explore.byWordOldRoot()];
+const RETIRED_ROOTS: readonly Deno.KvKey[] = [
+  explore.byWordZoneRoot(),
+  explore.byWordOldRoot(),
+  explore.byPointOldRoot(),
+];
 
 export interface LayoutCheck {
   /** The layout the store says it holds; null when it never said (written before the mark). */
