@@ -39,7 +39,7 @@ export const explore = {
     start: ["xp_pt", cell],
     end: ["xp_pt", `${cell}~`],
   }),
-  /** The point entries of layouts up to 11, by class first, which the rebuild removes. */
+  /** The point entries of layouts up to 12, by class first, which the rebuild removes. */
   byPointOldRoot: (): Deno.KvKey => ["xp_by_point"],
   /** Upper-case country code; value: facet. */
   byCountry: (countryCode: string, orderKey: string): Deno.KvKey => [

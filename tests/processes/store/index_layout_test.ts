@@ -165,11 +165,11 @@ async function makeLayout9(kv: Deno.Kv, tasks: TaskRecord[]) {
 }
 
 /**
- * Turns a store's point entries into what layout 11 wrote: keyed by class first
- * (`["xp_by_point", class, geohash8, orderKey]`); marked 11.
+ * Turns a store's point entries into what layout 12 wrote: keyed by class first
+ * (`["xp_by_point", class, geohash8, orderKey]`); marked 12.
  */
-async function makeLayout11(kv: Deno.Kv) {
-  await kv.set(meta.indexLayout(), 11);
+async function makeLayout12(kv: Deno.Kv) {
+  await kv.set(meta.indexLayout(), 12);
   const root = explore.byPointRange("").start.slice(0, 1);
   for await (const entry of kv.list<PackedCard>({ prefix: root })) {
     const [, hash, orderKey] = entry.key;
@@ -180,11 +180,11 @@ async function makeLayout11(kv: Deno.Kv) {
   }
 }
 
-/** Fails on a point entry of layout 11, or a nearest-first walk that answers otherwise. */
-function assertNoLayout11(tasks: TaskRecord[]) {
+/** Fails on a point entry of layout 12, or a nearest-first walk that answers otherwise. */
+function assertNoLayout12(tasks: TaskRecord[]) {
   return async (kv: Deno.Kv) => {
     for await (const entry of kv.list({ prefix: explore.byPointOldRoot() })) {
-      assert.fail(`layout 11's point entry ${String(entry.key)} is left`);
+      assert.fail(`layout 12's point entry ${String(entry.key)} is left`);
     }
     const [lon, lat] = tasks.find((task) => task.location.type === "city")!.location.coordinates;
     const filters: ExploreFilters = { search: [], geo: { lon, lat, radiusKm: 2000 } };
@@ -354,11 +354,11 @@ Deno.test("a store written in an older index layout is found out and rebuilt", a
     }
   });
 
-  await t.step("a layout-11 store is rebuilt in the current layout", async () => {
+  await t.step("a layout-12 store is rebuilt in the current layout", async () => {
     const { kv, tasks } = await storeWithTasks(":memory:", 300);
     try {
-      await makeLayout11(kv);
-      await assertRebuilt(kv, tasks, { stored: 11, leftOver: assertNoLayout11(tasks) });
+      await makeLayout12(kv);
+      await assertRebuilt(kv, tasks, { stored: 12, leftOver: assertNoLayout12(tasks) });
     } finally {
       kv.close();
     }
@@ -369,12 +369,12 @@ Deno.test("a store written in an older index layout is found out and rebuilt", a
     await Deno.mkdir(`${cwd}/data`);
     const { kv, tasks } = await storeWithTasks(`${cwd}/data/marketplace.sqlite3`, 120);
     // Layout 6's words, dictionary and owner listing, layout 5's word-zone copy, the words of
-    // layout 7 that layout 8 leaves out and layout 11's point entries besides.
+    // layout 7 that layout 8 leaves out and layout 12's point entries besides.
     await makeLayout6(kv, tasks);
     await makeOlderLayout(kv, tasks);
     await makeLayout7(kv, tasks);
     await makeLayout8(kv);
-    await makeLayout11(kv);
+    await makeLayout12(kv);
     await kv.delete(meta.indexLayout());
     kv.close();
 
@@ -405,7 +405,7 @@ Deno.test("a store written in an older index layout is found out and rebuilt", a
         await assertTaskIndexesConsistent(kv);
         await assertNoLayout6(kv);
         await assertNoLayout7(kv);
-        await assertNoLayout11(tasks)(kv);
+        await assertNoLayout12(tasks)(kv);
       }
       const after = await check().output();
       assert.equal(after.code, 0, decoder.decode(after.stderr));
