@@ -28,21 +28,19 @@ export const explore = {
   /** Every geo entry of every layer (checks and tests). */
   byCellRoot: (): Deno.KvKey => ["xp_by_cell"],
   /**
-   * A geo-placed task by its layer and fine geohash (`POINT_PRECISION`); value: card. One entry
-   * per task that a key range lists at any coarser precision (`byPointRange`), for nearest-first
-   * walks that go as deep as the density needs.
+   * A geo-placed task by its fine geohash (`POINT_PRECISION`), every geo class in one key space;
+   * value: card (its location says the class). One entry per task that a key range lists at any
+   * coarser precision (`byPointRange`), for nearest-first walks that go as deep as the density
+   * needs and read a cell's tasks of every class in one list.
    */
-  byPoint: (layer: string, hash: string, orderKey: string): Deno.KvKey => [
-    "xp_by_point",
-    layer,
-    hash,
-    orderKey,
-  ],
-  /** The entries of a layer whose fine geohash starts with `cell` ("~" sorts after base32). */
-  byPointRange: (layer: string, cell: string): { start: Deno.KvKey; end: Deno.KvKey } => ({
-    start: ["xp_by_point", layer, cell],
-    end: ["xp_by_point", layer, `${cell}~`],
+  byPoint: (hash: string, orderKey: string): Deno.KvKey => ["xp_pt", hash, orderKey],
+  /** The entries whose fine geohash starts with `cell` ("~" sorts after base32). */
+  byPointRange: (cell: string): { start: Deno.KvKey; end: Deno.KvKey } => ({
+    start: ["xp_pt", cell],
+    end: ["xp_pt", `${cell}~`],
   }),
+  /** The point entries of layouts up to 12, by class first, which the rebuild removes. */
+  byPointOldRoot: (): Deno.KvKey => ["xp_by_point"],
   /** Upper-case country code; value: facet. */
   byCountry: (countryCode: string, orderKey: string): Deno.KvKey => [
     "xp_by_country",

@@ -17,10 +17,14 @@ import {
  * Bumped with every change to what `taskIndexEntries` or `taskCounterKeys` produce; what each
  * layout changed is in bench/results/history/index_layout.md.
  */
-export const INDEX_LAYOUT = 12;
+export const INDEX_LAYOUT = 13;
 
 /** Indexes of earlier layouts that the current one no longer writes: the rebuild removes them. */
-const RETIRED_ROOTS: readonly Deno.KvKey[] = [explore.byWordZoneRoot(), explore.byWordOldRoot()];
+const RETIRED_ROOTS: readonly Deno.KvKey[] = [
+  explore.byWordZoneRoot(),
+  explore.byWordOldRoot(),
+  explore.byPointOldRoot(),
+];
 
 export interface LayoutCheck {
   /** The layout the store says it holds; null when it never said (written before the mark). */

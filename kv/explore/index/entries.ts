@@ -17,7 +17,7 @@ import { facetOf, readFacet } from "./facet.ts";
 export const EXPLORE_INDEX_ROOTS: readonly string[] = [
   "xp_tasks",
   "xp_by_cell",
-  "xp_by_point",
+  "xp_pt",
   "xp_by_country",
   "xp_by_name",
   "xp_w",
@@ -219,7 +219,7 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
       }
     }
     const point = geohashEncode(lon, lat, POINT_PRECISION);
-    entries.push({ key: explore.byPoint(layer.name, point, ok), value: card });
+    entries.push({ key: explore.byPoint(point, ok), value: card });
   }
   if (loc.countryCode) entries.push({ key: explore.byCountry(loc.countryCode, ok), value: card });
   const { name } = readFacet(facet);

@@ -6,7 +6,7 @@
 import { BASE32, childBounds } from "../../../domain/geo/geohash.ts";
 import type { GeoFilter } from "../../../domain/explore.ts";
 import { minDistanceToBoxKm, roughDistanceToBoxKm, roughFrom } from "../../../domain/geo/geo.ts";
-import { COUNT_PRECISION, GEO_LAYERS, type GeoLayer, POINT_PRECISION } from "../index/entries.ts";
+import { COUNT_PRECISION, type GeoLayer, POINT_PRECISION } from "../index/entries.ts";
 import type { Density, Probe } from "../shared/density.ts";
 import { SPARSE_REACH_KM } from "../shared/geo_constants.ts";
 import type { CellNode } from "./queue.ts";
@@ -30,6 +30,8 @@ export interface CellChoicesOptions {
   splitAbove: number;
   /** The distance the page starts at: the previous page's end, or 0. */
   from: number;
+  /** False for a point cell no class the page walks can reach (`NearestWalk.reaches`). */
+  reaches: (cell: CellNode) => boolean;
 }
 
 /** The decisions of one page's walk, sized by the density measured around its point. */
@@ -47,8 +49,8 @@ export class CellChoices {
   /** Whether the page reaches far: `early` was chosen. */
   far = false;
   /**
-   * The disc classes read by their cells over the circle (`discs.ts`): their
-   * point cells hold nothing more to read.
+   * The disc classes read by their cells over the circle (`discs.ts`): the point cells are
+   * walked only as far as the other classes reach.
    */
   readonly byDisc = new Set<GeoLayer>();
   /**
@@ -61,7 +63,8 @@ export class CellChoices {
   readonly #point: ReturnType<typeof roughFrom>;
   readonly #density: Density;
   readonly #splitAbove: number;
-  /** The city layer's cells read whole by the probes: inside one, nothing is left to read. */
+  readonly #reaches: CellChoicesOptions["reaches"];
+  /** The point cells read whole by the probes: inside one, nothing is left to read. */
   readonly #whole: string[];
   /**
    * A probe that overflowed read its cell in key order up to its last entry: a city cell inside
@@ -69,8 +72,9 @@ export class CellChoices {
    */
   readonly #partial: { hash: string; lastKey: Deno.KvKey; point: string }[];
 
-  constructor({ geo, density, probes, limit, splitAbove, from }: CellChoicesOptions) {
+  constructor({ geo, density, probes, limit, splitAbove, from, reaches }: CellChoicesOptions) {
     this.#geo = geo;
+    this.#reaches = reaches;
     this.#point = roughFrom(geo);
     this.#density = density;
     this.#splitAbove = splitAbove;
@@ -101,7 +105,7 @@ export class CellChoices {
     return this.early.has(cell) ? "fetch" : this.status(cell);
   }
 
-  /** Whether a city cell was read whole by a probe ("read"), partly (from a key on), or not. */
+  /** Whether a point cell was read whole by a probe ("read"), partly (from a key on), or not. */
   probedUpTo(hash: string): "read" | Deno.KvKey | null {
     for (const p of this.#partial) {
       if (!hash.startsWith(p.hash)) continue;
@@ -113,8 +117,8 @@ export class CellChoices {
   }
 
   /**
-   * The tasks expected in the key range strictly between two cells of one layer, one counter cell
-   * and one length (b after a): each cell between at the larger of the two's expectation.
+   * The tasks expected in the key range strictly between two point cells of one counter cell and
+   * one length (b after a): each cell between at the larger of the two's expectation.
    */
   gapBetween(a: CellNode, b: CellNode): number {
     const between = cellsBetween(a.hash, b.hash);
@@ -140,20 +144,19 @@ export class CellChoices {
   }
 
   status(cell: CellNode): CellChoice {
-    const { layer, hash, size, at } = cell;
+    const { hash, size, at } = cell;
     if (cell.cellLayer) return "fetch";
-    if (this.byDisc.has(layer)) return "read";
-    const cityLayer = GEO_LAYERS[0];
+    if (!this.#reaches(cell)) return "read";
     const whole = this.#whole;
-    if (layer === cityLayer && whole.some((w) => hash.startsWith(w))) return "read";
-    if (layer === cityLayer && this.probedUpTo(hash) === "read") return "read";
+    if (whole.some((w) => hash.startsWith(w))) return "read";
+    if (this.probedUpTo(hash) === "read") return "read";
     // A counter cell of few tasks is read whole in one list (a probe's tasks read again enter
     // the queue once): split, its finer cells within reach would take a list each.
     if (hash.length === COUNT_PRECISION && size <= this.#splitAbove) return "fetch";
     if (hash.length >= POINT_PRECISION) return "fetch";
-    const expected = this.#density.expected({ layer, hash, size, at }, this.local);
+    const expected = this.#density.expected({ hash, size, at }, this.local);
     // A cell holding a probe read whole is split where it must be, so as not to read that again.
-    const probed = layer === cityLayer && whole.some((w) => w.startsWith(hash));
+    const probed = whole.some((w) => w.startsWith(hash));
     // One that fits a list is read whole but where the page reaches only a corner of it: then
     // its finer cells there cost less (once: their own counts are under two lists' worth).
     if (expected <= this.#splitAbove && !probed) {

@@ -13,13 +13,9 @@ import {
   GEO_LAYERS,
   type GeoLayer,
 } from "../index/entries.ts";
-import { finerCount } from "../shared/finer_cells.ts";
 import { explore } from "../../keyspace.ts";
-import type { Density } from "../shared/density.ts";
 import { PROBE_PRECISIONS, SPARSE_REACH_KM } from "../shared/geo_constants.ts";
 import type { PlanMemory } from "../shared/plan_memory.ts";
-import type { CellNode } from "./queue.ts";
-import { LIST_ENTRIES } from "./page_bounds.ts";
 
 /** Most cells of a class's own cover of the circle: past it the class is walked by its points. */
 const MAX_DISC_COVER = 4;
@@ -84,7 +80,7 @@ export function mayReachFar(
     const seen = memory.probes.peek(hash);
     if (seen) density = Math.max(density, seen.found / cellAreaKm2(hash));
   }
-  // As `Density.reach`, with its margin of 2 (the smaller), over the city layer alone.
+  // As `Density.reach`, with its margin of 2 (the smaller), over the probed tasks alone.
   return density <= 0 || from * from + 2 * (limit + 1) / (Math.PI * density) > SPARSE_REACH_KM ** 2;
 }
 
@@ -96,29 +92,18 @@ export interface DiscRead {
   size: number;
 }
 
-export interface DiscChoiceOptions {
-  density: Density;
-  /** The counter cells the walk was seeded with (every layer), and those the first batch reads. */
-  seeded: CellNode[];
-  early: Set<CellNode>;
-  /** How far the first batch reads. */
-  horizon: number;
-}
-
 /**
- * The disc classes better read by the circle's own cover, and their reads. A class matches a
- * circle up to its largest radius past it, so its point cells are walked out to where the page
- * ends, and a sparse page reaches far: its counter cells there are read whole (`early`), or its
- * tasks within the first batch's reach at the local density. Its disc cells over the circle hold
- * every task whose disc meets the circle (all its matches), each cell the class's tasks around
- * it: a counter cell's share, widened by the class's radius. The cheaper way is taken, a list
- * counted as `LIST_ENTRIES` entries; the answers are the same either way.
+ * The disc classes' reads for a page that reaches far. A class matches a circle up to its largest
+ * radius past it, so walked by its points it would stretch the walk out to that reach, and there
+ * a point cell's list holds every class's tasks, not the class's few: a page that cannot fill
+ * reads every class out to 150 or 550 km. Its disc cells over the circle hold every task whose
+ * disc meets the circle (all its matches) in a few lists, so they are read instead wherever the
+ * circle's cover has room (`MAX_DISC_COVER`); the answers are the same either way.
  */
 export function chooseDiscs(
   covers: DiscCover[],
   counts: number[],
-  { density, seeded, early, horizon }: DiscChoiceOptions,
-): DiscRead[] {
+): { classes: GeoLayer[]; reads: DiscRead[] } {
   const reads: DiscRead[] = [];
   let at = 0;
   for (const { of, disc, fallback } of covers) {
@@ -126,36 +111,14 @@ export function chooseDiscs(
     at += disc.parents.length;
     const fallbackCounts = counts.slice(at, at + fallback.cells.length);
     at += fallback.cells.length;
-    const own: DiscRead[] = [];
-    let cost = 0;
     for (const hash of disc.cells) {
-      const parent = hash.slice(0, COUNT_PRECISION);
-      const count = parentCount.get(parent) ?? 0;
-      if (count === 0) continue;
-      own.push({ layer: of, cellLayer: disc.layer.name, hash, size: count });
-      cost += LIST_ENTRIES + Math.min(count, finerCount(disc.layer, { parent, count, cell: hash }));
+      const count = parentCount.get(hash.slice(0, COUNT_PRECISION)) ?? 0;
+      if (count > 0) reads.push({ layer: of, cellLayer: disc.layer.name, hash, size: count });
     }
     fallback.cells.forEach((hash, i) => {
       if (fallbackCounts[i] === 0) return;
-      own.push({ layer: of, cellLayer: fallback.name, hash, size: fallbackCounts[i] });
-      cost += LIST_ENTRIES + fallbackCounts[i];
+      reads.push({ layer: of, cellLayer: fallback.name, hash, size: fallbackCounts[i] });
     });
-    if (cost < walkCost(of, { density, seeded, early, horizon })) reads.push(...own);
   }
-  return reads;
-}
-
-/**
- * What walking a class's point cells is expected to read: its early cells whole, and its tasks
- * within the first batch's reach at the local density (at most its other cells' tasks there).
- */
-function walkCost(of: GeoLayer, { density, seeded, early, horizon }: DiscChoiceOptions): number {
-  let cost = 0;
-  let near = 0;
-  for (const cell of seeded) {
-    if (cell.layer !== of) continue;
-    if (early.has(cell)) cost += LIST_ENTRIES + cell.size;
-    else if (cell.at <= horizon) near += cell.size;
-  }
-  return cost + Math.min(near, density.perKm2(of) * Math.PI * horizon * horizon);
+  return { classes: covers.map((c) => c.of), reads };
 }

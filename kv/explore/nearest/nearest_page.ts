@@ -1,6 +1,7 @@
 /**
- * Explore nearest first (sort=distance): a best-first walk over geohash cells of every layer,
- * read from the point entries (one per geo-placed task, listed by key range at any precision).
+ * Explore nearest first (sort=distance): a best-first walk over geohash cells, read from the
+ * point entries (one per geo-placed task, every class in one key space, listed by key range at
+ * any precision), each cell's list holding its tasks of every class.
  * Cells wait in one queue with tasks, a cell under the least distance any of its points can have
  * from the query point, so a task leaves the queue only once no unread cell can hold a nearer
  * one: pages come out in exact (distance, newest first) order. A crowded cell is split into its
@@ -75,37 +76,40 @@ export async function exploreNearest(
     ]),
     probeRemembered(kv, memory, geo, { limit: splitAbove }),
   ]);
-  const sizes = counted.slice(0, seeds.length);
   const discCounts = counted.slice(seeds.length);
   work.lists += probes.length;
   const walk = new NearestWalk(kv, { filters, after, hidden, work });
   const { queue } = walk;
+  // A counter cell's point cells hold its tasks of every class: its size is their sum over the
+  // classes whose reach covers it (another class's tasks there cannot match, and an overflowing
+  // list is split like any other).
   const counts = new Map<string, number>();
+  const sizes = new Map<string, number>();
+  const classes = seeds.map((s, i) => ({ ...s, count: counted[i] }));
+  for (const { layer, hash, count } of classes) {
+    counts.set(countId(layer, hash), count);
+    sizes.set(hash, (sizes.get(hash) ?? 0) + count);
+  }
+  walk.narrow(classes);
   const seeded: CellNode[] = [];
-  seeds.forEach((s, i) => {
-    counts.set(countId(s.layer, s.hash), sizes[i]);
-    const node = sizes[i] > 0 ? walk.pushCell(s.layer, s.hash, sizes[i]) : null;
+  for (const [hash, size] of sizes) {
+    const node = size > 0 ? walk.pushCell(hash, size) : null;
     if (node) seeded.push(node);
-  });
+  }
   const density = new Density(geo, probed, counts);
 
   for (const probe of probes) work.entries += probe.entries.length;
   await Promise.all(probes.map((p) => walk.take(p.entries)));
   const from = after?.d ?? 0;
-  const cells = new CellChoices({ geo, density, probes, limit, splitAbove, from });
+  const reaches = (cell: CellNode) => walk.reaches(cell);
+  const cells = new CellChoices({ geo, density, probes, limit, splitAbove, from, reaches });
   cells.chooseEarly(seeded, from, limit);
   if (cells.far) {
-    const reads = chooseDiscs(discs.covers, discCounts, {
-      density,
-      seeded,
-      early: cells.early,
-      horizon: cells.horizon,
-    });
-    for (const read of reads) {
-      cells.byDisc.add(read.layer);
-      walk.pushDisc(read);
-    }
-    for (const cell of cells.early) if (cells.byDisc.has(cell.layer)) cells.early.delete(cell);
+    const { classes: byDisc, reads } = chooseDiscs(discs.covers, discCounts);
+    for (const layer of byDisc) cells.byDisc.add(layer);
+    for (const read of reads) walk.pushDisc(read);
+    walk.narrow(classes.filter((c) => !cells.byDisc.has(c.layer)));
+    for (const cell of cells.early) if (!walk.reaches(cell)) cells.early.delete(cell);
   }
 
   const items: ExploreItem[] = [];

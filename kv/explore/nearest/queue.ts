@@ -3,18 +3,17 @@
  * by distance, so that a task leaves only once no unread cell can hold a nearer one.
  */
 import type { GeoBox } from "../../../domain/geo/geo.ts";
-import type { GeoLayer } from "../index/entries.ts";
 import type { PackedCard, PackedDoc } from "../index/card.ts";
 
 /**
- * `size`: at most this many tasks (a counter's exact count, or its cell's), or -1 if unknown.
+ * A point cell (tasks of every class, `explore.byPointRange`), or a cell layer's cell.
+ * `size`: at most this many tasks (its counters' exact count, or its cell's), or -1 if unknown.
  * `at` is a lower bound of the distance to any point of `box`: the exact one, or until `exact`
  * a rough one, which the walk makes exact when the cell leaves the queue.
  */
 export type CellNode = {
   cell: true;
   at: number;
-  layer: GeoLayer;
   hash: string;
   size: number;
   box: GeoBox;

@@ -26,29 +26,26 @@ export interface RunChoices {
   /** The first batch's small counter cells, each listed alone. */
   early: Set<CellNode>;
   /**
-   * True where b, after a in key order (one layer, counter cell and length), is worth listing in
+   * True where b, after a in key order (one counter cell and length), is worth listing in
    * a's range: the tasks expected between them cost less than the list it saves.
    */
   joins(a: CellNode, b: CellNode): boolean;
 }
 
 /**
- * The batch's cells in runs of one key range each: cells of one layer, one counter cell and one
+ * The batch's point cells in runs of one key range each: cells of one counter cell and one
  * precision (finer than the counters'), in key order, where the tasks expected between one and
  * the next cost less than the list a run saves (siblings next to one another have none between
- * them; a sparse layer's cells around the point few); any other cell alone.
+ * them; a sparse area's cells around the point few); any other cell alone.
  */
 export function siblingRuns(batch: CellNode[], choices: RunChoices): CellNode[][] {
   const runs: CellNode[][] = [];
-  const sorted = [...batch].sort((a, b) =>
-    a.layer.name < b.layer.name ? -1 : a.layer.name > b.layer.name ? 1 : a.hash < b.hash ? -1 : 1
-  );
+  const sorted = [...batch].sort((a, b) => a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0);
   let last: CellNode | null = null;
   for (const cell of sorted) {
     const fine = cell.hash.length > COUNT_PRECISION && cell.hash.length < POINT_PRECISION &&
       !choices.early.has(cell) && !cell.cellLayer;
-    const next = last !== null && fine && last.layer === cell.layer &&
-      last.hash.length === cell.hash.length &&
+    const next = last !== null && fine && last.hash.length === cell.hash.length &&
       last.hash.slice(0, COUNT_PRECISION) === cell.hash.slice(0, COUNT_PRECISION) &&
       choices.joins(last, cell);
     if (next) runs[runs.length - 1].push(cell);

@@ -10,7 +10,7 @@ import {
   roughDistanceToBoxKm,
   roughFrom,
 } from "../../../domain/geo/geo.ts";
-import { GEO_LAYERS, type GeoLayer, POINT_PRECISION } from "../index/entries.ts";
+import { COUNT_PRECISION, type GeoLayer, POINT_PRECISION } from "../index/entries.ts";
 import { type PackedCard, packedSpotsLeft, packedUserId } from "../index/card.ts";
 import { packedFacet } from "../index/packed_facet.ts";
 import { facetMatch } from "../scan/checks.ts";
@@ -44,6 +44,11 @@ export class NearestWalk {
    * overflowed): it enters the queue once.
    */
   readonly #seen = new Set<string>();
+  /**
+   * How far past the circle a counter cell's point cells can hold a match: the widest class with
+   * tasks there that the page walks by its point cells (`narrow`); absent, none.
+   */
+  #reachKm = new Map<string, number>();
 
   constructor(kv: Deno.Kv, { filters, after, hidden, work }: NearestWalkOptions) {
     if (!filters.geo) throw new Error("sort=distance needs a geo query");
@@ -56,26 +61,44 @@ export class NearestWalk {
     this.work = work;
   }
 
-  /** False for a cell that cannot hold a match after the page's start. */
-  #reaches(layer: GeoLayer, near: number, box: GeoBox): boolean {
-    const after = this.#after;
-    return near <= this.#geo.radiusKm + layer.maxRadiusKm &&
-      !(after && farBoundKm(near, box) < after.d);
+  /**
+   * Point cells are walked for the classes counted in each counter cell, each within its own
+   * reach: a cell that only a class read by its discs could reach holds nothing more to read.
+   */
+  narrow(classes: { layer: GeoLayer; hash: string; count: number }[]): void {
+    const reach = new Map<string, number>();
+    for (const { layer, hash, count } of classes) {
+      if (count > 0) reach.set(hash, Math.max(reach.get(hash) ?? 0, layer.maxRadiusKm));
+    }
+    this.#reachKm = reach;
   }
 
-  pushCell(layer: GeoLayer, hash: string, size: number): CellNode | null {
+  /** How far past the circle a point cell can hold a match, or -1 where it cannot. */
+  #reachOf(hash: string): number {
+    return this.#reachKm.get(hash.slice(0, COUNT_PRECISION)) ?? -1;
+  }
+
+  /** False for a point cell that cannot hold a match after the page's start. */
+  reaches({ hash, at, box }: { hash: string; at: number; box: GeoBox }): boolean {
+    const after = this.#after;
+    const reach = this.#reachOf(hash);
+    return reach >= 0 && at <= this.#geo.radiusKm + reach &&
+      !(after && farBoundKm(at, box) < after.d);
+  }
+
+  pushCell(hash: string, size: number): CellNode | null {
     const box = geohashBounds(hash);
-    const near = minDistanceToBoxKm(this.#geo.lon, this.#geo.lat, box);
-    if (!this.#reaches(layer, near, box)) return null;
-    const node: CellNode = { cell: true, at: near, layer, hash, size, box, exact: true };
+    const at = minDistanceToBoxKm(this.#geo.lon, this.#geo.lat, box);
+    if (!this.reaches({ hash, at, box })) return null;
+    const node: CellNode = { cell: true, at, hash, size, box, exact: true };
     this.queue.push(node);
     return node;
   }
 
   /** A cell layer's cell, listed whole: its tasks may lie anywhere, so it waits at 0. */
-  pushDisc({ layer, cellLayer, hash, size }: DiscRead): CellNode {
+  pushDisc({ cellLayer, hash, size }: DiscRead): CellNode {
     const box = geohashBounds(hash);
-    const node: CellNode = { cell: true, at: 0, layer, hash, size, box, exact: true, cellLayer };
+    const node: CellNode = { cell: true, at: 0, hash, size, box, exact: true, cellLayer };
     this.queue.push(node);
     return node;
   }
@@ -86,15 +109,15 @@ export class NearestWalk {
    */
   split(node: CellNode): void {
     const boxes = childBounds(node.hash, node.box);
+    const reach = this.#geo.radiusKm + this.#reachOf(node.hash);
     for (let i = 0; i < boxes.length; i++) {
       const box = boxes[i];
       const at = roughDistanceToBoxKm(this.#point, box);
-      if (at > this.#geo.radiusKm + node.layer.maxRadiusKm) continue;
-      const { layer, size } = node;
+      if (at > reach) continue;
+      const { size } = node;
       this.queue.push({
         cell: true,
         at,
-        layer,
         hash: node.hash + BASE32[i],
         size,
         box,
@@ -107,7 +130,7 @@ export class NearestWalk {
   refine(node: CellNode): void {
     node.at = minDistanceToBoxKm(this.#geo.lon, this.#geo.lat, node.box);
     node.exact = true;
-    if (this.#reaches(node.layer, node.at, node.box)) this.queue.push(node);
+    if (this.reaches(node)) this.queue.push(node);
   }
 
   #keep({ key, packed }: Found): number | null {
@@ -159,12 +182,13 @@ export class NearestWalk {
   }
 
   /**
-   * Lists a run of cells (one key range, `siblingRuns`) as one: a city's fine cells around the
-   * point hold a few tasks each, a radius layer's fewer, and a list costs as much as ten entries.
+   * Lists a run of point cells (one key range, `siblingRuns`) as one, the tasks of every class
+   * there: a city's fine cells around the point hold a few tasks each, and a list costs as much
+   * as ten entries.
    * The tasks between the run's cells are listed too; they enter the queue like any other.
    */
   async fetch(run: CellNode[], cells: CellChoices): Promise<void> {
-    const { layer, hash, cellLayer } = run[0];
+    const { hash, cellLayer } = run[0];
     if (cellLayer) return await this.#fetchWhole(cellLayer, hash);
     const splittable = hash.length < POINT_PRECISION;
     // Room for the tasks expected between the run's cells too, which a run lists with them.
@@ -176,11 +200,11 @@ export class NearestWalk {
     const found: Found[] = [];
     let point = "";
     this.work.lists++;
-    const from = layer === GEO_LAYERS[0] ? cells.probedUpTo(hash) : null;
+    const from = cells.probedUpTo(hash);
     const range = {
       // Strictly after the probe's last entry: a key sorts before any longer key it starts.
-      start: from && from !== "read" ? [...from, ""] : explore.byPointRange(layer.name, hash).start,
-      end: explore.byPointRange(layer.name, run[run.length - 1].hash).end,
+      start: from && from !== "read" ? [...from, ""] : explore.byPointRange(hash).start,
+      end: explore.byPointRange(run[run.length - 1].hash).end,
     };
     const entries = this.#kv.list<PackedCard>(range, {
       limit: probe,
@@ -199,9 +223,9 @@ export class NearestWalk {
       if (point.startsWith(cell.hash)) {
         const reached = point.slice(0, cell.hash.length + 1);
         for (const c of BASE32) {
-          if (cell.hash + c >= reached) this.pushCell(layer, cell.hash + c, cell.size);
+          if (cell.hash + c >= reached) this.pushCell(cell.hash + c, cell.size);
         }
-      } else if (cell.hash > point) this.pushCell(layer, cell.hash, cell.size);
+      } else if (cell.hash > point) this.pushCell(cell.hash, cell.size);
     }
   }
 }

@@ -1,5 +1,5 @@
 /**
- * How dense the tasks are around a point, from the city cells probed there and the counters:
+ * How dense the tasks are around a point, from the point cells probed there and the counters:
  * the nearest walk (`nearest/nearest_page.ts`) reads the cells that hold a page in one batch of
  * parallel lists at the precision that fits them, and a small circle or box (`plan/geo/`) sizes
  * its first lists by it.
@@ -50,18 +50,20 @@ export function probeCount(probe: Probe): ProbeCount {
   return { hash: probe.hash, found: probe.entries.length, whole: probe.whole };
 }
 
-/** Reads the city layer's cells around the point, each up to `limit` entries, in parallel. */
+/**
+ * Reads the point cells around the point (tasks of every class), each up to `limit` entries, in
+ * parallel.
+ */
 export function probeAround(
   kv: Deno.Kv,
   geo: GeoFilter,
   { limit, precisions = PROBE_PRECISIONS }: { limit: number; precisions?: number[] },
 ): Promise<Probe>[] {
-  const layer = GEO_LAYERS[0];
   return precisions.map(async (p) => {
     const hash = geohashEncode(geo.lon, geo.lat, p);
     const entries: Probe["entries"] = [];
     const keys: Deno.KvKey[] = [];
-    const iter = kv.list<PackedCard>(explore.byPointRange(layer.name, hash), {
+    const iter = kv.list<PackedCard>(explore.byPointRange(hash), {
       limit: limit + 1,
       batchSize: limit + 1,
     });
@@ -81,28 +83,26 @@ export class Density {
   readonly #total: number;
 
   /**
-   * From the probes (city layer, around the point) and the counters of the precision-2 cell
-   * holding the point (every layer): layers are taken to be as concentrated as the city layer.
+   * From the probes (point cells around the point, every class) and the counters of the
+   * precision-2 cell holding the point (every layer): the classes are taken to share the
+   * probes' density in their counters' proportion.
    */
   constructor(geo: GeoFilter, probes: ProbeCount[], counts: Map<string, number>) {
     const home = geohashEncode(geo.lon, geo.lat, COUNT_PRECISION);
     const homeArea = cellAreaKm2(home);
     const homeCount = (layer: GeoLayer) => counts.get(countId(layer, home)) ?? 0;
-    const even = homeCount(GEO_LAYERS[0]) / homeArea;
+    const everyClass = GEO_LAYERS.reduce((sum, layer) => sum + homeCount(layer), 0);
     // An overflowing probe bounds the density from below, a whole one measures it; the coarsest
     // whole one has the largest sample.
-    let city = even;
+    let all = everyClass / homeArea;
     for (const probe of probes) {
       const area = cellAreaKm2(probe.hash);
-      city = Math.max(city, probe.found / area);
+      all = Math.max(all, probe.found / area);
       if (probe.whole) break;
     }
-    // Radius-type tasks are taken to cluster as city ones do, in their counters' proportion.
-    const cities = homeCount(GEO_LAYERS[0]);
     let total = 0;
     for (const layer of GEO_LAYERS) {
-      const n = homeCount(layer);
-      const rho = cities > 0 ? city * n / cities : n / homeArea;
+      const rho = everyClass > 0 ? all * homeCount(layer) / everyClass : 0;
       this.#perLayer.set(layer.name, rho);
       total += rho;
     }
@@ -110,14 +110,14 @@ export class Density {
   }
 
   /**
-   * Tasks a cell of the layer is expected to hold, at most `upper` (its precision-2 cell's
+   * Tasks a point cell (every class) is expected to hold, at most `size` (its precision-2 cell's
    * count): at the local density up to `local` km from the point, farther at its counter's even
    * spread, since a city's density would split a whole country's cells into thousands.
    */
-  expected(cell: { layer: GeoLayer; hash: string; size: number; at: number }, local: number) {
-    const { layer, hash, size } = cell;
+  expected(cell: { hash: string; size: number; at: number }, local: number) {
+    const { hash, size } = cell;
     if (cell.at > local) return size / 32 ** (hash.length - COUNT_PRECISION);
-    return Math.min(size, (this.#perLayer.get(layer.name) ?? 0) * cellAreaKm2(hash));
+    return Math.min(size, this.#total * cellAreaKm2(hash));
   }
 
   /** Tasks per km² of the layer around the point. */

@@ -1,5 +1,5 @@
 /**
- * The city cells a nearest-first walk, a small circle or a small box probes around its point
+ * The point cells a nearest-first walk, a small circle or a small box probes around its point
  * (`probeAround`), read with its counters: every precision asked for, less the finer ones the
  * instance knows would add nothing, and for a circle or a box none it counted a few pages ago.
  */

@@ -14,7 +14,7 @@ import { PROBE_REUSE } from "../../../kv/explore/shared/probes.ts";
 import { seededRandom } from "../../../scripts/seeded_random.ts";
 import { generateTasks, near, reference, writeTask } from "../explore_fixtures.ts";
 
-/** A store handle that counts the probe lists (`xp_by_point` ranges) read through it. */
+/** A store handle that counts the probe lists (`xp_pt` ranges) read through it. */
 function countingProbes(kv: Deno.Kv): { kv: Deno.Kv; probes: () => number } {
   let probes = 0;
   const counted = new Proxy(kv, {
@@ -24,7 +24,7 @@ function countingProbes(kv: Deno.Kv): { kv: Deno.Kv; probes: () => number } {
       if (name !== "list") return original.bind(target);
       return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
         const start = (selector as { start?: Deno.KvKey }).start;
-        if (start?.[0] === "xp_by_point") probes++;
+        if (start?.[0] === "xp_pt") probes++;
         return (original as Deno.Kv["list"]).call(target, selector, options);
       };
     },

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { ExploreFilters } from "../../../domain/explore.ts";
+import type { ExploreFilters, ExploreItem } from "../../../domain/explore.ts";
 import {
   checkIndexLayout,
   INDEX_LAYOUT,
@@ -10,7 +10,14 @@ import { indexedWords, isIndexedWord } from "../../../kv/explore/index/indexed_w
 import { toTaskListItem } from "../../../domain/tasks/task_view.ts";
 import { layerOf, wordZone } from "../../../kv/explore/index/entries.ts";
 import { facetOf } from "../../../kv/explore/index/facet.ts";
-import { type PackedDoc, unpackCard, unpackDoc } from "../../../kv/explore/index/card.ts";
+import {
+  type PackedCard,
+  type PackedDoc,
+  unpackCard,
+  unpackDoc,
+} from "../../../kv/explore/index/card.ts";
+import { exploreNearest } from "../../../kv/explore/nearest/nearest_page.ts";
+import type { NearestPage, NearestPosition } from "../../../kv/explore/nearest/page_bounds.ts";
 import { geohashEncode } from "../../../domain/geo/geohash.ts";
 import { paymentOf, searchTerms, type TaskRecord } from "../../../domain/tasks/task.ts";
 import { allPages, generateTasks, reference, writeTask } from "../../explore/explore_fixtures.ts";
@@ -155,6 +162,45 @@ async function makeLayout9(kv: Deno.Kv, tasks: TaskRecord[]) {
   for await (const entry of kv.list<unknown>({ prefix: explore.byWordRoot() })) {
     if (Array.isArray(entry.value)) await kv.set(entry.key, entry.value[0]);
   }
+}
+
+/**
+ * Turns a store's point entries into what layout 12 wrote: keyed by class first
+ * (`["xp_by_point", class, geohash8, orderKey]`); marked 12.
+ */
+async function makeLayout12(kv: Deno.Kv) {
+  await kv.set(meta.indexLayout(), 12);
+  const root = explore.byPointRange("").start.slice(0, 1);
+  for await (const entry of kv.list<PackedCard>({ prefix: root })) {
+    const [, hash, orderKey] = entry.key;
+    const { item } = unpackCard(entry.value);
+    const layer = layerOf(item.location.type, item.location.radiusKm)!;
+    await kv.delete(entry.key);
+    await kv.set([...explore.byPointOldRoot(), layer.name, hash, orderKey], entry.value);
+  }
+}
+
+/** Fails on a point entry of layout 12, or a nearest-first walk that answers otherwise. */
+function assertNoLayout12(tasks: TaskRecord[]) {
+  return async (kv: Deno.Kv) => {
+    for await (const entry of kv.list({ prefix: explore.byPointOldRoot() })) {
+      assert.fail(`layout 12's point entry ${String(entry.key)} is left`);
+    }
+    const [lon, lat] = tasks.find((task) => task.location.type === "city")!.location.coordinates;
+    const filters: ExploreFilters = { search: [], geo: { lon, lat, radiusKm: 2000 } };
+    // Distances are compared as shown (rounded), the tasks as a set: ties by rounding aside.
+    const want = reference(tasks, filters).sort((a, b) => a.distanceKm! - b.distanceKm!);
+    assert.ok(want.length > 10, `${want.length} matches`);
+    const got: ExploreItem[] = [];
+    let after: NearestPosition | null = null;
+    for (let page = 0; page < 50 && (page === 0 || after); page++) {
+      const value: NearestPage = await exploreNearest(kv, { filters, limit: 9, after });
+      got.push(...value.items);
+      after = value.next;
+    }
+    assert.deepEqual(got.map((i) => i.distanceKm), want.map((i) => i.distanceKm));
+    assert.deepEqual(got.map((i) => i.id).sort(), want.map((i) => i.id).sort());
+  };
 }
 
 /** Fails on a cell entry of a layout-9 layer, or when no word entry carries a position. */
@@ -308,16 +354,27 @@ Deno.test("a store written in an older index layout is found out and rebuilt", a
     }
   });
 
+  await t.step("a layout-12 store is rebuilt in the current layout", async () => {
+    const { kv, tasks } = await storeWithTasks(":memory:", 300);
+    try {
+      await makeLayout12(kv);
+      await assertRebuilt(kv, tasks, { stored: 12, leftOver: assertNoLayout12(tasks) });
+    } finally {
+      kv.close();
+    }
+  });
+
   const cwd = await Deno.makeTempDir();
   try {
     await Deno.mkdir(`${cwd}/data`);
     const { kv, tasks } = await storeWithTasks(`${cwd}/data/marketplace.sqlite3`, 120);
-    // Layout 6's words, dictionary and owner listing, layout 5's word-zone copy and the words
-    // of layout 7 that layout 8 leaves out besides.
+    // Layout 6's words, dictionary and owner listing, layout 5's word-zone copy, the words of
+    // layout 7 that layout 8 leaves out and layout 12's point entries besides.
     await makeLayout6(kv, tasks);
     await makeOlderLayout(kv, tasks);
     await makeLayout7(kv, tasks);
     await makeLayout8(kv);
+    await makeLayout12(kv);
     await kv.delete(meta.indexLayout());
     kv.close();
 
@@ -348,6 +405,7 @@ Deno.test("a store written in an older index layout is found out and rebuilt", a
         await assertTaskIndexesConsistent(kv);
         await assertNoLayout6(kv);
         await assertNoLayout7(kv);
+        await assertNoLayout12(tasks)(kv);
       }
       const after = await check().output();
       assert.equal(after.code, 0, decoder.decode(after.stderr));
