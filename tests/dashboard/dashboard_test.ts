@@ -109,7 +109,9 @@ Deno.test("a list header of 60 KB of spaces is answered at once (no backtracking
     await res.body?.cancel();
     const took = performance.now() - started;
     assert.equal(res.status, 200);
-    assert.ok(took < 200, `${Object.keys(headers)} took ${took.toFixed(0)} ms`);
+    // A backtracking pattern takes seconds over 60 KB (quadratic); a linear one takes a few ms. The
+    // bound sits far from both so that a loaded machine cannot fail it.
+    assert.ok(took < 1_000, `${Object.keys(headers)} took ${took.toFixed(0)} ms`);
   }
   const gzip = await svc.request("/dashboard", { headers: { "Accept-Encoding": "x, gzip ;q=1" } });
   await gzip.body?.cancel();
