@@ -10,6 +10,7 @@ import { type Location, searchTerms, type TaskRecord } from "../../domain/tasks/
 import { toTaskListItem } from "../../domain/tasks/task_view.ts";
 import { queryWords } from "../../domain/validation/text.ts";
 import { type ExploreQuery, exploreTasks } from "../../kv/explore/newest_page.ts";
+import { explore } from "../../kv/keyspace.ts";
 import { orderKey } from "../../kv/order_key.ts";
 import { writeTaskTransition } from "../../kv/tasks/task_indexes.ts";
 import { seededRandom } from "../../scripts/seeded_random.ts";
@@ -241,4 +242,23 @@ export async function allPages(
     after = page.next;
     if (pages > 100_000) throw new Error("too many pages");
   }
+}
+
+/** A store handle that counts the point lists (key ranges of the point entries) read through it. */
+export function countingPointLists(kv: Deno.Kv): { kv: Deno.Kv; lists: () => number } {
+  const pointsRoot = explore.byPointRange("").start[0];
+  let lists = 0;
+  const counted = new Proxy(kv, {
+    get(target, name) {
+      const original = Reflect.get(target, name, target);
+      if (typeof original !== "function") return original;
+      if (name !== "list") return original.bind(target);
+      return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
+        const start = (selector as { start?: Deno.KvKey }).start;
+        if (start?.[0] === pointsRoot) lists++;
+        return (original as Deno.Kv["list"]).call(target, selector, options);
+      };
+    },
+  });
+  return { kv: counted, lists: () => lists };
 }

@@ -12,25 +12,13 @@ import { exploreNearest } from "../../../kv/explore/nearest/nearest_page.ts";
 import { geohashEncode } from "../../../domain/geo/geohash.ts";
 import { PROBE_REUSE } from "../../../kv/explore/shared/probes.ts";
 import { seededRandom } from "../../../scripts/seeded_random.ts";
-import { generateTasks, near, reference, writeTask } from "../explore_fixtures.ts";
-
-/** A store handle that counts the probe lists (`xp_pt` ranges) read through it. */
-function countingProbes(kv: Deno.Kv): { kv: Deno.Kv; probes: () => number } {
-  let probes = 0;
-  const counted = new Proxy(kv, {
-    get(target, name) {
-      const original = Reflect.get(target, name, target);
-      if (typeof original !== "function") return original;
-      if (name !== "list") return original.bind(target);
-      return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
-        const start = (selector as { start?: Deno.KvKey }).start;
-        if (start?.[0] === "xp_pt") probes++;
-        return (original as Deno.Kv["list"]).call(target, selector, options);
-      };
-    },
-  });
-  return { kv: counted, probes: () => probes };
-}
+import {
+  countingPointLists,
+  generateTasks,
+  near,
+  reference,
+  writeTask,
+} from "../explore_fixtures.ts";
 
 async function townOf(kv: Deno.Kv, sigmaKm: number, n: number) {
   const rnd = seededRandom(29);
@@ -78,12 +66,12 @@ Deno.test("a small circle or box in a sparse town probes its finer cell only wit
     await using kv = await Deno.openKv(":memory:");
     // Spread over some 60 km: the 4.9 km cell around the centre holds a few tasks.
     const tasks = await townOf(kv, 30, 300);
-    const reads = countingProbes(kv);
+    const reads = countingPointLists(kv);
     const probes: number[] = [];
     for (let i = 0; i < PROBE_REUSE + 2; i++) {
       const page = await exploreTasks(reads.kv, { filters, limit: 20 });
       assert.deepEqual(page.items, reference(tasks, filters).slice(0, 20));
-      probes.push(reads.probes());
+      probes.push(reads.lists());
     }
     // Two probes on the first page; its counts size the next PROBE_REUSE pages; then the coarser
     // one alone, since it was whole with room to spare.
@@ -97,7 +85,7 @@ Deno.test("a small circle or box in a dense town probes again after a few pages,
     await using kv = await Deno.openKv(":memory:");
     // Packed within a few km: the 4.9 km cell around the centre holds more than a probe reads.
     const tasks = await townOf(kv, 1.5, 300);
-    const reads = countingProbes(kv);
+    const reads = countingPointLists(kv);
     const probes: number[] = [];
     // Every other page 300 m west, in the same 4.9 km cell but another 1.2 km one.
     const moved = shifted(filters, -0.004);
@@ -105,7 +93,7 @@ Deno.test("a small circle or box in a dense town probes again after a few pages,
       const asked = i % 2 === 0 ? filters : moved;
       const page = await exploreTasks(reads.kv, { filters: asked, limit: 20 });
       assert.deepEqual(page.items, reference(tasks, asked).slice(0, 20));
-      probes.push(reads.probes());
+      probes.push(reads.lists());
     }
     assert.equal(probes[PROBE_REUSE], 2, JSON.stringify(filters));
     // Then the finer probe alone: the coarser one overflowed, and is left out for a while.
@@ -116,7 +104,7 @@ Deno.test("a small circle or box in a dense town probes again after a few pages,
 Deno.test("a nearest-first page in a dense town leaves out the probes that overflowed, for a while", async () => {
   await using kv = await Deno.openKv(":memory:");
   const tasks = await townOf(kv, 1.5, 300);
-  const reads = countingProbes(kv);
+  const reads = countingPointLists(kv);
   const filters = circle;
   const want = reference(tasks, filters).sort((a, b) => a.distanceKm! - b.distanceKm!)
     .slice(0, 20);
@@ -124,7 +112,7 @@ Deno.test("a nearest-first page in a dense town leaves out the probes that overf
   for (let i = 0; i < PROBE_REUSE + 2; i++) {
     const page = await exploreNearest(reads.kv, { filters, limit: 20 });
     assert.deepEqual(page.items.map((i) => i.distanceKm), want.map((i) => i.distanceKm));
-    probes.push(reads.probes());
+    probes.push(reads.lists());
   }
   // Point lists a page (probes and the walk's own): the first page probes three cells, the two
   // coarser ones overflowing (39 and 4.9 km); the next PROBE_REUSE pages the finest alone; then

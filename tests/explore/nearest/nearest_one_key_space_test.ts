@@ -8,29 +8,14 @@ import type { ExploreFilters } from "../../../domain/explore.ts";
 import type { Location, TaskRecord } from "../../../domain/tasks/task.ts";
 import { exploreNearest } from "../../../kv/explore/nearest/nearest_page.ts";
 import type { NearestPosition } from "../../../kv/explore/nearest/page_bounds.ts";
-import { explore } from "../../../kv/keyspace.ts";
 import { seededRandom } from "../../../scripts/seeded_random.ts";
-import { generateTasks, near, reference, writeTask } from "../explore_fixtures.ts";
-
-const POINTS_ROOT = explore.byPointRange("").start[0];
-
-/** A store handle that counts the point lists (key ranges of the point entries) read through it. */
-function countingPointLists(kv: Deno.Kv): { kv: Deno.Kv; lists: () => number } {
-  let lists = 0;
-  const counted = new Proxy(kv, {
-    get(target, name) {
-      const original = Reflect.get(target, name, target);
-      if (typeof original !== "function") return original;
-      if (name !== "list") return original.bind(target);
-      return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
-        const start = (selector as { start?: Deno.KvKey }).start;
-        if (start?.[0] === POINTS_ROOT) lists++;
-        return (original as Deno.Kv["list"]).call(target, selector, options);
-      };
-    },
-  });
-  return { kv: counted, lists: () => lists };
-}
+import {
+  countingPointLists,
+  generateTasks,
+  near,
+  reference,
+  writeTask,
+} from "../explore_fixtures.ts";
 
 /** 400 tasks around one town, of the city class alone or of the four classes in turn. */
 function town(mixed: boolean): TaskRecord[] {
