@@ -26,34 +26,43 @@ const NOTES: Note[] = [
     why: "both read about a page; explore's two KV calls in one round trip (the purges and the " +
       "name's list), each crossing into SQLite, every entry's key and card deserialized, " +
       "against one B-tree range in one backend",
-    lever: "the purges list rides every page: an instance watching a pending-purges count " +
-      "(kv.watch) would list them only when there are some, one call a page less; past that, " +
-      "Deno KV's cost per entry",
+    lever: "none in the layout: a pending-purges count read a page costs what the empty purges " +
+      "list does, and a watch is not exact across instances; PostGIS's CPU here is about Deno " +
+      "KV's floor, so past that call it is Deno KV's cost per entry",
   },
   {
     kinds: /common word/,
     why: "the documents drive, newest first, each checked for the word: several documents " +
       "read with all their words for each item shown; PostgreSQL filters its newest-first B-tree " +
       "on the tsvector in place",
-    lever: "lighter documents for the check (the words as one string, not an array of strings " +
-      "each deserialized), or the word's own entries once it is common enough to pay",
+    lever: "the words as one string (built and measured on branch word, to land as the next " +
+      "layout); past that, fewer entries: the word's own entries carrying the card, since most of " +
+      "a listed document's cost is its key and entry, not its words",
+  },
+  {
+    kinds: /^nearest.*sparse area$/,
+    why: "few tasks over many cells: explore walks the point cells out to the widest class's " +
+      "reach, sized by estimates that leave out the classes not reaching a cell, so far cells " +
+      "overflow and are listed twice; GiST hands PostgreSQL the few nearest rows",
+    lever: "far cells sized exactly: every class's counters over the widest cover, or a counter " +
+      "of all classes for the walk",
   },
   {
     kinds: /sparse area$/,
     why: "few tasks spread over many cells and four layers: explore lists every layer's cells " +
       "(a dozen lists, some refilled when a first batch fell short, a third round trip); " +
       "GiST hands PostgreSQL the circle's few rows",
-    lever: "first lists sized by the finer counters of a sparse cell, so that a page reads each " +
-      "list once; nearest first, one point key space for every layer (a list per cell, not four)",
+    lever: "a layout change (a layer's adjacent cells as one range and small cells read whole " +
+      "were measured and do not pay while a layer's precisions share one key part): " +
+      "precision-3 counters for the city and the small classes, or one precision a key space",
   },
   {
     kinds: /^nearest/,
     why: "PostgreSQL's KNN walks its GiST indexes best first inside one backend; explore walks " +
-      "geohash cells of four layers, a list per run of cells (a dozen or more a page), and reads " +
+      "geohash cells best first, one list a run of cells for every class at once, and reads " +
       "twice the page's expected matches so that one batch holds it",
-    lever: "one point key space for every layer (a cell's tasks of every radius class in one " +
-      "range, a layout change with its reindex), or a tighter first reach paid by an occasional " +
-      "third round trip",
+    lever: "a tighter first reach paid by an occasional third round trip; far cells sized " +
+      "exactly by a counter of all classes",
   },
   {
     kinds: /antimeridian/,
