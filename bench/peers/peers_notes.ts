@@ -17,7 +17,7 @@ const NOTES: Note[] = [
     kinds: /^no filter$/,
     why: "both read about a page of rows; explore lists the purges and both payment classes " +
       "(three KV calls; each class by its share once the instance knows their counts, so half " +
-      "again the page in documents, each with all its words), PostgreSQL one B-tree range",
+      "again the page in documents, each with its words), PostgreSQL one B-tree range",
     lever: "a page without search needs the cards, not the words the documents carry for the " +
       "search check: cards in a newest-first list of their own (an entry more a task, in store)",
   },
@@ -35,9 +35,9 @@ const NOTES: Note[] = [
     why: "the documents drive, newest first, each checked for the word: several documents " +
       "read with all their words for each item shown; PostgreSQL filters its newest-first B-tree " +
       "on the tsvector in place",
-    lever: "the words as one string (built and measured on branch word, to land as the next " +
-      "layout); past that, fewer entries: the word's own entries carrying the card, since most of " +
-      "a listed document's cost is its key and entry, not its words",
+    lever: "fewer entries: the word's own entries carrying the card (a search page would read " +
+      "the word's entries only, no document), since most of a listed document's cost is its key " +
+      "and entry, not its words, now one string",
   },
   {
     kinds: /^nearest.*sparse area$/,
