@@ -1,6 +1,6 @@
 /**
  * A document's search words as stored: one string, since V8's serialization pays per array
- * element, and the documents a search check reads are most of a common-word page's work.
+ * element, and a common-word or no-filter page reads several documents for each item it shows.
  */
 
 /**
