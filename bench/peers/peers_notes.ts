@@ -53,9 +53,10 @@ const NOTES: Note[] = [
     why: "few tasks spread over many cells and four layers: explore lists every layer's cells " +
       "(a dozen lists, some refilled when a first batch fell short, a third round trip); " +
       "GiST hands PostgreSQL the circle's few rows",
-    lever: "a layout change (a layer's adjacent cells as one range and small cells read whole " +
-      "were measured and do not pay while a layer's precisions share one key part): " +
-      "precision-3 counters for the city and the small classes, or one precision a key space",
+    lever: "the fallback classes' counters as one key a cell (a key a page fewer, a layout " +
+      "change); past that, none in the counters: precision-3 counters cost a getMany more than " +
+      "the lists they spare, and one precision a key space pays only where a range is small " +
+      "enough to read whole",
   },
   {
     kinds: /^nearest/,
