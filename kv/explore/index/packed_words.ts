@@ -1,6 +1,6 @@
 /**
  * A document's search words as stored: one string, since V8's serialization pays per array
- * element, and a common-word or no-filter page reads several documents for each item it shows.
+ * element, and a common-word page reads several documents for each item it shows.
  */
 
 /**

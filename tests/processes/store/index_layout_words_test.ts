@@ -1,5 +1,5 @@
 /**
- * The rebuild moves a store whose documents hold their search words as an array (layout 13) to
+ * The rebuild moves a store whose documents hold their search words as an array (layout 14) to
  * documents holding them as one string, and its searches answer as the brute force does.
  */
 import assert from "node:assert/strict";
@@ -19,9 +19,9 @@ import { assertTaskIndexesConsistent } from "../../tasks/task_consistency.ts";
 
 const CLASSES = ["Paid", "Pro-bono"] as const;
 
-/** Turns a store's documents into what layout 13 wrote: the search words as an array; marked 13. */
-async function makeLayout13(kv: Deno.Kv) {
-  await kv.set(meta.indexLayout(), 13);
+/** Turns a store's documents into what layout 14 wrote: the search words as an array; marked 14. */
+async function makeLayout14(kv: Deno.Kv) {
+  await kv.set(meta.indexLayout(), 14);
   for (const payment of CLASSES) {
     for await (const entry of kv.list<unknown[]>({ prefix: explore.allPrefix(payment) })) {
       const words = entry.value[entry.value.length - 1] as string;
@@ -41,14 +41,14 @@ async function arrayDocs(kv: Deno.Kv): Promise<number> {
   return n;
 }
 
-Deno.test("a layout-13 store's documents are rebuilt with their words as one string", async () => {
+Deno.test("a layout-14 store's documents are rebuilt with their words as one string", async () => {
   await using kv = await Deno.openKv(":memory:");
   const tasks = generateTasks(31, 300);
   for (const task of tasks) await writeTask(kv, null, task);
-  await makeLayout13(kv);
+  await makeLayout14(kv);
   assert.ok(await arrayDocs(kv) > 100, "the fixture's documents hold arrays");
   await assert.rejects(assertTaskIndexesConsistent(kv));
-  assert.deepEqual(await checkIndexLayout(kv), { stored: 13, current: false });
+  assert.deepEqual(await checkIndexLayout(kv), { stored: 14, current: false });
 
   const report = await rebuildTaskIndexes(kv);
   assert.equal(report.records, tasks.length);
