@@ -41,11 +41,15 @@ const NOTES: Note[] = [
   },
   {
     kinds: /^nearest.*sparse area$/,
-    why: "few tasks over many cells: explore walks the point cells out to the widest class's " +
-      "reach, sized by estimates that leave out the classes not reaching a cell, so far cells " +
-      "overflow and are listed twice; GiST hands PostgreSQL the few nearest rows",
-    lever: "far cells sized exactly: every class's counters over the widest cover, or a counter " +
-      "of all classes for the walk",
+    why: "few tasks over many cells: explore lists the purges, a probe, the disc classes' cells " +
+      "over the circle (one list a run of adjacent cells, many of them empty) and the point " +
+      "cells out to the other classes' reach, small counter cells whole, whose tasks lie mostly " +
+      "beyond it; GiST hands PostgreSQL the few nearest rows",
+    lever: "the small counter cells read whole are chosen before the disc classes leave the " +
+      "walk: chosen after, by the reach left (75 km), they would be walked by finer cells (half " +
+      "the page's entries at 100k); past that, precision-3 counters for the disc layers, so that " +
+      "an empty disc cell is not listed (a layout change). Exact sizes for far cells were " +
+      "measured and do not pay: few overflow",
   },
   {
     kinds: /sparse area$/,

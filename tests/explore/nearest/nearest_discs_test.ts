@@ -49,12 +49,15 @@ Deno.test("explore nearest first in a sparse area reads the 100 km class by its 
   );
   const got: number[] = [];
   let after: NearestPosition | null = null;
-  let first = { entries: 0, trips: 0 };
+  let first = { entries: 0, trips: 0, lists: 0 };
   for (let page = 0; page < 10; page++) {
     const { value, trips } = await counted.traced(() =>
       exploreNearest(counted.kv, { filters, limit: 7, after })
     );
-    if (page === 0) first = { entries: value.work.entries, trips: trips.sequential };
+    if (page === 0) {
+      first = { entries: value.work.entries, trips: trips.sequential, lists: value.work.lists };
+    }
+    if (page === 0) console.log("FIRST", first);
     got.push(...value.items.map((i) => i.distanceKm!));
     after = value.next;
     if (!after) break;
@@ -103,5 +106,65 @@ Deno.test("explore nearest first by discs keeps the tasks past the disc cells' c
     got.push(...value.items.map((i) => i.distanceKm!));
     after = value.next;
   }
+  assert.deepEqual(got, want.map((i) => i.distanceKm));
+});
+
+Deno.test("explore nearest first lists a disc layer's adjacent cells as one range", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const rnd = seededRandom(97);
+  // The circle straddles two precision-3 cells next to one another in key order (one counter
+  // cell): lon 29.53125 is the edge between the 148th and 149th of 256 columns.
+  const point = { lon: 29.53125, lat: 2.1 };
+  const around = (minKm: number, maxKm: number): [number, number] => {
+    const km = minKm + rnd() * (maxKm - minKm);
+    const angle = rnd() * 2 * Math.PI;
+    return [
+      point.lon + km * Math.cos(angle) / KM_PER_DEGREE,
+      point.lat + km * Math.sin(angle) / KM_PER_DEGREE,
+    ];
+  };
+  const plain: TaskRecord[] = generateTasks(98, 30).map((task) => ({
+    ...task,
+    status: "published" as const,
+    location: { type: "city" as const, name: "Plain", coordinates: around(20, 250) },
+  }));
+  const wide: TaskRecord[] = generateTasks(99, 8).map((task) => ({
+    ...task,
+    status: "published" as const,
+    location: {
+      type: "radius" as const,
+      name: "Around",
+      coordinates: around(60, 140),
+      radiusKm: 60 + rnd() * 35,
+    },
+  }));
+  const all = [...plain, ...wide];
+  for (const task of all) await writeTask(kv, null, task);
+  const filters: ExploreFilters = { search: [], geo: { ...point, radiusKm: 50 } };
+  const want = reference(all, filters).sort((a, b) =>
+    a.distanceKm! - b.distanceKm! || (a.id < b.id ? -1 : 1)
+  );
+  const discLists: string[] = [];
+  const counted = new Proxy(kv, {
+    get(target, name) {
+      const original = Reflect.get(target, name, target);
+      if (typeof original !== "function") return original;
+      if (name !== "list") return original.bind(target);
+      return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
+        const key = "prefix" in selector ? selector.prefix : selector.start;
+        if (key?.[1] === "r100d") discLists.push(String(key[2]));
+        return (original as Deno.Kv["list"]).call(target, selector, options);
+      };
+    },
+  });
+  const got: number[] = [];
+  let after: NearestPosition | null = null;
+  for (let page = 0; page < 10 && (page === 0 || after); page++) {
+    const value = await exploreNearest(counted, { filters, limit: 4, after });
+    if (page === 0) assert.deepEqual(discLists.length, 1, `disc lists ${discLists}`);
+    got.push(...value.items.map((i) => i.distanceKm!));
+    after = value.next;
+  }
+  assert.ok(want.length > 4, `${want.length} matches`);
   assert.deepEqual(got, want.map((i) => i.distanceKm));
 });
