@@ -41,15 +41,12 @@ const NOTES: Note[] = [
   },
   {
     kinds: /^nearest.*sparse area$/,
-    why: "few tasks over many cells: explore lists the purges, a probe, the disc classes' cells " +
-      "over the circle (one list a run of adjacent cells, many of them empty) and the point " +
-      "cells out to the other classes' reach, small counter cells whole, whose tasks lie mostly " +
-      "beyond it; GiST hands PostgreSQL the few nearest rows",
-    lever: "the small counter cells read whole are chosen before the disc classes leave the " +
-      "walk: chosen after, by the reach left (75 km), they would be walked by finer cells (half " +
-      "the page's entries at 100k); past that, precision-3 counters for the disc layers, so that " +
-      "an empty disc cell is not listed (a layout change). Exact sizes for far cells were " +
-      "measured and do not pay: few overflow",
+    why: "few tasks over many cells: explore lists the purges, a probe, each disc class's cells " +
+      "over the circle (one list a run of adjacent cells, some of them empty) and the point " +
+      "cells 25 km past the circle, in two getMany calls of counters; GiST hands PostgreSQL the " +
+      "few nearest rows",
+    lever: "precision-3 counters for the disc layers, so that an empty disc cell is not listed " +
+      "(a layout change). Exact sizes for far cells were measured and do not pay: few overflow",
   },
   {
     kinds: /sparse area$/,
