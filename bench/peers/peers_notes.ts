@@ -36,9 +36,9 @@ const NOTES: Note[] = [
     why: "the documents drive, newest first, each checked for the word: several documents " +
       "read with all their words for each item shown; PostgreSQL filters its newest-first B-tree " +
       "on the tsvector in place",
-    lever: "the words as one string (built and measured on branch word, to land as the next " +
-      "layout); past that, fewer entries: the word's own entries carrying the card, since most of " +
-      "a listed document's cost is its key and entry, not its words",
+    lever: "fewer entries: the word's own entries carrying the card (a search page would read " +
+      "the word's entries only, no document), since most of a listed document's cost is its key " +
+      "and entry, not its words, now one string",
   },
   {
     kinds: /^nearest.*sparse area$/,

@@ -5,6 +5,7 @@
 import type { ExploreItem } from "../../../domain/explore.ts";
 import type { Location } from "../../../domain/tasks/task.ts";
 import { type PackedItem, packItem, unpackItem } from "../../tasks/packed_item.ts";
+import { type PackedWords, packWords, unpackWords } from "./packed_words.ts";
 
 /** The explore item as stored: the distance depends on the query. */
 export type StoredExploreItem = Omit<ExploreItem, "distanceKm">;
@@ -37,8 +38,8 @@ type PackedLocation = [
  */
 export type PackedCard = [...PackedItem, location: PackedLocation | Location, userId: string];
 
-/** A document as stored: its packed card and its search words. */
-export type PackedDoc = [...PackedCard, terms: string[]];
+/** A document as stored: its packed card and its search words (`packWords`). */
+export type PackedDoc = [...PackedCard, words: PackedWords];
 
 const LOCATION_KEYS = ["coordinates", "type", "name", "countryCode", "radiusKm"];
 
@@ -85,12 +86,17 @@ export function packedSpotsLeft(packed: PackedCard | PackedDoc): number {
   return (packed as PackedCard)[7];
 }
 
+/** The packed search words of a packed document, read in place. */
+export function packedWords(packed: PackedDoc): PackedWords {
+  return packed[packed.length - 1] as PackedWords;
+}
+
 export function packDoc(doc: ExploreDoc): PackedDoc {
-  return [...packCard(doc), doc.terms];
+  return [...packCard(doc), packWords(doc.terms)];
 }
 
 export function unpackDoc(packed: PackedDoc): ExploreDoc {
-  return { ...unpackCard(packed), terms: packed[packed.length - 1] as string[] };
+  return { ...unpackCard(packed), terms: unpackWords(packedWords(packed)) };
 }
 
 /**

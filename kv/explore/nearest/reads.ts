@@ -2,9 +2,9 @@
  * The reads of a nearest-first walk (`nearest_page.ts`) besides its cell lists' own: runs of
  * sibling cells listed as one key range, the documents a search checks, the cell counters.
  */
-import { matchesTerms } from "../../../domain/tasks/task.ts";
 import { COUNT_PRECISION, POINT_PRECISION } from "../index/entries.ts";
-import { type PackedCard, type PackedDoc } from "../index/card.ts";
+import { type PackedCard, type PackedDoc, packedWords } from "../index/card.ts";
+import { packedHasWords } from "../index/packed_words.ts";
 import { packedFacet } from "../index/packed_facet.ts";
 import { explore } from "../../keyspace.ts";
 import { getAll } from "../../store/get_all.ts";
@@ -71,7 +71,7 @@ export async function withWords(
     work.docs += group.length;
     docs.forEach((entry, j) => {
       const doc = entry.value;
-      if (doc && matchesTerms(search, doc[doc.length - 1] as string[])) {
+      if (doc && packedHasWords(packedWords(doc), search)) {
         kept.push({ key: group[j].key, packed: doc });
       }
     });

@@ -4,7 +4,8 @@
  */
 import type { Payment } from "../../../domain/tasks/task.ts";
 import { type Facet, type FacetFields, readFacet } from "../index/facet.ts";
-import { type PackedCard, type PackedDoc, packedUserId } from "../index/card.ts";
+import { type PackedCard, type PackedDoc, packedUserId, packedWords } from "../index/card.ts";
+import type { PackedWords } from "../index/packed_words.ts";
 import { packedFacet } from "../index/packed_facet.ts";
 import { PACKED_ITEM_LENGTH } from "../../tasks/packed_item.ts";
 import type { WordEntry } from "../index/entries.ts";
@@ -18,7 +19,8 @@ import type { WordEntry } from "../index/entries.ts";
  */
 export class Candidate {
   facet: FacetFields | undefined;
-  terms: string[] | undefined;
+  /** Its document's search words, packed; an empty string is a document without words. */
+  words: PackedWords | undefined;
   /** True once its card is the one of a document read after its entry (see `load`). */
   reloaded = false;
   /** Where a word entry says its task is: lon, lat (to a hundredth of a degree), radius. */
@@ -33,7 +35,7 @@ export class Candidate {
     this.facet = from?.facet;
     this.#packed = from?.packed;
     if (from?.packed?.length === PACKED_ITEM_LENGTH + 3) {
-      this.terms = from.packed[PACKED_ITEM_LENGTH + 2] as string[];
+      this.words = packedWords(from.packed as PackedDoc);
     }
   }
 
@@ -56,7 +58,7 @@ export class Candidate {
     this.#packed = doc ?? undefined;
     if (doc) {
       this.facet = packedFacet(doc);
-      this.terms = doc[doc.length - 1] as string[];
+      this.words = packedWords(doc);
     }
   }
 }

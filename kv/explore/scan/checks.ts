@@ -10,10 +10,10 @@ import {
   geoMatch,
   roundKm,
 } from "../../../domain/explore.ts";
-import { matchesTerms } from "../../../domain/tasks/task.ts";
 import { haversineKm } from "../../../domain/geo/geo.ts";
 import { type FacetFields } from "../index/facet.ts";
 import { packedSpotsLeft, unpackExploreItem } from "../index/card.ts";
+import { packedHasWords } from "../index/packed_words.ts";
 import { type Candidate } from "./candidate.ts";
 
 /** More than a word entry's rounded position can be off (km). */
@@ -47,7 +47,7 @@ export function surelyWithin(candidate: Candidate, geo: GeoFilter): boolean {
 
 /** True when the final check needs the candidate's document: its card, or its search words. */
 export function needsDoc(candidate: Candidate, filters: ExploreFilters): boolean {
-  return !candidate.packed || (filters.search.length > 0 && !candidate.terms);
+  return !candidate.packed || (filters.search.length > 0 && candidate.words === undefined);
 }
 
 /** Every filter but search, on a facet: the distance on a geo query, 0 otherwise, or null. */
@@ -80,7 +80,7 @@ export function finalMatch(
   if (d === null) return null;
   // Not in the facet: acceptances rewrite the cards (item), and the facet needs no change.
   if (filters.hasSpots && packedSpotsLeft(packed) === 0) return null;
-  if (filters.search.length > 0 && !matchesTerms(filters.search, candidate.terms ?? [])) {
+  if (filters.search.length > 0 && !packedHasWords(candidate.words ?? "", filters.search)) {
     return null;
   }
   const item: ExploreItem = unpackExploreItem(packed);

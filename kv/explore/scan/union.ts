@@ -121,5 +121,5 @@ export class UnionStream {
 }
 
 function richness(c: Candidate): number {
-  return c.terms ? 2 : c.packed ? 1 : 0;
+  return c.words !== undefined ? 2 : c.packed ? 1 : 0;
 }
