@@ -15,20 +15,21 @@ interface Note {
 const NOTES: Note[] = [
   {
     kinds: /^no filter$/,
-    why: "both read about a page of rows; explore lists the purges and both payment classes " +
-      "(three KV calls; each class by its share once the instance knows their counts, so half " +
-      "again the page in documents, each with all its words), PostgreSQL one B-tree range",
-    lever: "a page without search needs the cards, not the words the documents carry for the " +
-      "search check: cards in a newest-first list of their own (an entry more a task, in store)",
+    why: "both read about a page of rows; explore lists the purges and every class's cards in " +
+      "one newest-first list (two KV calls in one round trip, each crossing into SQLite, every " +
+      "entry's key and card deserialized), PostgreSQL one B-tree range",
+    lever: "the purges read in the card list's own call (their markers in its range, above every " +
+      "order key, written with the purge); past that, Deno KV's cost per call and entry",
   },
   {
     kinds: /^(cityName|countryCode)$/,
     why: "both read about a page; explore's two KV calls in one round trip (the purges and the " +
       "name's list), each crossing into SQLite, every entry's key and card deserialized, " +
       "against one B-tree range in one backend",
-    lever: "none in the layout: a pending-purges count read a page costs what the empty purges " +
-      "list does, and a watch is not exact across instances; PostGIS's CPU here is about Deno " +
-      "KV's floor, so past that call it is Deno KV's cost per entry",
+    lever: "none in the JS: the page's own code is a small share beside its two calls' " +
+      "deserialization and SQLite's work; a pending-purges count costs what the empty purges " +
+      "list does, a watch is not exact across instances, and a name's list holds no other " +
+      "entries a purge marker could ride in; past that call it is Deno KV's cost per entry",
   },
   {
     kinds: /common word/,
@@ -52,9 +53,10 @@ const NOTES: Note[] = [
     why: "few tasks spread over many cells and four layers: explore lists every layer's cells " +
       "(a dozen lists, some refilled when a first batch fell short, a third round trip); " +
       "GiST hands PostgreSQL the circle's few rows",
-    lever: "a layout change (a layer's adjacent cells as one range and small cells read whole " +
-      "were measured and do not pay while a layer's precisions share one key part): " +
-      "precision-3 counters for the city and the small classes, or one precision a key space",
+    lever: "the fallback classes' counters as one key a cell (a key a page fewer, a layout " +
+      "change); past that, none in the counters: precision-3 counters cost a getMany more than " +
+      "the lists they spare, and one precision a key space pays only where a range is small " +
+      "enough to read whole",
   },
   {
     kinds: /^nearest/,

@@ -15,6 +15,12 @@ export const explore = {
   ],
   allPrefix: (payment: Payment): Deno.KvKey => ["xp_tasks", paymentPart(payment)],
   /**
+   * A task's card in one list of every class, newest first: what a page without filters shows,
+   * listed without the words each document carries for the search check.
+   */
+  newest: (orderKey: string): Deno.KvKey => ["xp_new", orderKey],
+  newestPrefix: (): Deno.KvKey => ["xp_new"],
+  /**
    * A cell layer's geohash cell (precision = cell length; `CELL_LAYERS`: by the task's centre, or
    * by every cell its disc touches); value: card.
    */

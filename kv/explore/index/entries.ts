@@ -16,6 +16,7 @@ import { facetOf, readFacet } from "./facet.ts";
 /** First key part of every explore index, for the task index consistency check. */
 export const EXPLORE_INDEX_ROOTS: readonly string[] = [
   "xp_tasks",
+  "xp_new",
   "xp_by_cell",
   "xp_pt",
   "xp_by_country",
@@ -208,7 +209,10 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
   const card = packCard(unpacked);
   const doc = packDoc({ ...unpacked, terms });
   const loc = task.location;
-  const entries: IndexEntry[] = [{ key: explore.all(paymentOf(task.budget), ok), value: doc }];
+  const entries: IndexEntry[] = [
+    { key: explore.all(paymentOf(task.budget), ok), value: doc },
+    { key: explore.newest(ok), value: card },
+  ];
   const layer = layerOf(loc.type, loc.radiusKm);
   const [lon, lat] = loc.coordinates;
   if (layer) {

@@ -87,6 +87,26 @@ export function classBatches(
 }
 
 /**
+ * Plans between fresh reads of the payment classes' counts by an instance that remembers them:
+ * they only price the drivers and size the other filters' pass rates, which a count a few
+ * pages old sizes as well, and the two keys were a fifth of a circle's counter reads.
+ */
+export const CLASS_COUNTS_REFRESH = 64;
+
+/**
+ * Both payment classes' counts for a plan: remembered, where the instance has read them within
+ * its last `CLASS_COUNTS_REFRESH` plans, else read with the plan's other counters.
+ */
+export function classCounts(counts: CounterReader, memory: PlanMemory): Promise<number[]> {
+  const keys = Payment.options.map((c) => explore.countByPayment(c));
+  const known = keys.map((key) => memory.counters.get(keyId(key)));
+  const due = memory.classCountsAge++ % CLASS_COUNTS_REFRESH === 0;
+  if (!due && known.every((n) => n !== undefined)) return Promise.resolve(known as number[]);
+  memory.classCountsAge = 1;
+  return counts(keys);
+}
+
+/**
  * Reads the payment classes' counts into the instance's memory where it lacks them, beside a
  * page that reads no counters (not waited for): the next such page sizes its classes' first lists
  * by them (`classBatches`). Other plans read them anyway; a page by a name alone does not.

@@ -10,6 +10,7 @@ import { wordDrivers } from "./words/circle_words.ts";
 import { epochDrivers } from "./words/word_epochs.ts";
 import { explore } from "../../keyspace.ts";
 import type { PlanMemory } from "../shared/plan_memory.ts";
+import { classCounts as countClasses } from "./counters.ts";
 
 /** What a plan is made from: counters (read or remembered) and the base driver's builders. */
 export interface PlanSource {
@@ -40,7 +41,7 @@ export async function offerDrivers(
     ? [...Payment.options]
     : [filters.payment];
   // Both classes, whatever the query asks for: their sum sizes the other filters' pass rates.
-  const classCounts = counts(Payment.options.map((c) => explore.countByPayment(c)));
+  const classCounts = countClasses(counts, source.memory);
   const pending: Promise<Driver | null>[] = [
     classCounts.then((n) => base(classes.map((c) => n[Payment.options.indexOf(c)]))),
   ];

@@ -44,6 +44,16 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
   const placed = filters.geo || filters.countryCode !== undefined ||
     filters.cityName !== undefined || filters.regionName !== undefined ||
     filters.bbox !== undefined;
+  if (!placed && filters.search.length === 0 && filters.payment === undefined) {
+    // Every class's cards in one list: the page reads its own depth, and none of the words a
+    // document carries for the search check.
+    return {
+      ...base([]),
+      streams: () => [
+        new PrefixStream(kv, { prefix: explore.newestPrefix(), before: after, work, batch }),
+      ],
+    };
+  }
   if (!placed && !filters.search.some(indexCovers)) {
     // Nothing but the documents can drive, so no counter is worth waiting for: the first lists
     // go with the purges, as deep as the query words' assumed share asks.

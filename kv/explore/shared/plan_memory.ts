@@ -1,7 +1,8 @@
 /**
  * What an instance remembers of the explore plans it made: the counters and the dictionary
  * expansions it last read. Never an answer: a plan made from them only chooses which lists to
- * send early, beside the fresh reads the real plan is made from (see `plan/early_lists.ts`).
+ * send early, beside the fresh reads the real plan is made from (see `plan/early_lists.ts`);
+ * the payment classes' counts alone price real plans between fresh reads (`plan/counters.ts`).
  */
 import { Recent } from "../../store/recent.ts";
 import { keptOnHandle } from "../../store/handle.ts";
@@ -72,6 +73,8 @@ export class PlanMemory {
    * coarsest probe's cell, and the pages that have used them since (`probes.ts`).
    */
   readonly densities = new Recent<ProbeDensity>(MAX_PROBES, MAX_PROBES, () => 1);
+  /** Plans since the payment classes' counts were last read fresh (`plan/counters.ts`). */
+  classCountsAge = 0;
 }
 
 /**

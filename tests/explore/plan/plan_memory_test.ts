@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { PlanMemory, planMemory, undrivenKey } from "../../../kv/explore/shared/plan_memory.ts";
 import { indexCovers } from "../../../kv/explore/index/indexed_words.ts";
 import type { ExploreFilters } from "../../../domain/explore.ts";
-import { allPages, generateTasks, reference, writeTask } from "../explore_fixtures.ts";
+import { allPages, generateTasks, PLACES, reference, writeTask } from "../explore_fixtures.ts";
+import { CLASS_COUNTS_REFRESH } from "../../../kv/explore/plan/counters.ts";
 import { KeyGuard } from "../../../kv/api_keys/key_guard.ts";
 import { commitsAfter } from "../../../kv/api_keys/guarded_store.ts";
 import { exploreTasks } from "../../../kv/explore/newest_page.ts";
@@ -99,12 +100,14 @@ Deno.test("a search by undriven words alone teaches the memory its share, and pa
   assert.deepEqual(again.items.map((i) => i.id), expected);
 });
 
-Deno.test("a page without filters teaches the memory the class counts: later pages list each class by its share", async () => {
+Deno.test("a search by undriven words teaches the memory the class counts: later pages list each class by its share", async () => {
   await using kv = await Deno.openKv(":memory:");
   const tasks = generateTasks(11, 300);
   for (const task of tasks) await writeTask(kv, null, task);
-  const filters: ExploreFilters = { search: [] };
+  // Both classes' documents drive it (a page without filters lists the cards of every class).
+  const filters: ExploreFilters = { search: ["th"] };
   const expected = reference(tasks, filters).map((i) => i.id);
+  assert.ok(expected.length > 20, `${expected.length} matches`);
   const memory = planMemory(kv);
   const paid = keyId(explore.countByPayment("Paid"));
   const first = await exploreTasks(kv, { filters, limit: 20 });
@@ -118,4 +121,62 @@ Deno.test("a page without filters teaches the memory the class counts: later pag
   assert.ok(next.work.entries < first.work.entries, `${next.work.entries} < ${first.work.entries}`);
   const again = await allPages(kv, { filters, limit: 7 });
   assert.deepEqual(again.items.map((i) => i.id), expected);
+});
+
+/** A store handle that counts the keys of each `getMany` read through it, by key id. */
+function countingKeys(kv: Deno.Kv): { kv: Deno.Kv; reads: (key: Deno.KvKey) => number } {
+  const reads = new Map<string, number>();
+  const counted = new Proxy(kv, {
+    get(target, name) {
+      const original = Reflect.get(target, name, target);
+      if (typeof original !== "function") return original;
+      if (name !== "getMany") return original.bind(target);
+      return (keys: Deno.KvKey[], options?: { consistency?: Deno.KvConsistencyLevel }) => {
+        for (const key of keys) reads.set(keyId(key), (reads.get(keyId(key)) ?? 0) + 1);
+        return (original as Deno.Kv["getMany"]).call(target, keys, options);
+      };
+    },
+  });
+  return { kv: counted, reads: (key) => reads.get(keyId(key)) ?? 0 };
+}
+
+Deno.test("a circle's plan reads the class counts fresh once in CLASS_COUNTS_REFRESH plans, and pages stay exact", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const [newer, ...tasks] = generateTasks(13, 301);
+  for (const task of tasks) await writeTask(kv, null, task);
+  const counting = countingKeys(kv);
+  const paid = explore.countByPayment("Paid");
+  const filters: ExploreFilters = {
+    search: [],
+    geo: { lon: PLACES[0].lon, lat: PLACES[0].lat, radiusKm: 60 },
+  };
+  const expected = reference(tasks, filters).map((i) => i.id);
+  const page = async () => {
+    const { items } = await exploreTasks(counting.kv, { filters, limit: 20 });
+    assert.deepEqual(items.map((i) => i.id), expected.slice(0, 20));
+  };
+
+  await page();
+  assert.equal(counting.reads(paid), 1, "the first plan reads them");
+  // Its cell counters it reads every plan: they say which cells are empty.
+  const cells = counting.reads(explore.count("cell", "c", "u0"));
+  assert.ok(cells > 0);
+  for (let i = 1; i < CLASS_COUNTS_REFRESH; i++) await page();
+  assert.equal(counting.reads(paid), 1, "remembered for the plans after it");
+  assert.equal(counting.reads(explore.count("cell", "c", "u0")), cells * CLASS_COUNTS_REFRESH);
+
+  // A task more: the next fresh read counts it.
+  await writeTask(kv, null, newer);
+  const memory = planMemory(kv);
+  const before = memory.counters.get(keyId(paid))! + memory.counters.get(
+    keyId(explore.countByPayment("Pro-bono")),
+  )!;
+  const { items } = await exploreTasks(counting.kv, { filters, limit: 20 });
+  assert.equal(counting.reads(paid), 2, "read fresh again");
+  const after = memory.counters.get(keyId(paid))! + memory.counters.get(
+    keyId(explore.countByPayment("Pro-bono")),
+  )!;
+  assert.equal(after, before + 1);
+  const all = reference([...tasks, newer], filters).map((i) => i.id);
+  assert.deepEqual(items.map((i) => i.id), all.slice(0, 20));
 });

@@ -180,6 +180,24 @@ async function makeLayout12(kv: Deno.Kv) {
   }
 }
 
+/** Turns a store into what layout 13 wrote: no list of every class's cards; marked 13. */
+async function makeLayout13(kv: Deno.Kv) {
+  await kv.set(meta.indexLayout(), 13);
+  for await (const entry of kv.list({ prefix: explore.newestPrefix() })) await kv.delete(entry.key);
+}
+
+/** Fails unless a page without filters finds every published task in the list of cards. */
+function assertNoLayout13(tasks: TaskRecord[]) {
+  return async (kv: Deno.Kv) => {
+    const filters: ExploreFilters = { search: [] };
+    const want = reference(tasks, filters);
+    let listed = 0;
+    for await (const _ of kv.list({ prefix: explore.newestPrefix() })) listed++;
+    assert.equal(listed, want.length);
+    assert.deepEqual((await allPages(kv, { filters, limit: 9 })).items, want);
+  };
+}
+
 /** Fails on a point entry of layout 12, or a nearest-first walk that answers otherwise. */
 function assertNoLayout12(tasks: TaskRecord[]) {
   return async (kv: Deno.Kv) => {
@@ -364,17 +382,28 @@ Deno.test("a store written in an older index layout is found out and rebuilt", a
     }
   });
 
+  await t.step("a layout-13 store is rebuilt in the current layout", async () => {
+    const { kv, tasks } = await storeWithTasks(":memory:", 300);
+    try {
+      await makeLayout13(kv);
+      await assertRebuilt(kv, tasks, { stored: 13, leftOver: assertNoLayout13(tasks) });
+    } finally {
+      kv.close();
+    }
+  });
+
   const cwd = await Deno.makeTempDir();
   try {
     await Deno.mkdir(`${cwd}/data`);
     const { kv, tasks } = await storeWithTasks(`${cwd}/data/marketplace.sqlite3`, 120);
     // Layout 6's words, dictionary and owner listing, layout 5's word-zone copy, the words of
-    // layout 7 that layout 8 leaves out and layout 12's point entries besides.
+    // layout 7 that layout 8 leaves out, layout 12's point entries and no list of cards besides.
     await makeLayout6(kv, tasks);
     await makeOlderLayout(kv, tasks);
     await makeLayout7(kv, tasks);
     await makeLayout8(kv);
     await makeLayout12(kv);
+    await makeLayout13(kv);
     await kv.delete(meta.indexLayout());
     kv.close();
 
@@ -406,6 +435,7 @@ Deno.test("a store written in an older index layout is found out and rebuilt", a
         await assertNoLayout6(kv);
         await assertNoLayout7(kv);
         await assertNoLayout12(tasks)(kv);
+        await assertNoLayout13(tasks)(kv);
       }
       const after = await check().output();
       assert.equal(after.code, 0, decoder.decode(after.stderr));
