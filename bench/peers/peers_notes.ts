@@ -42,11 +42,12 @@ const NOTES: Note[] = [
   },
   {
     kinds: /^nearest.*sparse area$/,
-    why: "few tasks over many cells: explore walks the point cells out to the widest class's " +
-      "reach, sized by estimates that leave out the classes not reaching a cell, so far cells " +
-      "overflow and are listed twice; GiST hands PostgreSQL the few nearest rows",
-    lever: "far cells sized exactly: every class's counters over the widest cover, or a counter " +
-      "of all classes for the walk",
+    why: "few tasks over many cells: explore lists the purges, a probe, each disc class's cells " +
+      "over the circle (one list a run of adjacent cells, some of them empty) and the point " +
+      "cells 25 km past the circle, in two getMany calls of counters; GiST hands PostgreSQL the " +
+      "few nearest rows",
+    lever: "precision-3 counters for the disc layers, so that an empty disc cell is not listed " +
+      "(a layout change). Exact sizes for far cells were measured and do not pay: few overflow",
   },
   {
     kinds: /sparse area$/,

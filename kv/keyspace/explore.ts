@@ -31,6 +31,18 @@ export const explore = {
     orderKey,
   ],
   byCellPrefix: (layer: string, cell: string): Deno.KvKey => ["xp_by_cell", layer, cell],
+  /**
+   * A layer's cells of one length from `first` to `last` in key order, as one range: exact only
+   * where that length is the layer's finest (no finer cell sorts between them).
+   */
+  byCellRange: (
+    layer: string,
+    first: string,
+    last: string,
+  ): { start: Deno.KvKey; end: Deno.KvKey } => ({
+    start: ["xp_by_cell", layer, first],
+    end: ["xp_by_cell", layer, `${last}~`],
+  }),
   /** Every geo entry of every layer (checks and tests). */
   byCellRoot: (): Deno.KvKey => ["xp_by_cell"],
   /**

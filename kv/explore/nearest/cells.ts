@@ -100,6 +100,15 @@ export class CellChoices {
     }
   }
 
+  /**
+   * With every disc class read by its disc cells, the point cells are walked no farther than the
+   * centre-keyed classes reach (25 km past the circle): the early cells, there for the classes
+   * matching hundreds of km out, would be read whole for the few tasks within that reach.
+   */
+  walking(classes: GeoLayer[]): void {
+    if (classes.every((layer) => !layer.disc)) this.early.clear();
+  }
+
   /** The choice for a cell leaving the queue: an early cell is listed whatever its status. */
   choose(cell: CellNode): CellChoice {
     return this.early.has(cell) ? "fetch" : this.status(cell);

@@ -4,7 +4,7 @@
  * instead of the class's point cells walked out to where the page ends.
  */
 import type { GeoFilter } from "../../../domain/explore.ts";
-import { cellAreaKm2, geohashEncode } from "../../../domain/geo/geohash.ts";
+import { BASE32, cellAreaKm2, geohashEncode } from "../../../domain/geo/geohash.ts";
 import { coverCircle } from "../../../domain/geo/geohash_cover.ts";
 import {
   CELL_LAYERS,
@@ -16,6 +16,7 @@ import {
 import { explore } from "../../keyspace.ts";
 import { PROBE_PRECISIONS, SPARSE_REACH_KM } from "../shared/geo_constants.ts";
 import type { PlanMemory } from "../shared/plan_memory.ts";
+import { LIST_ENTRIES } from "./page_bounds.ts";
 
 /** Most cells of a class's own cover of the circle: past it the class is walked by its points. */
 const MAX_DISC_COVER = 4;
@@ -89,6 +90,8 @@ export interface DiscRead {
   layer: GeoLayer;
   cellLayer: string;
   hash: string;
+  /** The last cell of a run of the layer's finest cells listed as one range from `hash`. */
+  through?: string;
   size: number;
 }
 
@@ -111,9 +114,11 @@ export function chooseDiscs(
     at += disc.parents.length;
     const fallbackCounts = counts.slice(at, at + fallback.cells.length);
     at += fallback.cells.length;
-    for (const hash of disc.cells) {
-      const count = parentCount.get(hash.slice(0, COUNT_PRECISION)) ?? 0;
-      if (count > 0) reads.push({ layer: of, cellLayer: disc.layer.name, hash, size: count });
+    const cells = disc.cells.filter((hash) => (parentCount.get(parent(hash)) ?? 0) > 0);
+    for (const run of discRuns(cells, disc.layer, parentCount)) {
+      const size = parentCount.get(parent(run[0]))!;
+      const through = run.length > 1 ? run[run.length - 1] : undefined;
+      reads.push({ layer: of, cellLayer: disc.layer.name, hash: run[0], through, size });
     }
     fallback.cells.forEach((hash, i) => {
       if (fallbackCounts[i] === 0) return;
@@ -121,4 +126,38 @@ export function chooseDiscs(
     });
   }
   return { classes: covers.map((c) => c.of), reads };
+}
+
+const parent = (hash: string) => hash.slice(0, COUNT_PRECISION);
+
+/**
+ * A disc layer's cells of the circle in runs of one key range each: cells of its finest precision
+ * in one counter cell, in key order, where the cells between one and the next hold fewer tasks
+ * than a list costs (`LIST_ENTRIES`) even if each held every task its counter cell counts (a disc
+ * is in many of its counter cell's cells). Each is read whole, so a run reads the same tasks and
+ * those between, in one list instead of several.
+ */
+export function discRuns(
+  cells: string[],
+  layer: CellLayer,
+  counts: Map<string, number>,
+): string[][] {
+  const finest = Math.max(...layer.precisions);
+  const runs: string[][] = [];
+  let last: string | null = null;
+  for (const hash of [...cells].sort()) {
+    const joins = last !== null && hash.length === finest && last.length === finest &&
+      parent(last) === parent(hash) &&
+      cellsBetween(last, hash) * (counts.get(parent(hash)) ?? 0) < LIST_ENTRIES;
+    if (joins) runs[runs.length - 1].push(hash);
+    else runs.push([hash]);
+    last = hash;
+  }
+  return runs;
+}
+
+/** Cells of one length strictly between a and b (b after a) that differ in their last digit only. */
+function cellsBetween(a: string, b: string): number {
+  if (a.slice(0, -1) !== b.slice(0, -1)) return Infinity;
+  return BASE32.indexOf(b.at(-1)!) - BASE32.indexOf(a.at(-1)!) - 1;
 }

@@ -109,6 +109,7 @@ export async function exploreNearest(
     for (const layer of byDisc) cells.byDisc.add(layer);
     for (const read of reads) walk.pushDisc(read);
     walk.narrow(classes.filter((c) => !cells.byDisc.has(c.layer)));
+    cells.walking(GEO_LAYERS.filter((layer) => !cells.byDisc.has(layer)));
     for (const cell of cells.early) if (!walk.reaches(cell)) cells.early.delete(cell);
   }
 

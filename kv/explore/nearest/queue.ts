@@ -23,6 +23,8 @@ export type CellNode = {
    * `at` is then 0, as its tasks may lie anywhere around it.
    */
   cellLayer?: string;
+  /** With `cellLayer`: the last cell of a run listed as one range from `hash` (`discs.ts`). */
+  through?: string;
 };
 /** A task waits with its card packed: only the ones a page shows are unpacked. */
 export type Node = CellNode | {

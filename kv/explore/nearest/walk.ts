@@ -96,9 +96,9 @@ export class NearestWalk {
   }
 
   /** A cell layer's cell, listed whole: its tasks may lie anywhere, so it waits at 0. */
-  pushDisc({ cellLayer, hash, size }: DiscRead): CellNode {
+  pushDisc({ cellLayer, hash, through, size }: DiscRead): CellNode {
     const box = geohashBounds(hash);
-    const node: CellNode = { cell: true, at: 0, hash, size, box, exact: true, cellLayer };
+    const node: CellNode = { cell: true, at: 0, hash, size, box, exact: true, cellLayer, through };
     this.queue.push(node);
     return node;
   }
@@ -167,13 +167,17 @@ export class NearestWalk {
     }
   }
 
-  /** Lists a cell layer's cell whole: it is never split, so it needs no room. */
-  async #fetchWhole(cellLayer: string, hash: string): Promise<void> {
+  /**
+   * Lists a cell layer's cell, or run of cells (`through`), whole: it is never split, so it needs
+   * no room. A run's tasks between its cells enter the queue like any other.
+   */
+  async #fetchWhole({ cellLayer, hash, through }: CellNode & { cellLayer: string }): Promise<void> {
     const found: Found[] = [];
     this.work.lists++;
-    const entries = this.#kv.list<PackedCard>({ prefix: explore.byCellPrefix(cellLayer, hash) }, {
-      batchSize: MAX_LIST,
-    });
+    const selector = through
+      ? explore.byCellRange(cellLayer, hash, through)
+      : { prefix: explore.byCellPrefix(cellLayer, hash) };
+    const entries = this.#kv.list<PackedCard>(selector, { batchSize: MAX_LIST });
     for await (const entry of entries) {
       this.work.entries++;
       found.push({ key: entry.key.at(-1) as string, packed: entry.value });
@@ -189,7 +193,7 @@ export class NearestWalk {
    */
   async fetch(run: CellNode[], cells: CellChoices): Promise<void> {
     const { hash, cellLayer } = run[0];
-    if (cellLayer) return await this.#fetchWhole(cellLayer, hash);
+    if (cellLayer) return await this.#fetchWhole({ ...run[0], cellLayer });
     const splittable = hash.length < POINT_PRECISION;
     // Room for the tasks expected between the run's cells too, which a run lists with them.
     let room = 1;

@@ -1,7 +1,8 @@
 /**
  * A sparse nearest-first page reads the 100 km class by its disc cells over the circle, not by
  * its centres' counter cells around the point read whole, and still answers nearest first
- * exactly, page after page.
+ * exactly, page after page; a disc layer's adjacent cells are one list, and with every disc class
+ * by its discs no counter cell is read whole for tasks past the centre-keyed classes' reach.
  */
 import assert from "node:assert/strict";
 import type { ExploreFilters } from "../../../domain/explore.ts";
@@ -10,6 +11,8 @@ import { exploreNearest } from "../../../kv/explore/nearest/nearest_page.ts";
 import type { NearestPosition } from "../../../kv/explore/nearest/page_bounds.ts";
 import { withLatency } from "../../../kv/store/latency.ts";
 import { seededRandom } from "../../../scripts/seeded_random.ts";
+import { COUNT_PRECISION } from "../../../kv/explore/index/entries.ts";
+import { explore } from "../../../kv/keyspace.ts";
 import { generateTasks, reference, writeTask } from "../explore_fixtures.ts";
 
 const KM_PER_DEGREE = 111.2;
@@ -103,5 +106,130 @@ Deno.test("explore nearest first by discs keeps the tasks past the disc cells' c
     got.push(...value.items.map((i) => i.distanceKm!));
     after = value.next;
   }
+  assert.deepEqual(got, want.map((i) => i.distanceKm));
+});
+
+Deno.test("explore nearest first lists a disc layer's adjacent cells as one range", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const rnd = seededRandom(97);
+  // The circle straddles two precision-3 cells next to one another in key order (one counter
+  // cell): lon 29.53125 is the edge between the 148th and 149th of 256 columns.
+  const point = { lon: 29.53125, lat: 2.1 };
+  const around = (minKm: number, maxKm: number): [number, number] => {
+    const km = minKm + rnd() * (maxKm - minKm);
+    const angle = rnd() * 2 * Math.PI;
+    return [
+      point.lon + km * Math.cos(angle) / KM_PER_DEGREE,
+      point.lat + km * Math.sin(angle) / KM_PER_DEGREE,
+    ];
+  };
+  const plain: TaskRecord[] = generateTasks(98, 30).map((task) => ({
+    ...task,
+    status: "published" as const,
+    location: { type: "city" as const, name: "Plain", coordinates: around(20, 250) },
+  }));
+  const wide: TaskRecord[] = generateTasks(99, 8).map((task) => ({
+    ...task,
+    status: "published" as const,
+    location: {
+      type: "radius" as const,
+      name: "Around",
+      coordinates: around(60, 140),
+      radiusKm: 60 + rnd() * 35,
+    },
+  }));
+  const all = [...plain, ...wide];
+  for (const task of all) await writeTask(kv, null, task);
+  const filters: ExploreFilters = { search: [], geo: { ...point, radiusKm: 50 } };
+  const want = reference(all, filters).sort((a, b) =>
+    a.distanceKm! - b.distanceKm! || (a.id < b.id ? -1 : 1)
+  );
+  const discLists: string[] = [];
+  const counted = new Proxy(kv, {
+    get(target, name) {
+      const original = Reflect.get(target, name, target);
+      if (typeof original !== "function") return original;
+      if (name !== "list") return original.bind(target);
+      return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
+        const key = "prefix" in selector ? selector.prefix : selector.start;
+        if (key?.[1] === "r100d") discLists.push(String(key[2]));
+        return (original as Deno.Kv["list"]).call(target, selector, options);
+      };
+    },
+  });
+  const got: number[] = [];
+  let after: NearestPosition | null = null;
+  for (let page = 0; page < 10 && (page === 0 || after); page++) {
+    const value = await exploreNearest(counted, { filters, limit: 4, after });
+    if (page === 0) assert.deepEqual(discLists.length, 1, `disc lists ${discLists}`);
+    got.push(...value.items.map((i) => i.distanceKm!));
+    after = value.next;
+  }
+  assert.ok(want.length > 4, `${want.length} matches`);
+  assert.deepEqual(got, want.map((i) => i.distanceKm));
+});
+
+Deno.test("explore nearest first by discs reads no counter cell whole for the tasks beyond", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const rnd = seededRandom(101);
+  const point = { lon: 28, lat: 2.8 };
+  const around = (minKm: number, maxKm: number): [number, number] => {
+    const km = minKm + rnd() * (maxKm - minKm);
+    const angle = rnd() * 2 * Math.PI;
+    return [
+      point.lon + km * Math.cos(angle) / KM_PER_DEGREE,
+      point.lat + km * Math.sin(angle) / KM_PER_DEGREE,
+    ];
+  };
+  // With both disc classes read by their discs, the point cells are walked 25 km past the circle;
+  // the city tasks 100-400 km off, in counter cells small enough to be read whole, are not needed.
+  const far: TaskRecord[] = generateTasks(102, 90).map((task, i) => ({
+    ...task,
+    status: "published" as const,
+    location: {
+      type: "city" as const,
+      name: "Plain",
+      coordinates: i < 6 ? around(5, 45) : around(100, 400),
+    },
+  }));
+  const wide: TaskRecord[] = generateTasks(103, 8).map((task, i) => ({
+    ...task,
+    status: "published" as const,
+    location: {
+      type: "radius" as const,
+      name: "Around",
+      coordinates: around(60, 140),
+      radiusKm: i % 2 ? 60 + rnd() * 35 : 200 + rnd() * 250,
+    },
+  }));
+  const all = [...far, ...wide];
+  for (const task of all) await writeTask(kv, null, task);
+  const filters: ExploreFilters = { search: [], geo: { ...point, radiusKm: 50 } };
+  const want = reference(all, filters).sort((a, b) =>
+    a.distanceKm! - b.distanceKm! || (a.id < b.id ? -1 : 1)
+  );
+  const whole: string[] = [];
+  const counted = new Proxy(kv, {
+    get(target, name) {
+      const original = Reflect.get(target, name, target);
+      if (typeof original !== "function") return original;
+      if (name !== "list") return original.bind(target);
+      return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
+        const start = "start" in selector ? selector.start : null;
+        const cell = start?.[0] === explore.byPointRange("").start[0] ? String(start[1]) : "";
+        if (cell.length === COUNT_PRECISION) whole.push(cell);
+        return (original as Deno.Kv["list"]).call(target, selector, options);
+      };
+    },
+  });
+  const got: number[] = [];
+  let after: NearestPosition | null = null;
+  for (let page = 0; page < 10 && (page === 0 || after); page++) {
+    const value = await exploreNearest(counted, { filters, limit: 4, after });
+    if (page === 0) assert.deepEqual(whole, [], "counter cells read whole");
+    got.push(...value.items.map((i) => i.distanceKm!));
+    after = value.next;
+  }
+  assert.ok(want.length > 4, `${want.length} matches`);
   assert.deepEqual(got, want.map((i) => i.distanceKm));
 });
