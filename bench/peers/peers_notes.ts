@@ -70,9 +70,11 @@ const NOTES: Note[] = [
   {
     kinds: /antimeridian/,
     why: "the box holds no task: explore lists the purges and reads its eight cells' centre " +
-      "counts (two KV calls, one a getMany of eight keys) to learn it is empty; PostgreSQL " +
-      "probes two GiST ranges",
-    lever: "the purges read in a call the page makes anyway; past that, Deno KV's cost per key",
+      "counts (two KV calls made at once, one a getMany of eight keys) to learn it is empty; " +
+      "PostgreSQL probes two GiST ranges",
+    lever: "none that reaches PostGIS: one KV call instead of two (the purges as a marker in " +
+      "that getMany) was prototyped and stays behind, one getMany costing about PostGIS's " +
+      "whole query; past that, Deno KV's cost per call",
   },
   {
     kinds: /./,
