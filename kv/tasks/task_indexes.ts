@@ -14,6 +14,7 @@ import {
 import { keyId } from "../key_id.ts";
 import { tasks } from "../keyspace.ts";
 import { type PackedItem, packItem } from "./packed_item.ts";
+import { type PackedWords, packWords } from "./packed_words.ts";
 
 /** One index entry of a task state. */
 export interface TaskIndexEntry {
@@ -22,7 +23,7 @@ export interface TaskIndexEntry {
 }
 
 /** Value of the index that an owner's search reads: the packed list item and its search words. */
-export type TaskSearchEntry = [...PackedItem, terms: string[]];
+export type TaskSearchEntry = [...PackedItem, words: PackedWords];
 
 /** First key part of every task index, so a checker can find entries no record accounts for. */
 export const TASK_INDEX_ROOTS: readonly string[] = [
@@ -45,7 +46,7 @@ export const MAX_MUTATIONS = 1000;
 export function taskIndexEntries(task: TaskRecord): TaskIndexEntry[] {
   if (!isLive(task)) return [];
   const item = packItem(toTaskListItem(task));
-  const searchable: TaskSearchEntry = [...item, searchTerms(task)];
+  const searchable: TaskSearchEntry = [...item, packWords(searchTerms(task))];
   return [
     { key: tasks.byUser(task.userId, task.orderKey), value: searchable },
     { key: tasks.byUserStatus(task.userId, task.status, task.orderKey), value: item },

@@ -4,11 +4,12 @@
  */
 import type { TaskStatus } from "../../domain/tasks/task.ts";
 import type { TaskListItem } from "../../domain/tasks/task_view.ts";
-import { matchesPayment, matchesTerms } from "../../domain/tasks/task.ts";
+import { matchesPayment } from "../../domain/tasks/task.ts";
 import { isUnfiltered, type TaskFilter } from "../../domain/tasks/task_filter.ts";
 import { tasks } from "../keyspace.ts";
 import type { TaskSearchEntry } from "./task_indexes.ts";
 import { PACKED_ITEM_LENGTH, type PackedItem, unpackItem } from "./packed_item.ts";
+import { packedHasWords, type PackedWords } from "./packed_words.ts";
 
 /** One of a user's own listings: whose tasks, and which of them. */
 export interface UserTasks {
@@ -55,9 +56,9 @@ async function* userTaskEntries(
       yield { orderKey: entry.key.at(-1) as string, item };
       continue;
     }
-    const terms = entry.value[PACKED_ITEM_LENGTH] as string[];
+    const words = entry.value[PACKED_ITEM_LENGTH] as PackedWords;
     if (filter.payment && !matchesPayment(item.budget, filter.payment)) continue;
-    if (!matchesTerms(filter.search, terms)) continue;
+    if (!packedHasWords(words, filter.search)) continue;
     yield { orderKey: entry.key.at(-1) as string, item };
   }
 }

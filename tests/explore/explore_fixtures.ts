@@ -244,21 +244,33 @@ export async function allPages(
   }
 }
 
-/** A store handle that counts the point lists (key ranges of the point entries) read through it. */
-export function countingPointLists(kv: Deno.Kv): { kv: Deno.Kv; lists: () => number } {
-  const pointsRoot = explore.byPointRange("").start[0];
-  let lists = 0;
-  const counted = new Proxy(kv, {
+/**
+ * A store handle through which every `list` is also shown to `seen`, with the first key of its
+ * range (its prefix, or its start): what a test reads to count the lists a page makes.
+ */
+export function watchingLists(
+  kv: Deno.Kv,
+  seen: (first: Deno.KvKey | undefined) => void,
+): Deno.Kv {
+  return new Proxy(kv, {
     get(target, name) {
       const original = Reflect.get(target, name, target);
       if (typeof original !== "function") return original;
       if (name !== "list") return original.bind(target);
       return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
-        const start = (selector as { start?: Deno.KvKey }).start;
-        if (start?.[0] === pointsRoot) lists++;
+        seen("prefix" in selector ? selector.prefix : selector.start);
         return (original as Deno.Kv["list"]).call(target, selector, options);
       };
     },
+  });
+}
+
+/** A store handle that counts the point lists (key ranges of the point entries) read through it. */
+export function countingPointLists(kv: Deno.Kv): { kv: Deno.Kv; lists: () => number } {
+  const pointsRoot = explore.byPointRange("").start[0];
+  let lists = 0;
+  const counted = watchingLists(kv, (first) => {
+    if (first?.[0] === pointsRoot) lists++;
   });
   return { kv: counted, lists: () => lists };
 }

@@ -5,7 +5,7 @@
 import type { ExploreItem } from "../../../domain/explore.ts";
 import type { Location } from "../../../domain/tasks/task.ts";
 import { type PackedItem, packItem, unpackItem } from "../../tasks/packed_item.ts";
-import { type PackedWords, packWords, unpackWords } from "./packed_words.ts";
+import { type PackedWords, packWords, unpackWords } from "../../tasks/packed_words.ts";
 
 /** The explore item as stored: the distance depends on the query. */
 export type StoredExploreItem = Omit<ExploreItem, "distanceKm">;

@@ -4,7 +4,7 @@
  */
 import { COUNT_PRECISION, POINT_PRECISION } from "../index/entries.ts";
 import { type PackedCard, type PackedDoc, packedWords } from "../index/card.ts";
-import { packedHasWords } from "../index/packed_words.ts";
+import { packedHasWords } from "../../tasks/packed_words.ts";
 import { packedFacet } from "../index/packed_facet.ts";
 import { explore } from "../../keyspace.ts";
 import { getAll } from "../../store/get_all.ts";

@@ -5,7 +5,7 @@
 import type { Payment } from "../../../domain/tasks/task.ts";
 import { type Facet, type FacetFields, readFacet } from "../index/facet.ts";
 import { type PackedCard, type PackedDoc, packedUserId, packedWords } from "../index/card.ts";
-import type { PackedWords } from "../index/packed_words.ts";
+import type { PackedWords } from "../../tasks/packed_words.ts";
 import { packedFacet } from "../index/packed_facet.ts";
 import { PACKED_ITEM_LENGTH } from "../../tasks/packed_item.ts";
 import type { WordEntry } from "../index/entries.ts";

@@ -13,7 +13,7 @@ import {
 import { haversineKm } from "../../../domain/geo/geo.ts";
 import { type FacetFields } from "../index/facet.ts";
 import { packedSpotsLeft, unpackExploreItem } from "../index/card.ts";
-import { packedHasWords } from "../index/packed_words.ts";
+import { packedHasWords } from "../../tasks/packed_words.ts";
 import { type Candidate } from "./candidate.ts";
 
 /** More than a word entry's rounded position can be off (km). */

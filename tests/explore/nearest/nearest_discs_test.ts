@@ -13,43 +13,74 @@ import { withLatency } from "../../../kv/store/latency.ts";
 import { seededRandom } from "../../../scripts/seeded_random.ts";
 import { COUNT_PRECISION } from "../../../kv/explore/index/entries.ts";
 import { explore } from "../../../kv/keyspace.ts";
-import { generateTasks, reference, writeTask } from "../explore_fixtures.ts";
+import { generateTasks, reference, watchingLists, writeTask } from "../explore_fixtures.ts";
 
 const KM_PER_DEGREE = 111.2;
 
-Deno.test("explore nearest first in a sparse area reads the 100 km class by its discs", async () => {
-  await using kv = await Deno.openKv(":memory:");
-  const rnd = seededRandom(83);
-  const around = (minKm: number, maxKm: number): [number, number] => {
+type Point = { lon: number; lat: number };
+
+/** Points `minKm` to `maxKm` from `point`, in every direction. */
+function ringAround(rnd: () => number, point: Point) {
+  return (minKm: number, maxKm: number): [number, number] => {
     const km = minKm + rnd() * (maxKm - minKm);
     const angle = rnd() * 2 * Math.PI;
-    return [28 + km * Math.cos(angle) / KM_PER_DEGREE, 2.8 + km * Math.sin(angle) / KM_PER_DEGREE];
+    return [
+      point.lon + km * Math.cos(angle) / KM_PER_DEGREE,
+      point.lat + km * Math.sin(angle) / KM_PER_DEGREE,
+    ];
   };
-  // A plain of 40 city tasks 20-250 km around the point (the page reaches far), and 120 tasks of
-  // the 100 km class (30-60 km) 150-500 km off: most cannot reach a 50 km circle, yet their
-  // counter cells are small enough to be read whole.
-  const plain: TaskRecord[] = generateTasks(84, 40).map((task) => ({
+}
+
+/** `n` published city tasks named "Plain", the i-th at `at(i)`. */
+function cityTasks(seed: number, n: number, at: (i: number) => [number, number]): TaskRecord[] {
+  return generateTasks(seed, n).map((task, i) => ({
     ...task,
     status: "published" as const,
-    location: { type: "city" as const, name: "Plain", coordinates: around(20, 250) },
+    location: { type: "city" as const, name: "Plain", coordinates: at(i) },
   }));
-  const wide: TaskRecord[] = generateTasks(85, 120).map((task) => ({
+}
+
+/** `n` published radius tasks named "Around", the i-th at `at(i)` reaching `radiusKm(i)`. */
+function radiusTasks(
+  seed: number,
+  n: number,
+  { at, radiusKm }: { at: (i: number) => [number, number]; radiusKm: (i: number) => number },
+): TaskRecord[] {
+  return generateTasks(seed, n).map((task, i) => ({
     ...task,
     status: "published" as const,
     location: {
       type: "radius" as const,
       name: "Around",
-      coordinates: around(150, 500),
-      radiusKm: 30 + rnd() * 30,
+      coordinates: at(i),
+      radiusKm: radiusKm(i),
     },
   }));
+}
+
+/** The reference's matches of a circle, nearest first (ties by id, as the index breaks them). */
+function nearestReference(all: TaskRecord[], filters: ExploreFilters): number[] {
+  return reference(all, filters).sort((a, b) =>
+    a.distanceKm! - b.distanceKm! || (a.id < b.id ? -1 : 1)
+  ).map((i) => i.distanceKm!);
+}
+
+Deno.test("explore nearest first in a sparse area reads the 100 km class by its discs", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const rnd = seededRandom(83);
+  const around = ringAround(rnd, { lon: 28, lat: 2.8 });
+  // A plain of 40 city tasks 20-250 km around the point (the page reaches far), and 120 tasks of
+  // the 100 km class (30-60 km) 150-500 km off: most cannot reach a 50 km circle, yet their
+  // counter cells are small enough to be read whole.
+  const plain = cityTasks(84, 40, () => around(20, 250));
+  const wide = radiusTasks(85, 120, {
+    at: () => around(150, 500),
+    radiusKm: () => 30 + rnd() * 30,
+  });
   const all = [...plain, ...wide];
   for (const task of all) await writeTask(kv, null, task);
   const counted = withLatency(kv, 0);
   const filters: ExploreFilters = { search: [], geo: { lon: 28, lat: 2.8, radiusKm: 50 } };
-  const want = reference(all, filters).sort((a, b) =>
-    a.distanceKm! - b.distanceKm! || (a.id < b.id ? -1 : 1)
-  );
   const got: number[] = [];
   let after: NearestPosition | null = null;
   let first = { entries: 0, trips: 0 };
@@ -62,7 +93,7 @@ Deno.test("explore nearest first in a sparse area reads the 100 km class by its 
     after = value.next;
     if (!after) break;
   }
-  assert.deepEqual(got, want.map((i) => i.distanceKm));
+  assert.deepEqual(got, nearestReference(all, filters));
   // Its centres' counter cells read whole, the first page read 129 entries here (69 by the discs).
   assert.ok(first.entries <= 90, `${first.entries} entries`);
   assert.ok(first.trips <= 2, `${first.trips} round trips`);
@@ -77,27 +108,15 @@ Deno.test("explore nearest first by discs keeps the tasks past the disc cells' c
   ];
   // Near the pole a 100 km disc touches more cells than the cap and is keyed by its centre in
   // the class's fallback layer; the others around it by their discs.
-  const city: TaskRecord[] = generateTasks(92, 30).map((task) => ({
-    ...task,
-    status: "published" as const,
-    location: { type: "city" as const, name: "Plain", coordinates: at(20, 78, 300) },
-  }));
-  const wide: TaskRecord[] = generateTasks(93, 60).map((task, i) => ({
-    ...task,
-    status: "published" as const,
-    location: {
-      type: "radius" as const,
-      name: "Around",
-      coordinates: i % 2 === 0 ? at(20, 80.5, 150) : at(20, 77, 300),
-      radiusKm: i % 2 === 0 ? 95 : 30 + rnd() * 30,
-    },
-  }));
+  const city = cityTasks(92, 30, () => at(20, 78, 300));
+  const wide = radiusTasks(93, 60, {
+    at: (i) => i % 2 === 0 ? at(20, 80.5, 150) : at(20, 77, 300),
+    radiusKm: (i) => i % 2 === 0 ? 95 : 30 + rnd() * 30,
+  });
   const all = [...city, ...wide];
   for (const task of all) await writeTask(kv, null, task);
   const filters: ExploreFilters = { search: [], geo: { lon: 20, lat: 79, radiusKm: 40 } };
-  const want = reference(all, filters).sort((a, b) =>
-    a.distanceKm! - b.distanceKm! || (a.id < b.id ? -1 : 1)
-  );
+  const want = nearestReference(all, filters);
   assert.ok(want.length > 10, `${want.length} matches`);
   const got: number[] = [];
   let after: NearestPosition | null = null;
@@ -106,7 +125,7 @@ Deno.test("explore nearest first by discs keeps the tasks past the disc cells' c
     got.push(...value.items.map((i) => i.distanceKm!));
     after = value.next;
   }
-  assert.deepEqual(got, want.map((i) => i.distanceKm));
+  assert.deepEqual(got, want);
 });
 
 Deno.test("explore nearest first lists a disc layer's adjacent cells as one range", async () => {
@@ -115,47 +134,16 @@ Deno.test("explore nearest first lists a disc layer's adjacent cells as one rang
   // The circle straddles two precision-3 cells next to one another in key order (one counter
   // cell): lon 29.53125 is the edge between the 148th and 149th of 256 columns.
   const point = { lon: 29.53125, lat: 2.1 };
-  const around = (minKm: number, maxKm: number): [number, number] => {
-    const km = minKm + rnd() * (maxKm - minKm);
-    const angle = rnd() * 2 * Math.PI;
-    return [
-      point.lon + km * Math.cos(angle) / KM_PER_DEGREE,
-      point.lat + km * Math.sin(angle) / KM_PER_DEGREE,
-    ];
-  };
-  const plain: TaskRecord[] = generateTasks(98, 30).map((task) => ({
-    ...task,
-    status: "published" as const,
-    location: { type: "city" as const, name: "Plain", coordinates: around(20, 250) },
-  }));
-  const wide: TaskRecord[] = generateTasks(99, 8).map((task) => ({
-    ...task,
-    status: "published" as const,
-    location: {
-      type: "radius" as const,
-      name: "Around",
-      coordinates: around(60, 140),
-      radiusKm: 60 + rnd() * 35,
-    },
-  }));
+  const around = ringAround(rnd, point);
+  const plain = cityTasks(98, 30, () => around(20, 250));
+  const wide = radiusTasks(99, 8, { at: () => around(60, 140), radiusKm: () => 60 + rnd() * 35 });
   const all = [...plain, ...wide];
   for (const task of all) await writeTask(kv, null, task);
   const filters: ExploreFilters = { search: [], geo: { ...point, radiusKm: 50 } };
-  const want = reference(all, filters).sort((a, b) =>
-    a.distanceKm! - b.distanceKm! || (a.id < b.id ? -1 : 1)
-  );
+  const want = nearestReference(all, filters);
   const discLists: string[] = [];
-  const counted = new Proxy(kv, {
-    get(target, name) {
-      const original = Reflect.get(target, name, target);
-      if (typeof original !== "function") return original;
-      if (name !== "list") return original.bind(target);
-      return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
-        const key = "prefix" in selector ? selector.prefix : selector.start;
-        if (key?.[1] === "r100d") discLists.push(String(key[2]));
-        return (original as Deno.Kv["list"]).call(target, selector, options);
-      };
-    },
+  const counted = watchingLists(kv, (key) => {
+    if (key?.[1] === "r100d") discLists.push(String(key[2]));
   });
   const got: number[] = [];
   let after: NearestPosition | null = null;
@@ -166,61 +154,30 @@ Deno.test("explore nearest first lists a disc layer's adjacent cells as one rang
     after = value.next;
   }
   assert.ok(want.length > 4, `${want.length} matches`);
-  assert.deepEqual(got, want.map((i) => i.distanceKm));
+  assert.deepEqual(got, want);
 });
 
 Deno.test("explore nearest first by discs reads no counter cell whole for the tasks beyond", async () => {
   await using kv = await Deno.openKv(":memory:");
   const rnd = seededRandom(101);
   const point = { lon: 28, lat: 2.8 };
-  const around = (minKm: number, maxKm: number): [number, number] => {
-    const km = minKm + rnd() * (maxKm - minKm);
-    const angle = rnd() * 2 * Math.PI;
-    return [
-      point.lon + km * Math.cos(angle) / KM_PER_DEGREE,
-      point.lat + km * Math.sin(angle) / KM_PER_DEGREE,
-    ];
-  };
+  const around = ringAround(rnd, point);
   // With both disc classes read by their discs, the point cells are walked 25 km past the circle;
   // the city tasks 100-400 km off, in counter cells small enough to be read whole, are not needed.
-  const far: TaskRecord[] = generateTasks(102, 90).map((task, i) => ({
-    ...task,
-    status: "published" as const,
-    location: {
-      type: "city" as const,
-      name: "Plain",
-      coordinates: i < 6 ? around(5, 45) : around(100, 400),
-    },
-  }));
-  const wide: TaskRecord[] = generateTasks(103, 8).map((task, i) => ({
-    ...task,
-    status: "published" as const,
-    location: {
-      type: "radius" as const,
-      name: "Around",
-      coordinates: around(60, 140),
-      radiusKm: i % 2 ? 60 + rnd() * 35 : 200 + rnd() * 250,
-    },
-  }));
+  const far = cityTasks(102, 90, (i) => i < 6 ? around(5, 45) : around(100, 400));
+  const wide = radiusTasks(103, 8, {
+    at: () => around(60, 140),
+    radiusKm: (i) => i % 2 ? 60 + rnd() * 35 : 200 + rnd() * 250,
+  });
   const all = [...far, ...wide];
   for (const task of all) await writeTask(kv, null, task);
   const filters: ExploreFilters = { search: [], geo: { ...point, radiusKm: 50 } };
-  const want = reference(all, filters).sort((a, b) =>
-    a.distanceKm! - b.distanceKm! || (a.id < b.id ? -1 : 1)
-  );
+  const want = nearestReference(all, filters);
   const whole: string[] = [];
-  const counted = new Proxy(kv, {
-    get(target, name) {
-      const original = Reflect.get(target, name, target);
-      if (typeof original !== "function") return original;
-      if (name !== "list") return original.bind(target);
-      return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
-        const start = "start" in selector ? selector.start : null;
-        const cell = start?.[0] === explore.byPointRange("").start[0] ? String(start[1]) : "";
-        if (cell.length === COUNT_PRECISION) whole.push(cell);
-        return (original as Deno.Kv["list"]).call(target, selector, options);
-      };
-    },
+  const pointsRoot = explore.byPointRange("").start[0];
+  const counted = watchingLists(kv, (key) => {
+    const cell = key?.[0] === pointsRoot ? String(key[1]) : "";
+    if (cell.length === COUNT_PRECISION) whole.push(cell);
   });
   const got: number[] = [];
   let after: NearestPosition | null = null;
@@ -231,5 +188,5 @@ Deno.test("explore nearest first by discs reads no counter cell whole for the ta
     after = value.next;
   }
   assert.ok(want.length > 4, `${want.length} matches`);
-  assert.deepEqual(got, want.map((i) => i.distanceKm));
+  assert.deepEqual(got, want);
 });

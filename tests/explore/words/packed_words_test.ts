@@ -7,7 +7,7 @@ import type { ExploreFilters } from "../../../domain/explore.ts";
 import { matchesTerms, type TaskRecord } from "../../../domain/tasks/task.ts";
 import { queryWords, words } from "../../../domain/validation/text.ts";
 import { type PackedDoc, packedWords } from "../../../kv/explore/index/card.ts";
-import { packedHasWords, packWords, unpackWords } from "../../../kv/explore/index/packed_words.ts";
+import { packedHasWords, packWords, unpackWords } from "../../../kv/tasks/packed_words.ts";
 import { exploreNearest } from "../../../kv/explore/nearest/nearest_page.ts";
 import type { NearestPage, NearestPosition } from "../../../kv/explore/nearest/page_bounds.ts";
 import { explore } from "../../../kv/keyspace.ts";

@@ -9,7 +9,13 @@ import type { TaskRecord } from "../../../domain/tasks/task.ts";
 import { queryWords } from "../../../domain/validation/text.ts";
 import { exploreTasks } from "../../../kv/explore/newest_page.ts";
 import { explore } from "../../../kv/keyspace.ts";
-import { allPages, generateTasks, reference, writeTask } from "../explore_fixtures.ts";
+import {
+  allPages,
+  generateTasks,
+  reference,
+  watchingLists,
+  writeTask,
+} from "../explore_fixtures.ts";
 
 const PARIS = { lon: 2.3522, lat: 48.8566 };
 
@@ -17,18 +23,8 @@ const PARIS = { lon: 2.3522, lat: 48.8566 };
 function countingDictionaryLists(kv: Deno.Kv): { kv: Deno.Kv; lists: () => number } {
   let lists = 0;
   const root = explore.wordsPrefix()[0];
-  const counted = new Proxy(kv, {
-    get(target, name) {
-      const original = Reflect.get(target, name, target);
-      if (name === "list") {
-        return (selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
-          const first = "prefix" in selector ? selector.prefix : selector.start;
-          if (first?.[0] === root) lists++;
-          return target.list(selector, options);
-        };
-      }
-      return typeof original === "function" ? original.bind(target) : original;
-    },
+  const counted = watchingLists(kv, (first) => {
+    if (first?.[0] === root) lists++;
   });
   return { kv: counted, lists: () => lists };
 }

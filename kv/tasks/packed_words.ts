@@ -1,6 +1,7 @@
 /**
- * A document's search words as stored: one string, since V8's serialization pays per array
- * element, and a common-word page reads several documents for each item it shows.
+ * A task's search words as its index entries store them (explore's documents, the owner's
+ * listing): one string, since V8's serialization pays per array element and a search reads
+ * several entries for each item it shows.
  */
 
 /**
@@ -12,7 +13,7 @@
  */
 const SEPARATOR = " ";
 
-/** The search words of a document, each after a separator; no words is the empty string. */
+/** A task's search words, each after a separator; no words is the empty string. */
 export type PackedWords = string;
 
 export function packWords(words: readonly string[]): PackedWords {
