@@ -54,10 +54,11 @@ const NOTES: Note[] = [
     why: "few tasks spread over many cells and four layers: explore lists every layer's cells " +
       "(a dozen lists, some refilled when a first batch fell short, a third round trip); " +
       "GiST hands PostgreSQL the circle's few rows",
-    lever: "the fallback classes' counters as one key a cell (a key a page fewer, a layout " +
-      "change); past that, none in the counters: precision-3 counters cost a getMany more than " +
-      "the lists they spare, and one precision a key space pays only where a range is small " +
-      "enough to read whole",
+    lever: "cells that fit the circle (more entries a task, a layout change): about half the " +
+      "entries are sizing from precision-2 counts, which margins and finer covers do not move, " +
+      "and read by a perfect oracle of each stream's depth the same cells cost about PostGIS's " +
+      "query; precision-3 counters cost a getMany more than the lists they spare; the fallback " +
+      "classes' counters as one key a cell would spare a key a page",
   },
   {
     kinds: /^nearest/,
