@@ -15,7 +15,8 @@ interface Note {
 const NOTES: Note[] = [
   {
     kinds: /^no filter$/,
-    why: "both read about a page of rows; explore lists the purges and every class's cards in " +
+    why:
+      "both read about a page of rows; explore lists the purges and every class's documents in " +
       "one newest-first list (two KV calls in one round trip, each crossing into SQLite, every " +
       "entry's key and card deserialized), PostgreSQL one B-tree range",
     lever: "the purges read in the card list's own call (their markers in its range, above every " +
@@ -33,9 +34,9 @@ const NOTES: Note[] = [
   },
   {
     kinds: /common word/,
-    why: "the documents drive, newest first, each checked for the word: several documents " +
-      "read with all their words for each item shown; PostgreSQL filters its newest-first B-tree " +
-      "on the tsvector in place",
+    why: "the documents drive, every class's in one newest-first list, each checked for the " +
+      "word: several documents read with all their words for each item shown; PostgreSQL " +
+      "filters its newest-first B-tree on the tsvector in place",
     lever: "fewer entries: the word's own entries carrying the card (a search page would read " +
       "the word's entries only, no document), since most of a listed document's cost is its key " +
       "and entry, not its words, now one string",

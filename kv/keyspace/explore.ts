@@ -15,8 +15,8 @@ export const explore = {
   ],
   allPrefix: (payment: Payment): Deno.KvKey => ["xp_tasks", paymentPart(payment)],
   /**
-   * A task's card in one list of every class, newest first: what a page without filters shows,
-   * listed without the words each document carries for the search check.
+   * A task's document in one list of every class, newest first: what a page without filters, or
+   * searching by words no index drives, reads in one list rather than one a class.
    */
   newest: (orderKey: string): Deno.KvKey => ["xp_new", orderKey],
   newestPrefix: (): Deno.KvKey => ["xp_new"],

@@ -17,7 +17,7 @@ import {
  * Bumped with every change to what `taskIndexEntries` or `taskCounterKeys` produce; what each
  * layout changed is in bench/results/history/index_layout.md.
  */
-export const INDEX_LAYOUT = 16;
+export const INDEX_LAYOUT = 17;
 
 /** Indexes of earlier layouts that the current one no longer writes: the rebuild removes them. */
 const RETIRED_ROOTS: readonly Deno.KvKey[] = [

@@ -211,7 +211,7 @@ export function exploreIndexEntries(task: ExploreTask): IndexEntry[] {
   const loc = task.location;
   const entries: IndexEntry[] = [
     { key: explore.all(paymentOf(task.budget), ok), value: doc },
-    { key: explore.newest(ok), value: card },
+    { key: explore.newest(ok), value: doc },
   ];
   const layer = layerOf(loc.type, loc.radiusKm);
   const [lon, lat] = loc.coordinates;

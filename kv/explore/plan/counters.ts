@@ -65,28 +65,6 @@ export function rememberedCounters(memory: PlanMemory, dry: { missed: boolean })
 }
 
 /**
- * First lists of the payment classes merged by a page that reads no counters: each holds the
- * page's expected depth (`first`), unless the instance remembers the classes' counts, which size
- * each to its share of the `expected` documents the page reads, with a margin of two standard
- * deviations (a list cut short costs a round trip, an entry too many only its read): the
- * pro-bono class, a quarter of the tasks, then lists far fewer entries.
- */
-export function classBatches(
-  memory: PlanMemory,
-  classes: Payment[],
-  { first, expected }: { first: number; expected: number },
-): number[] {
-  if (classes.length < 2) return classes.map(() => first);
-  const counts = classes.map((c) => memory.counters.get(keyId(explore.countByPayment(c))));
-  const total = counts.reduce<number>((sum, n) => sum + (n ?? 0), 0);
-  if (counts.some((n) => n === undefined) || total === 0) return classes.map(() => first);
-  return counts.map((n) => {
-    const mean = expected * n! / total;
-    return Math.min(first, Math.ceil(mean + 2 * Math.sqrt(mean)) + 2);
-  });
-}
-
-/**
  * Plans between fresh reads of the payment classes' counts by an instance that remembers them:
  * they only price the drivers and size the other filters' pass rates, which a count a few
  * pages old sizes as well, and the two keys were a fifth of a circle's counter reads.
@@ -104,19 +82,4 @@ export function classCounts(counts: CounterReader, memory: PlanMemory): Promise<
   if (!due && known.every((n) => n !== undefined)) return Promise.resolve(known as number[]);
   memory.classCountsAge = 1;
   return counts(keys);
-}
-
-/**
- * Reads the payment classes' counts into the instance's memory where it lacks them, beside a
- * page that reads no counters (not waited for): the next such page sizes its classes' first lists
- * by them (`classBatches`). Other plans read them anyway; a page by a name alone does not.
- */
-export function learnClassCounts(kv: Deno.Kv, memory: PlanMemory): void {
-  const keys = [...Payment.options].map((c) => explore.countByPayment(c));
-  if (keys.every((key) => memory.counters.get(keyId(key)) !== undefined)) return;
-  kv.getMany<Deno.KvU64[]>(keys).then((values) =>
-    values.forEach((v, i) =>
-      memory.counters.set(keyId(keys[i]), v.value ? Number(v.value.value) : 0)
-    )
-  ).catch(() => {});
 }

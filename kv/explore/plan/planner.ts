@@ -4,11 +4,10 @@
  */
 import { deepBatch, type Driver, type PlanQuery } from "./driver.ts";
 import { FIRST_BATCH, MAX_FIRST_BATCH, PrefixStream } from "../scan/stream.ts";
-import { Payment } from "../../../domain/tasks/task.ts";
 import { indexCovers } from "../index/indexed_words.ts";
 import { explore } from "../../keyspace.ts";
 import { planMemory, undrivenKey } from "../shared/plan_memory.ts";
-import { classBatches, counterReader, learnClassCounts, rememberedCounters } from "./counters.ts";
+import { counterReader, rememberedCounters } from "./counters.ts";
 import { adoptEarly, type EarlyLists, sendEarly } from "./early_lists.ts";
 import { offerDrivers, type PlanSource } from "./offers.ts";
 import { cheapestPlan, DEPTH_MARGIN, type Plan, UNDRIVEN_SHARE } from "./price.ts";
@@ -32,15 +31,19 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
         batch: deepBatch(batch, depth * (sizes[i] ?? 0)),
       })
     );
-  const classes: Payment[] = filters.payment === undefined
-    ? [...Payment.options]
-    : [filters.payment];
-  const base = (sizes: number[]): Driver => ({
-    name: filters.payment === undefined ? "all" : "payment",
-    estimate: sizes.reduce((a, b) => a + b, 0),
-    wordsFromDocs: false,
-    streams: prefixStreams(classes.map((c) => explore.allPrefix(c)), sizes),
-  });
+  // Every class's documents are one newest-first list: a page without payment reads that one.
+  const documents = filters.payment === undefined
+    ? [explore.newestPrefix()]
+    : [explore.allPrefix(filters.payment)];
+  const base = (sizes: number[]): Driver => {
+    const estimate = sizes.reduce((a, b) => a + b, 0);
+    return {
+      name: filters.payment === undefined ? "all" : "payment",
+      estimate,
+      wordsFromDocs: false,
+      streams: prefixStreams(documents, [estimate]),
+    };
+  };
   const placed = filters.geo || filters.countryCode !== undefined ||
     filters.cityName !== undefined || filters.regionName !== undefined ||
     filters.bbox !== undefined;
@@ -65,8 +68,10 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
       ? 1
       : memory.shares.get(key) ?? UNDRIVEN_SHARE ** filters.search.length;
     const first = deepBatch(batch, share < 1 ? DEPTH_MARGIN * (query.limit + 1) / share : 0);
-    const sized = classBatches(memory, classes, { first, expected: (query.limit + 1) / share });
-    if (classes.length > 1) learnClassCounts(kv, memory);
+    // The documents the page is expected to read, with two standard deviations and two more: a
+    // list cut short costs a round trip, an entry too many only its read.
+    const expected = (query.limit + 1) / share;
+    const sized = Math.min(first, Math.ceil(expected + 2 * Math.sqrt(expected)) + 2);
     return {
       ...base([]),
       finalShare: share,
@@ -74,13 +79,8 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
         ? undefined
         : (measured) => memory.shares.set(key, measured),
       streams: () =>
-        classes.map((c, i) =>
-          new PrefixStream(kv, {
-            prefix: explore.allPrefix(c),
-            before: after,
-            work,
-            batch: sized[i],
-          })
+        documents.map((prefix) =>
+          new PrefixStream(kv, { prefix, before: after, work, batch: sized })
         ),
     };
   }

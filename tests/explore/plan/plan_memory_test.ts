@@ -100,29 +100,6 @@ Deno.test("a search by undriven words alone teaches the memory its share, and pa
   assert.deepEqual(again.items.map((i) => i.id), expected);
 });
 
-Deno.test("a search by undriven words teaches the memory the class counts: later pages list each class by its share", async () => {
-  await using kv = await Deno.openKv(":memory:");
-  const tasks = generateTasks(11, 300);
-  for (const task of tasks) await writeTask(kv, null, task);
-  // Both classes' documents drive it (a page without filters lists the cards of every class).
-  const filters: ExploreFilters = { search: ["th"] };
-  const expected = reference(tasks, filters).map((i) => i.id);
-  assert.ok(expected.length > 20, `${expected.length} matches`);
-  const memory = planMemory(kv);
-  const paid = keyId(explore.countByPayment("Paid"));
-  const first = await exploreTasks(kv, { filters, limit: 20 });
-  assert.deepEqual(first.items.map((i) => i.id), expected.slice(0, 20));
-  // Read beside the page, not waited for: here, wait until it is in.
-  for (let i = 0; i < 1000 && memory.counters.get(paid) === undefined; i++) await kv.get(["_"]);
-  assert.ok(memory.counters.get(paid)! > 0);
-  const next = await exploreTasks(kv, { filters, limit: 20 });
-  assert.deepEqual(next.items.map((i) => i.id), expected.slice(0, 20));
-  // Each class a page deep at first; then each by its share and a margin, fewer in all.
-  assert.ok(next.work.entries < first.work.entries, `${next.work.entries} < ${first.work.entries}`);
-  const again = await allPages(kv, { filters, limit: 7 });
-  assert.deepEqual(again.items.map((i) => i.id), expected);
-});
-
 /** A store handle that counts the keys of each `getMany` read through it, by key id. */
 function countingKeys(kv: Deno.Kv): { kv: Deno.Kv; reads: (key: Deno.KvKey) => number } {
   const reads = new Map<string, number>();

@@ -1,6 +1,7 @@
 /**
- * A page without filters lists every class's cards in one newest-first list: one list of the
- * page's depth beside the purges, no document, whatever the instance knows of the classes.
+ * A page without filters, or searching by words no index drives, lists every class's documents in
+ * one newest-first list: one list beside the purges, no other document read, whatever the
+ * instance knows of the classes.
  */
 import assert from "node:assert/strict";
 import type { ExploreFilters } from "../../../domain/explore.ts";
@@ -8,7 +9,7 @@ import { exploreTasks } from "../../../kv/explore/newest_page.ts";
 import { withLatency } from "../../../kv/store/latency.ts";
 import { allPages, generateTasks, reference, writeTask } from "../explore_fixtures.ts";
 
-Deno.test("a page without filters reads one list of cards with the purges", async (t) => {
+Deno.test("a page without filters reads one list of documents with the purges", async (t) => {
   await using kv = await Deno.openKv(":memory:");
   const tasks = generateTasks(47, 400);
   for (const task of tasks) await writeTask(kv, null, task);
@@ -49,6 +50,39 @@ Deno.test("a page without filters reads one list of cards with the purges", asyn
     assert.deepEqual(
       (await allPages(kv, { filters: spots, limit: 7 })).items,
       reference(tasks, spots),
+    );
+  });
+});
+
+Deno.test("a search by undriven words reads one list of documents with the purges", async (t) => {
+  await using kv = await Deno.openKv(":memory:");
+  const tasks = generateTasks(11, 300);
+  for (const task of tasks) await writeTask(kv, null, task);
+  const slow = withLatency(kv, 0);
+  // "th" starts stop words, so no word index drives it: the documents do, every class's.
+  const filters: ExploreFilters = { search: ["th"] };
+  const want = reference(tasks, filters);
+  assert.ok(want.length > 40, `${want.length} matches`);
+
+  await t.step("rule: every first page, cold and warm, is the purges and one list", async () => {
+    for (let i = 0; i < 3; i++) {
+      const { value, trips } = await slow.traced(() =>
+        exploreTasks(slow.kv, { filters, after: null, limit: 20 })
+      );
+      assert.deepEqual(value.items, want.slice(0, 20));
+      // The classes' documents were a list each, each read past its share of the page.
+      assert.equal(trips.calls, 2);
+      assert.equal(value.work.lists, 1);
+      assert.equal(value.work.docs, 0);
+    }
+  });
+
+  await t.step("rule: every page answers as the brute force does, with payment too", async () => {
+    assert.deepEqual((await allPages(kv, { filters, limit: 7 })).items, want);
+    const paid: ExploreFilters = { ...filters, payment: "Paid" };
+    assert.deepEqual(
+      (await allPages(kv, { filters: paid, limit: 7 })).items,
+      reference(tasks, paid),
     );
   });
 });
