@@ -33,33 +33,24 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
     );
   // Every class's documents are one newest-first list: a page without payment reads that one.
   const documents = filters.payment === undefined
-    ? [explore.newestPrefix()]
-    : [explore.allPrefix(filters.payment)];
+    ? explore.newestPrefix()
+    : explore.allPrefix(filters.payment);
   const base = (sizes: number[]): Driver => {
     const estimate = sizes.reduce((a, b) => a + b, 0);
     return {
       name: filters.payment === undefined ? "all" : "payment",
       estimate,
       wordsFromDocs: false,
-      streams: prefixStreams(documents, [estimate]),
+      streams: prefixStreams([documents], [estimate]),
     };
   };
   const placed = filters.geo || filters.countryCode !== undefined ||
     filters.cityName !== undefined || filters.regionName !== undefined ||
     filters.bbox !== undefined;
-  if (!placed && filters.search.length === 0 && filters.payment === undefined) {
-    // Every class's cards in one list: the page reads its own depth, and none of the words a
-    // document carries for the search check.
-    return {
-      ...base([]),
-      streams: () => [
-        new PrefixStream(kv, { prefix: explore.newestPrefix(), before: after, work, batch }),
-      ],
-    };
-  }
   if (!placed && !filters.search.some(indexCovers)) {
-    // Nothing but the documents can drive, so no counter is worth waiting for: the first lists
-    // go with the purges, as deep as the query words' assumed share asks.
+    // Nothing but the documents can drive, so no counter is worth waiting for: the first list
+    // goes with the purges, as deep as the query words' assumed share asks (a page without
+    // search, its own depth).
     const memory = planMemory(kv);
     const key = undrivenKey(filters.search, filters.hasSpots);
     // The share this search last kept, where the instance has run it: the assumed one is far off
@@ -71,17 +62,18 @@ export async function planScan(kv: Deno.Kv, query: PlanQuery): Promise<Driver> {
     // The documents the page is expected to read, with two standard deviations and two more: a
     // list cut short costs a round trip, an entry too many only its read.
     const expected = (query.limit + 1) / share;
-    const sized = Math.min(first, Math.ceil(expected + 2 * Math.sqrt(expected)) + 2);
+    const sized = Math.min(
+      first,
+      Math.max(batch, Math.ceil(expected + 2 * Math.sqrt(expected)) + 2),
+    );
     return {
       ...base([]),
       finalShare: share,
       learnShare: filters.search.length === 0
         ? undefined
         : (measured) => memory.shares.set(key, measured),
-      streams: () =>
-        documents.map((prefix) =>
-          new PrefixStream(kv, { prefix, before: after, work, batch: sized })
-        ),
+      streams:
+        () => [new PrefixStream(kv, { prefix: documents, before: after, work, batch: sized })],
     };
   }
 
