@@ -1,25 +1,17 @@
+/**
+ * A store of an older index layout is found out at start and rebuilt by `deno task reindex`,
+ * whichever layouts it mixes, with nothing of them left.
+ */
 import assert from "node:assert/strict";
-import type { ExploreFilters, ExploreItem } from "../../../domain/explore.ts";
+import type { ExploreFilters } from "../../../domain/explore.ts";
 import {
   checkIndexLayout,
   INDEX_LAYOUT,
   rebuildTaskIndexes,
 } from "../../../kv/tasks/index_layout.ts";
-import { explore, meta, tasks as tasksKeys } from "../../../kv/keyspace.ts";
-import { indexedWords, isIndexedWord } from "../../../kv/explore/index/indexed_words.ts";
-import { toTaskListItem } from "../../../domain/tasks/task_view.ts";
-import { layerOf, wordZone } from "../../../kv/explore/index/entries.ts";
-import { facetOf } from "../../../kv/explore/index/facet.ts";
-import {
-  type PackedCard,
-  type PackedDoc,
-  unpackCard,
-  unpackDoc,
-} from "../../../kv/explore/index/card.ts";
-import { exploreNearest } from "../../../kv/explore/nearest/nearest_page.ts";
-import type { NearestPage, NearestPosition } from "../../../kv/explore/nearest/page_bounds.ts";
-import { geohashEncode } from "../../../domain/geo/geohash.ts";
-import { paymentOf, searchTerms, type TaskRecord } from "../../../domain/tasks/task.ts";
+import { explore, meta } from "../../../kv/keyspace.ts";
+import { isIndexedWord } from "../../../kv/explore/index/indexed_words.ts";
+import { searchTerms, type TaskRecord } from "../../../domain/tasks/task.ts";
 import { allPages, generateTasks, reference, writeTask } from "../../explore/explore_fixtures.ts";
 import {
   bareEnv,
@@ -31,241 +23,22 @@ import {
 } from "../main_process.ts";
 import { assertTaskIndexesConsistent } from "../../tasks/task_consistency.ts";
 import { taskRunArgs } from "../../../scripts/task_line.ts";
-
-/**
- * Gives a store what layout 5 wrote beside today's entries: every word of every task indexed
- * twice (by word, and by word and zone), function words and numbers included, and the far
- * zone's counter; with `marked`, the store says it holds layout 5, else it never said.
- */
-async function makeOlderLayout(kv: Deno.Kv, tasks: TaskRecord[], marked = false) {
-  if (marked) await kv.set(meta.indexLayout(), 5);
-  else await kv.delete(meta.indexLayout());
-  for (const task of tasks) {
-    if (task.status !== "published" || task.deletedAt !== null) continue;
-    const facet = facetOf(task);
-    const [lon, lat] = task.location.coordinates;
-    for (const word of searchTerms(task)) {
-      await kv.set([...explore.byWordOldRoot(), word, task.orderKey], facet);
-      await kv.set([
-        ...explore.byWordZoneRoot(),
-        word,
-        "near",
-        geohashEncode(lon, lat, 2),
-        task.orderKey,
-      ], facet);
-    }
-  }
-  await kv.set(explore.count("far"), new Deno.KvU64(3n));
-}
-
-/**
- * Turns a store's entries into what layout 6 wrote: words by word alone (no zone), each with the
- * task's whole facet, a dictionary counting by word, and the owner's payment listing carrying
- * the search words; marked 6.
- */
-async function makeLayout6(kv: Deno.Kv, tasks: TaskRecord[]) {
-  await kv.set(meta.indexLayout(), 6);
-  for (const root of [explore.byWordRoot(), explore.wordsPrefix(), explore.wordEpochsPrefix()]) {
-    for await (const entry of kv.list({ prefix: root })) await kv.delete(entry.key);
-  }
-  // Cards and documents as objects.
-  for (const root of ["xp_tasks", "xp_by_cell", "xp_by_point", "xp_by_country", "xp_by_name"]) {
-    for await (const entry of kv.list<PackedDoc>({ prefix: [root] })) {
-      const unpacked = entry.value.length === 11 ? unpackDoc(entry.value) : unpackCard(entry.value);
-      await kv.set(entry.key, unpacked);
-    }
-  }
-  const counts = new Map<string, bigint>();
-  for (const task of tasks) {
-    if (task.deletedAt !== null) continue;
-    const terms = searchTerms(task);
-    const item = toTaskListItem(task);
-    await kv.set(tasksKeys.byUser(task.userId, task.orderKey), { item, terms });
-    await kv.set(tasksKeys.byUserStatus(task.userId, task.status, task.orderKey), item);
-    await kv.set(
-      tasksKeys.byUserPayment(task.userId, paymentOf(task.budget), task.orderKey),
-      { item, terms },
-    );
-    if (task.status !== "published") continue;
-    for (const word of indexedWords(terms)) {
-      await kv.set([...explore.byWordOldRoot(), word, task.orderKey], facetOf(task));
-      counts.set(word, (counts.get(word) ?? 0n) + 1n);
-    }
-  }
-  for (const [word, n] of counts) {
-    await kv.set([...explore.wordsPrefix(), word], new Deno.KvU64(n));
-  }
-}
-
-/**
- * Gives a store the word entries and dictionary counts layout 7 wrote and layout 8 does not: a
- * word of three letters or more that layout 8 leaves out (a stop word of its longer list, a
- * spelled-out number, a word that starts another of the task); marked 7.
- */
-async function makeLayout7(kv: Deno.Kv, tasks: TaskRecord[]) {
-  await kv.set(meta.indexLayout(), 7);
-  for (const task of tasks) {
-    if (task.status !== "published" || task.deletedAt !== null) continue;
-    const terms = searchTerms(task);
-    const indexed = new Set(indexedWords(terms));
-    const zone = wordZone(task.location);
-    for (const word of terms) {
-      if (word.length < 3 || /^\p{N}/u.test(word) || indexed.has(word)) continue;
-      await kv.set([...explore.byWordRoot(), word, zone, task.orderKey], task.budget > 0);
-      await kv.atomic().sum(explore.word(word, zone), 1n).commit();
-    }
-  }
-}
-
-/**
- * Turns a store's word entries into what layout 8 wrote: by word and zone, without the epoch,
- * and no counts by epoch; marked 8.
- */
-async function makeLayout8(kv: Deno.Kv) {
-  await kv.set(meta.indexLayout(), 8);
-  for await (const entry of kv.list({ prefix: explore.wordEpochsPrefix() })) {
-    await kv.delete(entry.key);
-  }
-  for await (const entry of kv.list<boolean>({ prefix: explore.byWordRoot() })) {
-    if (entry.key.length !== 5) continue;
-    const [root, word, , zone, orderKey] = entry.key;
-    await kv.delete(entry.key);
-    await kv.set([root, word, zone, orderKey], entry.value);
-  }
-}
-
-/**
- * Turns a store's entries into what layout 9 wrote: the 100 and 500 km classes' cell entries by
- * their centre, in the class's own layer, without counters of the layer's own, and word entries
- * carrying the payment class alone; marked 9.
- */
-async function makeLayout9(kv: Deno.Kv, tasks: TaskRecord[]) {
-  await kv.set(meta.indexLayout(), 9);
-  const cards = new Map<string, unknown>();
-  for await (const entry of kv.list({ prefix: explore.byCellRoot() })) {
-    if (!/^r(100|500)[dx]$/.test(String(entry.key[1]))) continue;
-    cards.set(String(entry.key[3]), entry.value);
-    await kv.delete(entry.key);
-  }
-  for await (const entry of kv.list({ prefix: explore.count("cell") })) {
-    if (/^r(100|500)[dx]$/.test(String(entry.key[2]))) await kv.delete(entry.key);
-  }
-  for (const task of tasks) {
-    const card = cards.get(task.orderKey);
-    if (card === undefined) continue;
-    const layer = layerOf(task.location.type, task.location.radiusKm)!;
-    const [lon, lat] = task.location.coordinates;
-    for (const p of layer.precisions) {
-      await kv.set(explore.byCell(layer.name, geohashEncode(lon, lat, p), task.orderKey), card);
-    }
-  }
-  for await (const entry of kv.list<unknown>({ prefix: explore.byWordRoot() })) {
-    if (Array.isArray(entry.value)) await kv.set(entry.key, entry.value[0]);
-  }
-}
-
-/**
- * Turns a store's point entries into what layout 12 wrote: keyed by class first
- * (`["xp_by_point", class, geohash8, orderKey]`); marked 12.
- */
-async function makeLayout12(kv: Deno.Kv) {
-  await kv.set(meta.indexLayout(), 12);
-  const root = explore.byPointRange("").start.slice(0, 1);
-  for await (const entry of kv.list<PackedCard>({ prefix: root })) {
-    const [, hash, orderKey] = entry.key;
-    const { item } = unpackCard(entry.value);
-    const layer = layerOf(item.location.type, item.location.radiusKm)!;
-    await kv.delete(entry.key);
-    await kv.set([...explore.byPointOldRoot(), layer.name, hash, orderKey], entry.value);
-  }
-}
-
-/** Turns a store into what layout 13 wrote: no list of every class's cards; marked 13. */
-async function makeLayout13(kv: Deno.Kv) {
-  await kv.set(meta.indexLayout(), 13);
-  for await (const entry of kv.list({ prefix: explore.newestPrefix() })) await kv.delete(entry.key);
-}
-
-/** Fails unless a page without filters finds every published task in the list of cards. */
-function assertNoLayout13(tasks: TaskRecord[]) {
-  return async (kv: Deno.Kv) => {
-    const filters: ExploreFilters = { search: [] };
-    const want = reference(tasks, filters);
-    let listed = 0;
-    for await (const _ of kv.list({ prefix: explore.newestPrefix() })) listed++;
-    assert.equal(listed, want.length);
-    assert.deepEqual((await allPages(kv, { filters, limit: 9 })).items, want);
-  };
-}
-
-/** Fails on a point entry of layout 12, or a nearest-first walk that answers otherwise. */
-function assertNoLayout12(tasks: TaskRecord[]) {
-  return async (kv: Deno.Kv) => {
-    for await (const entry of kv.list({ prefix: explore.byPointOldRoot() })) {
-      assert.fail(`layout 12's point entry ${String(entry.key)} is left`);
-    }
-    const [lon, lat] = tasks.find((task) => task.location.type === "city")!.location.coordinates;
-    const filters: ExploreFilters = { search: [], geo: { lon, lat, radiusKm: 2000 } };
-    // Distances are compared as shown (rounded), the tasks as a set: ties by rounding aside.
-    const want = reference(tasks, filters).sort((a, b) => a.distanceKm! - b.distanceKm!);
-    assert.ok(want.length > 10, `${want.length} matches`);
-    const got: ExploreItem[] = [];
-    let after: NearestPosition | null = null;
-    for (let page = 0; page < 50 && (page === 0 || after); page++) {
-      const value: NearestPage = await exploreNearest(kv, { filters, limit: 9, after });
-      got.push(...value.items);
-      after = value.next;
-    }
-    assert.deepEqual(got.map((i) => i.distanceKm), want.map((i) => i.distanceKm));
-    assert.deepEqual(got.map((i) => i.id).sort(), want.map((i) => i.id).sort());
-  };
-}
-
-/** Fails on a cell entry of a layout-9 layer, or when no word entry carries a position. */
-async function assertNoLayout9(kv: Deno.Kv) {
-  for await (const entry of kv.list({ prefix: explore.byCellRoot() })) {
-    assert.ok(!/^r(100|500)$/.test(String(entry.key[1])), `layout 9's ${String(entry.key)}`);
-  }
-  let placed = 0;
-  for await (const entry of kv.list({ prefix: explore.byWordRoot() })) {
-    if (Array.isArray(entry.value)) placed++;
-  }
-  assert.ok(placed > 0, "no word entry carries a position");
-}
-
-/** Fails on a word entry or dictionary count of a word layout 8 leaves out of every task. */
-async function assertNoLayout7(kv: Deno.Kv) {
-  for (const root of [explore.byWordRoot(), explore.wordsPrefix()]) {
-    for await (const entry of kv.list({ prefix: root })) {
-      const word = entry.key[1] as string;
-      assert.ok(isIndexedWord(word), `layout 7's ${String(entry.key)} is left`);
-    }
-  }
-}
-
-/** Fails on any entry of a layout-6 shape: a word or dictionary key without a zone, owner words. */
-async function assertNoLayout6(kv: Deno.Kv) {
-  for await (const entry of kv.list({ prefix: explore.byWordRoot() })) {
-    assert.equal(entry.key.length, 5, `word entry ${String(entry.key)} has no epoch or zone`);
-    const paid = Array.isArray(entry.value) ? entry.value[0] : entry.value;
-    assert.equal(typeof paid, "boolean");
-  }
-  for await (const entry of kv.list({ prefix: explore.wordsPrefix() })) {
-    assert.equal(entry.key.length, 3, `layout 6's dictionary entry ${String(entry.key)} is left`);
-  }
-  for await (const entry of kv.list({ prefix: explore.byWordOldRoot() })) {
-    assert.fail(`layout 6's word entry ${String(entry.key)} is left`);
-  }
-  for await (const entry of kv.list({ prefix: ["tasks_by_user_payment"] })) {
-    assert.ok(Array.isArray(entry.value), "the owner's payment listing keeps packed items");
-    assert.equal(entry.value.length, 8, "the owner's payment listing keeps no words");
-  }
-  for (const root of ["tasks_by_user", "xp_tasks", "xp_by_cell", "xp_by_name"]) {
-    for await (const entry of kv.list({ prefix: [root] })) {
-      assert.ok(Array.isArray(entry.value), `${root} keeps tuples`);
-    }
-  }
-}
+import {
+  makeLayout12,
+  makeLayout13,
+  makeLayout6,
+  makeLayout7,
+  makeLayout8,
+  makeLayout9,
+  makeOlderLayout,
+} from "./older_layouts.ts";
+import {
+  assertNoLayout12,
+  assertNoLayout13,
+  assertNoLayout6,
+  assertNoLayout7,
+  assertNoLayout9,
+} from "./older_layout_checks.ts";
 
 async function storeWithTasks(path: string, n: number) {
   const tasks = generateTasks(31, n);
