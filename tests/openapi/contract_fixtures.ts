@@ -3,6 +3,8 @@ import { apiKey, bearer, createKey, signUp } from "../helpers.ts";
 import { REVIEW_BODIES, REVIEW_CALLS } from "../reviews/contract_calls.ts";
 import { CANCEL_BODIES, CANCEL_CALLS } from "../cancellation/contract_calls.ts";
 import { CONVERSATION_BODIES, CONVERSATION_CALLS } from "../conversations/contract_calls.ts";
+import { ALERT_CALLS } from "../alerts/contract_calls.ts";
+import { WEBHOOK_CALLS } from "../webhooks/contract_calls.ts";
 import type { Call, Session } from "./contract_session.ts";
 
 /** A request that should succeed, for each operation, as "METHOD /path" of the document. */
@@ -227,144 +229,7 @@ export const VALID_BODY: Record<string, unknown> = {
   "POST /alerts": { name: "x", filters: { countryCode: "FR", minBudget: 1 } },
 };
 
-/** An alert of the session's user: its id. */
-async function newAlert(s: Session): Promise<string> {
-  const res = await s.svc.request("/api/v1/alerts", {
-    method: "POST",
-    headers: k(s),
-    json: { name: "Taps", filters: { search: "tap", countryCode: "FR" } },
-  });
-  return (await res.json()).id;
-}
-
-Object.assign(HAPPY, {
-  "POST /alerts": (s: Session) =>
-    Promise.resolve({
-      path: "/api/v1/alerts",
-      init: {
-        method: "POST",
-        headers: k(s),
-        json: { name: "Near me", filters: { latitude: 48.85, longitude: 2.35, radiusKm: 5 } },
-      },
-    }),
-  "GET /alerts": async (s: Session) => {
-    await newAlert(s);
-    return { path: "/api/v1/alerts", init: { headers: k(s) } };
-  },
-  "GET /alerts/{id}": async (s: Session) => ({
-    path: `/api/v1/alerts/${await newAlert(s)}`,
-    init: { headers: k(s) },
-  }),
-  "PATCH /alerts/{id}": async (s: Session) => ({
-    path: `/api/v1/alerts/${await newAlert(s)}`,
-    init: {
-      method: "PATCH",
-      headers: k(s),
-      json: { enabled: false, filters: { countryCode: "FR", minBudget: 5 } },
-    },
-  }),
-  "DELETE /alerts/{id}": async (s: Session) => ({
-    path: `/api/v1/alerts/${await newAlert(s)}`,
-    init: { method: "DELETE", headers: k(s) },
-  }),
-  "GET /alerts/{id}/matches": async (s: Session) => ({
-    path: `/api/v1/alerts/${await newAlert(s)}/matches?limit=1`,
-    init: { headers: k(s) },
-  }),
-});
-
-const PUBLIC_HOOK = "https://93.184.215.14/hook";
-
-/** An endpoint of a fresh account (the 10-endpoint limit stays far), and its session. */
-async function newWebhook(s: Session): Promise<{ id: string; headers: HeadersInit }> {
-  const { token } = await signUp(s.svc);
-  const res = await s.svc.request("/v1/webhooks", {
-    method: "POST",
-    headers: bearer(token),
-    json: { url: PUBLIC_HOOK, events: ["*"] },
-  });
-  return { id: (await res.json()).id, headers: bearer(token) };
-}
-
-Object.assign(HAPPY, {
-  "POST /webhooks": (s: Session) =>
-    Promise.resolve({
-      path: "/v1/webhooks",
-      init: {
-        method: "POST",
-        headers: k(s),
-        json: { url: PUBLIC_HOOK, events: ["task.created"], description: "CI" },
-      },
-    }),
-  "GET /webhooks": async (s: Session) => {
-    const hook = await newWebhook(s);
-    return { path: "/v1/webhooks", init: { headers: hook.headers } };
-  },
-  "GET /webhooks/{id}": async (s: Session) => {
-    const hook = await newWebhook(s);
-    return { path: `/v1/webhooks/${hook.id}`, init: { headers: hook.headers } };
-  },
-  "PATCH /webhooks/{id}": async (s: Session) => {
-    const hook = await newWebhook(s);
-    return {
-      path: `/v1/webhooks/${hook.id}`,
-      init: { method: "PATCH", headers: hook.headers, json: { enabled: false } },
-    };
-  },
-  "DELETE /webhooks/{id}": async (s: Session) => {
-    const hook = await newWebhook(s);
-    return { path: `/v1/webhooks/${hook.id}`, init: { method: "DELETE", headers: hook.headers } };
-  },
-  "POST /webhooks/{id}/rotate-secret": async (s: Session) => {
-    const hook = await newWebhook(s);
-    return {
-      path: `/v1/webhooks/${hook.id}/rotate-secret`,
-      init: { method: "POST", headers: hook.headers },
-    };
-  },
-  "POST /webhooks/{id}/test": async (s: Session) => {
-    const hook = await newWebhook(s);
-    return {
-      path: `/v1/webhooks/${hook.id}/test`,
-      init: { method: "POST", headers: hook.headers },
-    };
-  },
-  "GET /webhooks/{id}/deliveries": async (s: Session) => {
-    const hook = await newWebhook(s);
-    for (let i = 0; i < 2; i++) {
-      await s.svc.request(`/v1/webhooks/${hook.id}/test`, {
-        method: "POST",
-        headers: hook.headers,
-      });
-    }
-    return { path: `/v1/webhooks/${hook.id}/deliveries?limit=1`, init: { headers: hook.headers } };
-  },
-  "POST /webhooks/{id}/deliveries/{deliveryId}/resend": async (s: Session) => {
-    const hook = await newWebhook(s);
-    const delivery = await (await s.svc.request(`/v1/webhooks/${hook.id}/test`, {
-      method: "POST",
-      headers: hook.headers,
-    })).json();
-    return {
-      path: `/v1/webhooks/${hook.id}/deliveries/${delivery.id}/resend`,
-      init: { method: "POST", headers: hook.headers },
-    };
-  },
-  "GET /security-log": async (s: Session) => {
-    const { token } = await signUp(s.svc);
-    await signUp(s.svc);
-    await s.svc.request("/v1/auth/logout", { method: "POST", headers: bearer(token) });
-    const again = await signUp(s.svc);
-    await s.svc.request("/v1/keys", {
-      method: "POST",
-      headers: bearer(again.token),
-      json: { name: "log", scopes: ["tasks:read"], expiresInDays: 1 },
-    });
-    return { path: "/v1/security-log?limit=1", init: { headers: bearer(again.token) } };
-  },
-});
-
-Object.assign(HAPPY, REVIEW_CALLS, CONVERSATION_CALLS, CANCEL_CALLS);
+Object.assign(HAPPY, ALERT_CALLS, WEBHOOK_CALLS, REVIEW_CALLS, CONVERSATION_CALLS, CANCEL_CALLS);
 
 function k(s: Session): HeadersInit {
   return apiKey(s.key);
