@@ -1,11 +1,7 @@
 /** The contract test's successful calls of cancellation and history (tests/openapi/contract_fixtures.ts). */
-import { apiKey, bearer, type TestContext } from "../helpers.ts";
-import type { Session } from "../openapi/contract_session.ts";
+import { bearer } from "../helpers.ts";
+import { type Calls, keyHeaders, type Session } from "../openapi/contract_session.ts";
 import { postTask } from "../tasks/task_fixtures.ts";
-
-type Call = { path: string; init?: Parameters<TestContext["request"]>[1] };
-
-const k = (s: Session): HeadersInit => apiKey(s.key);
 
 /** A task of the session's user with the other user accepted on it; its id. */
 async function staffedTask(s: Session): Promise<string> {
@@ -17,19 +13,19 @@ async function staffedTask(s: Session): Promise<string> {
   });
   const accepted = await s.svc.request(`/api/v1/applications/${(await applied.json()).id}`, {
     method: "PATCH",
-    headers: k(s),
+    headers: keyHeaders(s),
     json: { status: "accepted" },
   });
   await accepted.body?.cancel();
   return taskId;
 }
 
-export const CANCEL_CALLS: Record<string, (s: Session) => Promise<Call>> = {
+export const CANCEL_CALLS: Calls = {
   "POST /tasks/{id}/cancel": async (s) => ({
     path: `/api/v1/tasks/${await staffedTask(s)}/cancel`,
     init: {
       method: "POST",
-      headers: k(s),
+      headers: keyHeaders(s),
       json: { reason: "helper_no_show", note: "No one came" },
     },
   }),

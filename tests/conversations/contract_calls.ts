@@ -1,11 +1,7 @@
 /** The contract test's successful calls of the conversation operations (tests/openapi/contract_fixtures.ts). */
-import { apiKey, bearer, type TestContext } from "../helpers.ts";
-import type { Session } from "../openapi/contract_session.ts";
+import { bearer } from "../helpers.ts";
+import { type Calls, keyHeaders, type Session } from "../openapi/contract_session.ts";
 import { postTask } from "../tasks/task_fixtures.ts";
-
-type Call = { path: string; init?: Parameters<TestContext["request"]>[1] };
-
-const k = (s: Session): HeadersInit => apiKey(s.key);
 
 /** The other user's application to a task of the session's user, with one message; their ids. */
 async function withMessage(s: Session): Promise<{ applicationId: string; messageId: string }> {
@@ -24,24 +20,24 @@ async function withMessage(s: Session): Promise<{ applicationId: string; message
   return { applicationId, messageId: (await sent.json()).id };
 }
 
-export const CONVERSATION_CALLS: Record<string, (s: Session) => Promise<Call>> = {
+export const CONVERSATION_CALLS: Calls = {
   "POST /applications/{id}/messages": async (s) => ({
     path: `/api/v1/applications/${(await withMessage(s)).applicationId}/messages`,
-    init: { method: "POST", headers: k(s), json: { body: "Saturday at ten" } },
+    init: { method: "POST", headers: keyHeaders(s), json: { body: "Saturday at ten" } },
   }),
   "GET /applications/{id}/messages": async (s) => ({
     path: `/v1/applications/${(await withMessage(s)).applicationId}/messages?limit=1`,
-    init: { headers: k(s) },
+    init: { headers: keyHeaders(s) },
   }),
   "GET /conversations": async (s) => {
     await withMessage(s);
-    return { path: "/api/v1/conversations?limit=1", init: { headers: k(s) } };
+    return { path: "/api/v1/conversations?limit=1", init: { headers: keyHeaders(s) } };
   },
   "PUT /applications/{id}/read": async (s) => {
     const { applicationId, messageId } = await withMessage(s);
     return {
       path: `/api/v1/applications/${applicationId}/read`,
-      init: { method: "PUT", headers: k(s), json: { upTo: messageId } },
+      init: { method: "PUT", headers: keyHeaders(s), json: { upTo: messageId } },
     };
   },
 };

@@ -5,10 +5,10 @@ import { CANCEL_BODIES, CANCEL_CALLS } from "../cancellation/contract_calls.ts";
 import { CONVERSATION_BODIES, CONVERSATION_CALLS } from "../conversations/contract_calls.ts";
 import { ALERT_CALLS } from "../alerts/contract_calls.ts";
 import { WEBHOOK_CALLS } from "../webhooks/contract_calls.ts";
-import type { Call, Session } from "./contract_session.ts";
+import { type Calls, keyHeaders, type Session } from "./contract_session.ts";
 
-/** A request that should succeed, for each operation, as "METHOD /path" of the document. */
-export const HAPPY: Record<string, (s: Session) => Promise<Call>> = {
+/** The service's own pages and the account, key and project operations. */
+const SERVICE_CALLS: Calls = {
   "GET /health": () => Promise.resolve({ path: "/health" }),
   "GET /openapi.json": () => Promise.resolve({ path: "/openapi.json" }),
   "GET /docs": () => Promise.resolve({ path: "/docs" }),
@@ -32,14 +32,16 @@ export const HAPPY: Record<string, (s: Session) => Promise<Call>> = {
         },
       },
     }),
-  "GET /users/me": (s) => Promise.resolve({ path: "/v1/users/me", init: { headers: k(s) } }),
-  "GET /users": (s) => Promise.resolve({ path: "/v1/users?limit=1", init: { headers: k(s) } }),
+  "GET /users/me": (s) =>
+    Promise.resolve({ path: "/v1/users/me", init: { headers: keyHeaders(s) } }),
+  "GET /users": (s) =>
+    Promise.resolve({ path: "/v1/users?limit=1", init: { headers: keyHeaders(s) } }),
   "GET /users/{id}": (s) =>
-    Promise.resolve({ path: `/api/v1/users/${s.other.id}`, init: { headers: k(s) } }),
+    Promise.resolve({ path: `/api/v1/users/${s.other.id}`, init: { headers: keyHeaders(s) } }),
   "PUT /users/{id}": (s) =>
     Promise.resolve({
       path: `/v1/users/${s.user.id}`,
-      init: { method: "PUT", headers: k(s), json: { lastName: null } },
+      init: { method: "PUT", headers: keyHeaders(s), json: { lastName: null } },
     }),
   "DELETE /users/{id}": async (s) => {
     const doomed = await signUp(s.svc);
@@ -109,24 +111,28 @@ export const HAPPY: Record<string, (s: Session) => Promise<Call>> = {
   "GET /projects": async (s) => {
     await newProject(s);
     await newProject(s);
-    return { path: "/v1/projects?limit=1", init: { headers: k(s) } };
+    return { path: "/v1/projects?limit=1", init: { headers: keyHeaders(s) } };
   },
   "POST /projects": (s) =>
     Promise.resolve({
       path: "/v1/projects",
-      init: { method: "POST", headers: k(s), json: { name: "Roof", description: "Fix tiles" } },
+      init: {
+        method: "POST",
+        headers: keyHeaders(s),
+        json: { name: "Roof", description: "Fix tiles" },
+      },
     }),
   "GET /projects/{id}": async (s) => ({
     path: `/v1/projects/${await newProject(s)}`,
-    init: { headers: k(s) },
+    init: { headers: keyHeaders(s) },
   }),
   "PUT /projects/{id}": async (s) => ({
     path: `/v1/projects/${await newProject(s)}`,
-    init: { method: "PUT", headers: k(s), json: { description: "" } },
+    init: { method: "PUT", headers: keyHeaders(s), json: { description: "" } },
   }),
   "DELETE /projects/{id}": async (s) => ({
     path: `/v1/projects/${await newProject(s)}`,
-    init: { method: "DELETE", headers: k(s) },
+    init: { method: "DELETE", headers: keyHeaders(s) },
   }),
 };
 
@@ -141,45 +147,57 @@ const TASK = {
 };
 
 export async function newTask(s: Session): Promise<string> {
-  const res = await s.svc.request("/api/v1/tasks", { method: "POST", headers: k(s), json: TASK });
+  const res = await s.svc.request("/api/v1/tasks", {
+    method: "POST",
+    headers: keyHeaders(s),
+    json: TASK,
+  });
   return (await res.json()).id;
 }
 
-Object.assign(HAPPY, {
-  "POST /tasks": (s: Session) =>
+/** The task operations. */
+const TASK_CALLS: Calls = {
+  "POST /tasks": (s) =>
     Promise.resolve({
       path: "/api/v1/tasks",
-      init: { method: "POST", headers: { ...k(s), "Idempotency-Key": "contract-1" }, json: TASK },
+      init: {
+        method: "POST",
+        headers: { ...keyHeaders(s), "Idempotency-Key": "contract-1" },
+        json: TASK,
+      },
     }),
-  "GET /tasks": async (s: Session) => {
+  "GET /tasks": async (s) => {
     await newTask(s);
     await newTask(s);
-    return { path: "/api/v1/tasks?limit=1&payment=Paid&search=tap", init: { headers: k(s) } };
+    return {
+      path: "/api/v1/tasks?limit=1&payment=Paid&search=tap",
+      init: { headers: keyHeaders(s) },
+    };
   },
-  "GET /tasks/me/status": async (s: Session) => {
+  "GET /tasks/me/status": async (s) => {
     await newTask(s);
-    return { path: "/api/v1/tasks/me/status?limit=1&page=2", init: { headers: k(s) } };
+    return { path: "/api/v1/tasks/me/status?limit=1&page=2", init: { headers: keyHeaders(s) } };
   },
-  "GET /tasks/me/created": async (s: Session) => {
+  "GET /tasks/me/created": async (s) => {
     await newTask(s);
-    return { path: "/api/v1/tasks/me/created", init: { headers: k(s) } };
+    return { path: "/api/v1/tasks/me/created", init: { headers: keyHeaders(s) } };
   },
-  "GET /tasks/explore": async (s: Session) => {
+  "GET /tasks/explore": async (s) => {
     await newTask(s);
     return { path: "/api/v1/tasks/explore?latitude=48.85&longitude=2.35&radiusKm=10" };
   },
-  "GET /tasks/{id}": async (s: Session) => ({ path: `/api/v1/tasks/${await newTask(s)}` }),
-  "PATCH /tasks/{id}": async (s: Session) => ({
+  "GET /tasks/{id}": async (s) => ({ path: `/api/v1/tasks/${await newTask(s)}` }),
+  "PATCH /tasks/{id}": async (s) => ({
     path: `/api/v1/tasks/${await newTask(s)}`,
-    init: { method: "PATCH", headers: k(s), json: { budget: 55.5, dueDate: null } },
+    init: { method: "PATCH", headers: keyHeaders(s), json: { budget: 55.5, dueDate: null } },
   }),
-  "DELETE /tasks/{id}": async (s: Session) => ({
+  "DELETE /tasks/{id}": async (s) => ({
     path: `/api/v1/tasks/${await newTask(s)}`,
-    init: { method: "DELETE", headers: k(s) },
+    init: { method: "DELETE", headers: keyHeaders(s) },
   }),
-  "GET /users/{id}/avatar.svg": (s: Session) =>
+  "GET /users/{id}/avatar.svg": (s) =>
     Promise.resolve({ path: `/v1/users/${s.other.id}/avatar.svg` }),
-});
+};
 
 /** A task of the session's user with a pending application of the other user; its id. */
 async function newApplication(s: Session): Promise<string> {
@@ -191,8 +209,9 @@ async function newApplication(s: Session): Promise<string> {
   return (await res.json()).id;
 }
 
-Object.assign(HAPPY, {
-  "POST /tasks/{id}/applications": async (s: Session) => ({
+/** The application operations. */
+const APPLICATION_CALLS: Calls = {
+  "POST /tasks/{id}/applications": async (s) => ({
     path: `/api/v1/tasks/${await newTask(s)}/applications`,
     init: {
       method: "POST",
@@ -200,24 +219,27 @@ Object.assign(HAPPY, {
       json: { message: "Tomorrow morning?", price: 35.5 },
     },
   }),
-  "GET /tasks/{id}/applications": async (s: Session) => {
+  "GET /tasks/{id}/applications": async (s) => {
     const taskId = await newTask(s);
     await s.svc.request(`/api/v1/tasks/${taskId}/applications`, {
       method: "POST",
       headers: bearer(s.other.token),
       json: { message: "Me" },
     });
-    return { path: `/api/v1/tasks/${taskId}/applications?limit=1`, init: { headers: k(s) } };
+    return {
+      path: `/api/v1/tasks/${taskId}/applications?limit=1`,
+      init: { headers: keyHeaders(s) },
+    };
   },
-  "GET /applications/me": async (s: Session) => {
+  "GET /applications/me": async (s) => {
     await newApplication(s);
     return { path: "/v1/applications/me?limit=1", init: { headers: bearer(s.other.token) } };
   },
-  "PATCH /applications/{id}": async (s: Session) => ({
+  "PATCH /applications/{id}": async (s) => ({
     path: `/api/v1/applications/${await newApplication(s)}`,
-    init: { method: "PATCH", headers: k(s), json: { status: "accepted" } },
+    init: { method: "PATCH", headers: keyHeaders(s), json: { status: "accepted" } },
   }),
-});
+};
 
 /** A valid body for an operation whose empty body is refused, so an unknown id answers 404. */
 export const VALID_BODY: Record<string, unknown> = {
@@ -229,16 +251,10 @@ export const VALID_BODY: Record<string, unknown> = {
   "POST /alerts": { name: "x", filters: { countryCode: "FR", minBudget: 1 } },
 };
 
-Object.assign(HAPPY, ALERT_CALLS, WEBHOOK_CALLS, REVIEW_CALLS, CONVERSATION_CALLS, CANCEL_CALLS);
-
-function k(s: Session): HeadersInit {
-  return apiKey(s.key);
-}
-
 async function newProject(s: Session): Promise<string> {
   const res = await s.svc.request("/v1/projects", {
     method: "POST",
-    headers: k(s),
+    headers: keyHeaders(s),
     json: { name: "Fixture" },
   });
   return (await res.json()).id;
@@ -258,14 +274,28 @@ async function shortLivedKey(s: Session): Promise<string> {
   return (await res.json()).key;
 }
 
-Object.assign(HAPPY, {
-  "GET /events/stream": async (s: Session) => ({
+/** The live events' operations. */
+const STREAM_CALLS: Calls = {
+  "GET /events/stream": async (s) => ({
     path: "/api/v1/events/stream",
     init: { headers: apiKey(await shortLivedKey(s)) },
   }),
-  "POST /events/stream-tickets": (s: Session) =>
+  "POST /events/stream-tickets": (s) =>
     Promise.resolve({
       path: "/api/v1/events/stream-tickets",
-      init: { method: "POST", headers: k(s) },
+      init: { method: "POST", headers: keyHeaders(s) },
     }),
-});
+};
+
+/** A request that should succeed, for each operation, as "METHOD /path" of the document. */
+export const HAPPY: Calls = {
+  ...SERVICE_CALLS,
+  ...TASK_CALLS,
+  ...APPLICATION_CALLS,
+  ...ALERT_CALLS,
+  ...WEBHOOK_CALLS,
+  ...REVIEW_CALLS,
+  ...CONVERSATION_CALLS,
+  ...CANCEL_CALLS,
+  ...STREAM_CALLS,
+};

@@ -1,9 +1,7 @@
 /** The contract test's successful calls of the review operations (tests/openapi/contract_fixtures.ts). */
-import { apiKey, bearer } from "../helpers.ts";
-import type { Call, Session } from "../openapi/contract_session.ts";
+import { bearer } from "../helpers.ts";
+import { type Calls, keyHeaders, type Session } from "../openapi/contract_session.ts";
 import { postTask } from "../tasks/task_fixtures.ts";
-
-const k = (s: Session): HeadersInit => apiKey(s.key);
 
 /** A completed task of the session's user, the other user accepted on it; its id. */
 async function completedTask(s: Session): Promise<string> {
@@ -18,7 +16,11 @@ async function completedTask(s: Session): Promise<string> {
     [`/api/v1/tasks/${taskId}`, "completed"],
   ];
   for (const [path, status] of changes) {
-    const res = await s.svc.request(path, { method: "PATCH", headers: k(s), json: { status } });
+    const res = await s.svc.request(path, {
+      method: "PATCH",
+      headers: keyHeaders(s),
+      json: { status },
+    });
     await res.body?.cancel();
   }
   return taskId;
@@ -27,7 +29,10 @@ async function completedTask(s: Session): Promise<string> {
 /** Both reviews of a completed task, so that they show. */
 async function reviewedTask(s: Session) {
   const taskId = await completedTask(s);
-  const both: [HeadersInit, string][] = [[k(s), s.other.id], [bearer(s.other.token), s.user.id]];
+  const both: [HeadersInit, string][] = [
+    [keyHeaders(s), s.other.id],
+    [bearer(s.other.token), s.user.id],
+  ];
   for (const [headers, revieweeId] of both) {
     const res = await s.svc.request(`/api/v1/tasks/${taskId}/reviews`, {
       method: "POST",
@@ -38,12 +43,12 @@ async function reviewedTask(s: Session) {
   }
 }
 
-export const REVIEW_CALLS: Record<string, (s: Session) => Promise<Call>> = {
+export const REVIEW_CALLS: Calls = {
   "POST /tasks/{id}/reviews": async (s) => ({
     path: `/api/v1/tasks/${await completedTask(s)}/reviews`,
     init: {
       method: "POST",
-      headers: k(s),
+      headers: keyHeaders(s),
       json: { revieweeId: s.other.id, rating: 5, comment: "Quick and careful" },
     },
   }),
@@ -53,7 +58,7 @@ export const REVIEW_CALLS: Record<string, (s: Session) => Promise<Call>> = {
   },
   "GET /reviews/me": async (s) => {
     await reviewedTask(s);
-    return { path: "/v1/reviews/me?limit=1", init: { headers: k(s) } };
+    return { path: "/v1/reviews/me?limit=1", init: { headers: keyHeaders(s) } };
   },
 };
 

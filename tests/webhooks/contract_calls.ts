@@ -2,10 +2,8 @@
  * The contract test's successful calls of the webhook and security-log operations
  * (tests/openapi/contract_fixtures.ts).
  */
-import { apiKey, bearer, signUp } from "../helpers.ts";
-import type { Call, Session } from "../openapi/contract_session.ts";
-
-const k = (s: Session): HeadersInit => apiKey(s.key);
+import { bearer, signUp } from "../helpers.ts";
+import { type Calls, keyHeaders, type Session } from "../openapi/contract_session.ts";
 
 const PUBLIC_HOOK = "https://93.184.215.14/hook";
 
@@ -21,50 +19,50 @@ async function newWebhook(s: Session): Promise<{ id: string; headers: HeadersIni
 }
 
 /** The successful calls of the webhook and security-log operations. */
-export const WEBHOOK_CALLS: Record<string, (s: Session) => Promise<Call>> = {
-  "POST /webhooks": (s: Session) =>
+export const WEBHOOK_CALLS: Calls = {
+  "POST /webhooks": (s) =>
     Promise.resolve({
       path: "/v1/webhooks",
       init: {
         method: "POST",
-        headers: k(s),
+        headers: keyHeaders(s),
         json: { url: PUBLIC_HOOK, events: ["task.created"], description: "CI" },
       },
     }),
-  "GET /webhooks": async (s: Session) => {
+  "GET /webhooks": async (s) => {
     const hook = await newWebhook(s);
     return { path: "/v1/webhooks", init: { headers: hook.headers } };
   },
-  "GET /webhooks/{id}": async (s: Session) => {
+  "GET /webhooks/{id}": async (s) => {
     const hook = await newWebhook(s);
     return { path: `/v1/webhooks/${hook.id}`, init: { headers: hook.headers } };
   },
-  "PATCH /webhooks/{id}": async (s: Session) => {
+  "PATCH /webhooks/{id}": async (s) => {
     const hook = await newWebhook(s);
     return {
       path: `/v1/webhooks/${hook.id}`,
       init: { method: "PATCH", headers: hook.headers, json: { enabled: false } },
     };
   },
-  "DELETE /webhooks/{id}": async (s: Session) => {
+  "DELETE /webhooks/{id}": async (s) => {
     const hook = await newWebhook(s);
     return { path: `/v1/webhooks/${hook.id}`, init: { method: "DELETE", headers: hook.headers } };
   },
-  "POST /webhooks/{id}/rotate-secret": async (s: Session) => {
+  "POST /webhooks/{id}/rotate-secret": async (s) => {
     const hook = await newWebhook(s);
     return {
       path: `/v1/webhooks/${hook.id}/rotate-secret`,
       init: { method: "POST", headers: hook.headers },
     };
   },
-  "POST /webhooks/{id}/test": async (s: Session) => {
+  "POST /webhooks/{id}/test": async (s) => {
     const hook = await newWebhook(s);
     return {
       path: `/v1/webhooks/${hook.id}/test`,
       init: { method: "POST", headers: hook.headers },
     };
   },
-  "GET /webhooks/{id}/deliveries": async (s: Session) => {
+  "GET /webhooks/{id}/deliveries": async (s) => {
     const hook = await newWebhook(s);
     for (let i = 0; i < 2; i++) {
       await s.svc.request(`/v1/webhooks/${hook.id}/test`, {
@@ -74,7 +72,7 @@ export const WEBHOOK_CALLS: Record<string, (s: Session) => Promise<Call>> = {
     }
     return { path: `/v1/webhooks/${hook.id}/deliveries?limit=1`, init: { headers: hook.headers } };
   },
-  "POST /webhooks/{id}/deliveries/{deliveryId}/resend": async (s: Session) => {
+  "POST /webhooks/{id}/deliveries/{deliveryId}/resend": async (s) => {
     const hook = await newWebhook(s);
     const delivery = await (await s.svc.request(`/v1/webhooks/${hook.id}/test`, {
       method: "POST",
@@ -85,7 +83,7 @@ export const WEBHOOK_CALLS: Record<string, (s: Session) => Promise<Call>> = {
       init: { method: "POST", headers: hook.headers },
     };
   },
-  "GET /security-log": async (s: Session) => {
+  "GET /security-log": async (s) => {
     const { token } = await signUp(s.svc);
     await signUp(s.svc);
     await s.svc.request("/v1/auth/logout", { method: "POST", headers: bearer(token) });
